@@ -1,0 +1,49 @@
+"""Applications: the glue that turns a validated case into a run (the only layer that knows both
+discretisations and integrators, together with ``lgbeam.cli``).
+
+Each app module (registered by its case ``kind`` in ``APPS``) provides
+
+``SCHEMA``
+    the valid keys of its case files (``lgbeam.io.schema.Key`` objects), including the common
+    top-level keys ``kind``, ``name``, ``description``;
+``run(case, run_dir, *, progress=False) -> RunSummary``
+    integrate the validated case and write ``run_dir/solution.npz``, ``run_dir/diagnostics.csv``
+    and ``run_dir/paraview/<name>.pvd`` (+ VTU frames); must leave every written file valid if
+    interrupted (KeyboardInterrupt propagates after the files are closed);
+``errors(solution, reference) -> dict[str, float]``
+    error norms of one ``solution.npz`` (as a dict of arrays) against a reference one, compared at
+    the reference's final time (used by ``lgbeam study``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+APPS: dict[str, str] = {
+    "heavy-top": "lgbeam.apps.heavy_top",
+    "rod": "lgbeam.apps.rod",
+    "nls": "lgbeam.apps.spectral",
+    "kdv": "lgbeam.apps.spectral",
+}
+
+
+@dataclass
+class RunSummary:
+    """What a run reports back to the command line (also written to ``provenance.json``)."""
+
+    status: str  # "ok", "interrupted", "failed: ..."
+    message: str = ""
+    n_steps: int = 0
+    n_rejected: int = 0
+    t_final: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def get_app(kind: str) -> ModuleType:
+    """Import the app module for a case ``kind``; unknown kinds list the known ones."""
+    if kind not in APPS:
+        raise ValueError(f"unknown case kind {kind!r}; known kinds: {', '.join(sorted(APPS))}")
+    return importlib.import_module(APPS[kind])

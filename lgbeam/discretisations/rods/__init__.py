@@ -1,0 +1,1 @@
+"""lgbeam.discretisations.rods."""

@@ -1,0 +1,70 @@
+"""Declarative case-file schemas: each app declares its valid keys, types and defaults.
+
+A schema is a nested ``dict``: a section name maps to a dict of ``Key`` objects (or to a nested
+section). ``validate(case, schema)`` returns the fully resolved case (defaults filled in) or raises
+``CaseError`` naming the offending dotted key, the expected type and the valid keys.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+REQUIRED: Any = object()
+
+
+class CaseError(ValueError):
+    """A case file or a ``--set`` override is invalid; the message says what to change."""
+
+
+@dataclass(frozen=True)
+class Key:
+    """One case-file key: its type(s), default (``REQUIRED`` if none) and a one-line doc."""
+
+    type: type | tuple[type, ...]
+    default: Any = REQUIRED
+    doc: str = ""
+    choices: tuple[Any, ...] | None = None
+
+    def type_name(self) -> str:
+        types = self.type if isinstance(self.type, tuple) else (self.type,)
+        return " or ".join(_TYPE_NAMES.get(t, t.__name__) for t in types)
+
+
+_TYPE_NAMES = {int: "integer", float: "number", str: "string", bool: "boolean", list: "array", dict: "table"}
+
+
+def _check_value(dotted: str, key: Key, value: Any) -> Any:
+    types = key.type if isinstance(key.type, tuple) else (key.type,)
+    if float in types and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    ok = isinstance(value, types) and not (isinstance(value, bool) and bool not in types)
+    if not ok:
+        raise CaseError(f"case key '{dotted}' must be a {key.type_name()}, got {value!r} ({type(value).__name__})")
+    if key.choices is not None and value not in key.choices:
+        raise CaseError(f"case key '{dotted}' = {value!r} is not one of {', '.join(map(str, key.choices))}")
+    return value
+
+
+def validate(case: dict[str, Any], schema: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Return ``case`` with defaults filled in; raise ``CaseError`` on unknown/missing/mistyped keys."""
+    if not isinstance(case, dict):
+        raise CaseError(f"case section '{prefix.rstrip('.') or '<top>'}' must be a table")
+    unknown = sorted(set(case) - set(schema))
+    if unknown:
+        where = prefix.rstrip(".") or "the top level"
+        raise CaseError(
+            f"unknown case key '{prefix}{unknown[0]}' in {where}; valid keys: {', '.join(sorted(schema))}"
+        )
+    out: dict[str, Any] = {}
+    for name, spec in schema.items():
+        dotted = f"{prefix}{name}"
+        if isinstance(spec, dict):
+            out[name] = validate(case.get(name, {}), spec, dotted + ".")
+        elif name in case:
+            out[name] = _check_value(dotted, spec, case[name])
+        elif spec.default is REQUIRED:
+            raise CaseError(f"missing required case key '{dotted}' (a {spec.type_name()}): {spec.doc}")
+        elif spec.default is not None:
+            out[name] = spec.default
+    return out
