@@ -1,0 +1,210 @@
+"""Singular functions of the rotation angle, evaluated without loss of accuracy near zero.
+
+Every function ``f(x)`` below is even and analytic at ``x = 0`` (the ``cot`` ones have radius 2π).
+For ``|x| < switch`` it is evaluated from its Taylor polynomial in ``y = x²`` (coefficients derived
+here in exact rational arithmetic from the series of sin and cos, so nothing is copied by hand);
+above the switch the closed form is used, where its cancellation error is below ~1e-15 relative.
+Switch points and lengths were chosen against 50-digit mpmath values (``tests/test_series.py``):
+relative error ≤ 1e-14 on ``[0, π]`` for all functions, ≤ 2e-15 for most.
+
+Names follow seed 004 Table 2 (see ``/work/shared/notes/beam-reference-data.md`` §3):
+
+================================  ======================================================
+``sinc(x)``                        sin x / x
+``sin_half_over(x)``               sin(x/2) / x                         (exp on S³)
+``cosm1_x2(x)``                    (cos x − 1) / x²                     (T, eq. (19))
+``x_sin_x3(x)``                    (x − sin x) / x³                     (T, eq. (19))
+``onem_cos_x2(x)``                 (1 − cos x) / x²                     (Rodrigues, eq. (16))
+``two_2cos_xsin_x4(x)``            (2 − 2 cos x − x sin x) / x⁴         (C₁, eq. (20))
+``x2cos_3sin_x5(x)``               (x (2 + cos x) − 3 sin x) / x⁵       (C₁, eq. (20))
+``tinv_c(x)``                      (2 − x cot(x/2)) / (2 x²)            (T⁻¹)
+``tinv_d(x)``                      (x sin x + 4 cos x + x² − 4) / (4 sin²(x/2) x⁴)   (T⁻¹, coupling)
+================================  ======================================================
+
+References
+----------
+Hante, Tumiotto & Arnold (2022), seed 004, eqs. (16)-(20) and Table 2 (Taylor branches).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from math import factorial
+
+import numpy as np
+
+from lgbeam._typing import FloatArray
+
+_N = 40  # length of the exact power series in x used to derive the coefficients
+
+
+def _sin() -> list[Fraction]:
+    return [Fraction((-1) ** (k // 2), factorial(k)) if k % 2 else Fraction(0) for k in range(_N)]
+
+
+def _cos() -> list[Fraction]:
+    return [Fraction((-1) ** (k // 2), factorial(k)) if k % 2 == 0 else Fraction(0) for k in range(_N)]
+
+
+def _add(*series: list[Fraction]) -> list[Fraction]:
+    return [sum((s[k] for s in series), Fraction(0)) for k in range(_N)]
+
+
+def _scale(c: Fraction | int, s: list[Fraction]) -> list[Fraction]:
+    return [Fraction(c) * v for v in s]
+
+
+def _shift(s: list[Fraction], p: int) -> list[Fraction]:
+    """Multiply by x**p (p may be negative when the low coefficients vanish)."""
+    if p < 0:
+        assert all(v == 0 for v in s[:-p]), "series division by x^p with non-zero low terms"
+        return s[-p:] + [Fraction(0)] * (-p)
+    return [Fraction(0)] * p + s[: _N - p]
+
+
+def _mul(a: list[Fraction], b: list[Fraction]) -> list[Fraction]:
+    return [sum((a[i] * b[k - i] for i in range(k + 1)), Fraction(0)) for k in range(_N)]
+
+
+def _div(a: list[Fraction], b: list[Fraction]) -> list[Fraction]:
+    """Power series a / b with b[0] != 0."""
+    out: list[Fraction] = []
+    for k in range(_N):
+        out.append((a[k] - sum((out[i] * b[k - i] for i in range(k)), Fraction(0))) / b[0])
+    return out
+
+
+def _const(c: int) -> list[Fraction]:
+    return [Fraction(c)] + [Fraction(0)] * (_N - 1)
+
+
+def _even(s: list[Fraction], n_terms: int) -> np.ndarray:
+    """Coefficients of y = x² (an even series), highest power first for Horner."""
+    assert all(v == 0 for v in s[1::2]), "series is not even"
+    return np.array([float(v) for v in s[0::2][:n_terms]][::-1])
+
+
+_SIN, _COS = _sin(), _cos()
+_X = _shift(_const(1), 1)
+_HALF_SIN = [v / 2**k for k, v in enumerate(_SIN)]  # sin(x/2)
+_HALF_COS = [v / 2**k for k, v in enumerate(_COS)]  # cos(x/2)
+
+# Exact series of each function (in x), then float Horner coefficients in y = x².
+_SERIES = {
+    "sinc": _shift(_SIN, -1),
+    "cosm1_x2": _shift(_add(_COS, _const(-1)), -2),
+    "x_sin_x3": _shift(_add(_X, _scale(-1, _SIN)), -3),
+    "two_2cos_xsin_x4": _shift(_add(_const(2), _scale(-2, _COS), _scale(-1, _mul(_X, _SIN))), -4),
+    "x2cos_3sin_x5": _shift(_add(_scale(2, _X), _mul(_X, _COS), _scale(-3, _SIN)), -5),
+    # (2 - x cot(x/2)) / (2x²) = (2 sin(x/2) - x cos(x/2)) / (2 x² sin(x/2))
+    "tinv_c": _div(
+        _shift(_add(_scale(2, _HALF_SIN), _scale(-1, _mul(_X, _HALF_COS))), -3),
+        _scale(2, _shift(_HALF_SIN, -1)),
+    ),
+    # (x sin x + 4 cos x + x² − 4) / (4 sin²(x/2) x⁴),  4 sin²(x/2) = 2 − 2 cos x
+    "tinv_d": _div(
+        _shift(_add(_mul(_X, _SIN), _scale(4, _COS), _mul(_X, _X), _const(-4)), -6),
+        _shift(_add(_const(2), _scale(-2, _COS)), -2),
+    ),
+}
+
+# (switch point, number of even terms): truncation error at the switch < 1e-17 relative.
+_BRANCH = {
+    "sinc": (1e-2, 5),
+    "cosm1_x2": (1e-2, 5),
+    "x_sin_x3": (1.0, 12),
+    "two_2cos_xsin_x4": (1.5, 14),
+    "x2cos_3sin_x5": (2.0, 16),
+    "tinv_c": (1.0, 14),
+    "tinv_d": (2.0, 18),
+}
+
+COEFFS: dict[str, np.ndarray] = {k: _even(_SERIES[k], _BRANCH[k][1]) for k in _BRANCH}
+"""Horner coefficients (highest power of y = x² first) of each Taylor branch."""
+_COEFF_LISTS: dict[str, list[float]] = {k: [float(c) for c in v] for k, v in COEFFS.items()}
+
+EXACT_SERIES: dict[str, list[Fraction]] = _SERIES
+"""Exact rational power series (coefficient of x^k at index k), for tests and docs."""
+
+
+def _horner(c: np.ndarray, y: FloatArray) -> FloatArray:
+    out = np.full_like(y, c[0])
+    for ck in c[1:]:
+        out = out * y + ck
+    return out
+
+
+def _branch(name: str, x: FloatArray, closed) -> FloatArray:  # type: ignore[no-untyped-def]
+    """Taylor polynomial where |x| < switch, closed form elsewhere (evaluated at a safe argument)."""
+    x = np.abs(np.asarray(x, dtype=float))
+    switch, _ = _BRANCH[name]
+    if x.size == 1:  # single body (rigid bodies): Python floats avoid ~20 ufunc calls of overhead
+        xv = float(x.reshape(()))
+        if xv < switch:
+            y, out = xv * xv, 0.0
+            for ck in _COEFF_LISTS[name]:
+                out = out * y + ck
+        else:
+            out = float(closed(xv))
+        return np.full(x.shape, out)
+    small = x < switch
+    safe = np.where(small, switch, x)
+    return np.where(small, _horner(COEFFS[name], x * x), closed(safe))
+
+
+def sinc(x: FloatArray) -> FloatArray:
+    """sin(x)/x; Taylor branch for |x| < 1e-2 (truncation < 1e-22)."""
+    return _branch("sinc", x, lambda s: np.sin(s) / s)
+
+
+def sin_half_over(x: FloatArray) -> FloatArray:
+    """sin(x/2)/x (seed 004 eq. (17)), = sinc(x/2)/2."""
+    return 0.5 * sinc(0.5 * np.asarray(x, dtype=float))
+
+
+def onem_cos_x2(x: FloatArray) -> FloatArray:
+    """(1 − cos x)/x² = sinc(x/2)²/2, free of cancellation (seed 004 eq. (16))."""
+    s = sinc(0.5 * np.asarray(x, dtype=float))
+    return 0.5 * s * s
+
+
+def cosm1_x2(x: FloatArray) -> FloatArray:
+    """(cos x − 1)/x² = −sinc(x/2)²/2 (seed 004 eq. (19), first coefficient)."""
+    return -onem_cos_x2(x)
+
+
+def x_sin_x3(x: FloatArray) -> FloatArray:
+    """(x − sin x)/x³ (seed 004 eq. (19)); Taylor branch for |x| < 1."""
+    return _branch("x_sin_x3", x, lambda s: (s - np.sin(s)) / s**3)
+
+
+def two_2cos_xsin_x4(x: FloatArray) -> FloatArray:
+    """(2 − 2cos x − x sin x)/x⁴ (seed 004 eq. (20)); Taylor branch for |x| < 1.5."""
+    return _branch(
+        "two_2cos_xsin_x4", x, lambda s: (4.0 * np.sin(0.5 * s) ** 2 - s * np.sin(s)) / s**4
+    )
+
+
+def x2cos_3sin_x5(x: FloatArray) -> FloatArray:
+    """(x(2 + cos x) − 3 sin x)/x⁵ (seed 004 eq. (20)); Taylor branch for |x| < 2."""
+    return _branch("x2cos_3sin_x5", x, lambda s: (s * (2.0 + np.cos(s)) - 3.0 * np.sin(s)) / s**5)
+
+
+def tinv_c(x: FloatArray) -> FloatArray:
+    """(2 − x cot(x/2))/(2x²), the Ω̃² coefficient of T⁻¹; Taylor branch for |x| < 1.
+
+    Singular at x = ±2π (where T is not invertible)."""
+    return _branch(
+        "tinv_c", x, lambda s: (2.0 - s * np.cos(0.5 * s) / np.sin(0.5 * s)) / (2.0 * s * s)
+    )
+
+
+def tinv_d(x: FloatArray) -> FloatArray:
+    """(x sin x + 4cos x + x² − 4)/(4 sin²(x/2) x⁴), the (Ω·U)Ω̃² coefficient of T⁻¹ on SE(3).
+
+    Taylor branch for |x| < 2 (the closed form cancels to ~1e-2 of its terms at x = 1)."""
+
+    def closed(s: FloatArray) -> FloatArray:
+        return (s * np.sin(s) + 4.0 * np.cos(s) + s * s - 4.0) / (4.0 * np.sin(0.5 * s) ** 2 * s**4)
+
+    return _branch("tinv_d", x, closed)

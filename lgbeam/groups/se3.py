@@ -1,0 +1,247 @@
+"""SE(3) = SO(3) ⋉ R³ as homogeneous matrices ``[[R, x], [0, 1]]`` ``(..., 4, 4)``; tangent ``(Ω, U)``.
+
+``(R₁, x₁)(R₂, x₂) = (R₁R₂, x₁ + R₁x₂)``, so ``x' = R U`` (body-frame ``U``).
+``exp(Ω, U) = (exp_SO3(Ω), Tᵀ(Ω) U)`` (seed 004 eq. (18) with SO(3) in place of S³) and
+``T(Ω, U) = [[T(Ω), 0], [C₁(Ω, U), T(Ω)]]`` (seed 004 eq. (20)); ``S3R3`` shares these formulas
+(the covering S³⋉R³ → SE(3) is a local isomorphism). ``T⁻¹ = [[T⁻¹(Ω), 0], [D(Ω, U), T⁻¹(Ω)]]`` with
+``D = −T⁻¹ C₁ T⁻¹ = Ũ/2 + c(ω)(ŨΩ̃ + Ω̃Ũ) + d(ω)(Ω·U) Ω̃²``, ``c = (2 − ω cot(ω/2))/(2ω²)``,
+``d = (ω sin ω + 4 cos ω + ω² − 4)/(4 sin²(ω/2) ω⁴)`` (seed 004 Table 2, notes §3).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from lgbeam._typing import FloatArray
+from lgbeam.groups import _series as sr
+from lgbeam.groups.base import (
+    cross,
+    UNIT_NORM_TOL,
+    GroupBase,
+    _show,
+    as_array,
+    check_finite,
+    check_orthonormal,
+    hat3,
+    sq_hat3,
+    vee3,
+)
+from lgbeam.groups.so3 import (
+    exp_so3,
+    matrix_to_quat,
+    quat_log,
+    tangent_inv_so3,
+    tangent_inv_so3_apply,
+    tangent_so3,
+    tangent_so3_apply,
+)
+
+logger = logging.getLogger(__name__)
+
+
+def _split(xi: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+    W, U = xi[..., :3], xi[..., 3:]
+    return W, U, np.sqrt(np.einsum("...i,...i->...", W, W))
+
+
+def coupling_C1(W: FloatArray, U: FloatArray) -> FloatArray:
+    """``C₁(Ω, U)`` of seed 004 eq. (20), ``(..., 3, 3)``."""
+    n = np.sqrt(np.einsum("...i,...i->...", W, W))[..., None, None]
+    Wt, Ut = hat3(W), hat3(U)
+    wu = np.einsum("...i,...i->...", W, U)[..., None, None]
+    return (
+        sr.cosm1_x2(n) * Ut
+        + sr.x_sin_x3(n) * (Ut @ Wt + Wt @ Ut)
+        + wu * (sr.two_2cos_xsin_x4(n) * Wt - sr.x2cos_3sin_x5(n) * sq_hat3(W))
+    )
+
+
+def coupling_D(W: FloatArray, U: FloatArray) -> FloatArray:
+    """Lower-left block of ``T⁻¹``: ``Ũ/2 + c (ŨΩ̃ + Ω̃Ũ) + d (Ω·U) Ω̃²``, ``(..., 3, 3)``."""
+    n = np.sqrt(np.einsum("...i,...i->...", W, W))[..., None, None]
+    Wt, Ut = hat3(W), hat3(U)
+    wu = np.einsum("...i,...i->...", W, U)[..., None, None]
+    return 0.5 * Ut + sr.tinv_c(n) * (Ut @ Wt + Wt @ Ut) + sr.tinv_d(n) * wu * sq_hat3(W)
+
+
+def _blocks(A: FloatArray, C: FloatArray) -> FloatArray:
+    out = np.zeros(A.shape[:-2] + (6, 6))
+    out[..., :3, :3] = A
+    out[..., 3:, 3:] = A
+    out[..., 3:, :3] = C
+    return out
+
+
+def tangent_se3(xi: FloatArray) -> FloatArray:
+    """``T(Ω, U)`` (seed 004 eq. (20)), ``(..., 6, 6)``."""
+    W, U, _ = _split(xi)
+    return _blocks(tangent_so3(W), coupling_C1(W, U))
+
+
+def tangent_inv_se3(xi: FloatArray) -> FloatArray:
+    """``T(Ω, U)⁻¹``, ``(..., 6, 6)``."""
+    W, U, _ = _split(xi)
+    return _blocks(tangent_inv_so3(W), coupling_D(W, U))
+
+
+def tangent_se3_apply(xi: FloatArray, v: FloatArray) -> FloatArray:
+    """``T(ξ) v`` with cross products only (no 6×6 blocks): used once per stage on rods."""
+    W, U, n = _split(xi)
+    a, b = v[..., :3], v[..., 3:]
+    n1 = n[..., None]
+    wa = cross(W, a)
+    wu = np.einsum("...i,...i->...", W, U)[..., None]
+    c1a = (
+        sr.cosm1_x2(n1) * cross(U, a)
+        + sr.x_sin_x3(n1) * (cross(U, wa) + cross(W, cross(U, a)))
+        + wu * (sr.two_2cos_xsin_x4(n1) * wa - sr.x2cos_3sin_x5(n1) * cross(W, wa))
+    )
+    return np.concatenate([tangent_so3_apply(W, a), c1a + tangent_so3_apply(W, b)], axis=-1)
+
+
+def tangent_inv_se3_apply(xi: FloatArray, v: FloatArray) -> FloatArray:
+    """``T(ξ)⁻¹ v`` with cross products only."""
+    W, U, n = _split(xi)
+    a, b = v[..., :3], v[..., 3:]
+    n1 = n[..., None]
+    wa = cross(W, a)
+    wu = np.einsum("...i,...i->...", W, U)[..., None]
+    da = (
+        0.5 * cross(U, a)
+        + sr.tinv_c(n1) * (cross(U, wa) + cross(W, cross(U, a)))
+        + sr.tinv_d(n1) * wu * cross(W, wa)
+    )
+    return np.concatenate([tangent_inv_so3_apply(W, a), da + tangent_inv_so3_apply(W, b)], axis=-1)
+
+
+def ad_se3(xi: FloatArray) -> FloatArray:
+    """``ad_(Ω,U) = [[Ω̃, 0], [Ũ, Ω̃]]`` for the ordering ``(Ω, U)``."""
+    return _blocks(hat3(xi[..., :3]), hat3(xi[..., 3:]))
+
+
+def Ad_se3(R: FloatArray, x: FloatArray) -> FloatArray:
+    """``Ad_(R,x) = [[R, 0], [x̃ R, R]]``."""
+    return _blocks(R, hat3(x) @ R)
+
+
+def hat_se3(xi: FloatArray) -> FloatArray:
+    out = np.zeros(xi.shape[:-1] + (4, 4))
+    out[..., :3, :3] = hat3(xi[..., :3])
+    out[..., :3, 3] = xi[..., 3:]
+    return out
+
+
+def vee_se3(name: str, X: Any) -> FloatArray:
+    X = as_array(name, "algebra matrix", X, (4, 4))
+    return np.concatenate([vee3(X[..., :3, :3]), X[..., :3, 3]], axis=-1)
+
+
+def homogeneous(R: FloatArray, x: FloatArray) -> FloatArray:
+    shape = np.broadcast_shapes(R.shape[:-2], x.shape[:-1])
+    out = np.zeros(shape + (4, 4))
+    out[..., :3, :3] = R
+    out[..., :3, 3] = x
+    out[..., 3, 3] = 1.0
+    return out
+
+
+def validate_homogeneous(name: str, arr: FloatArray) -> None:
+    check_finite(name, "element", arr)
+    last = arr[..., 3, :]
+    dev = np.abs(last - np.array([0.0, 0.0, 0.0, 1.0])).max(axis=-1)
+    if np.any(dev > UNIT_NORM_TOL):
+        idx = tuple(np.argwhere(np.atleast_1d(dev > UNIT_NORM_TOL))[0]) if dev.ndim else ()
+        raise ValueError(f"{name}: element at batch index {idx} has last row {_show(last[idx])}, expected "
+                         "[0, 0, 0, 1] in the homogeneous (..., 4, 4) layout [[R, x], [0, 1]].")
+    check_orthonormal(name, arr[..., :3, :3])
+
+
+class _Homogeneous(GroupBase):
+    """Shared parts of SE3 and SO3xR3 (storage ``[[R, x], [0, 1]]``)."""
+
+    @property
+    def dim(self) -> int:
+        return 6
+
+    @property
+    def param_shape(self) -> tuple[int, ...]:
+        return (4, 4)
+
+    def identity(self, batch: tuple[int, ...] = ()) -> FloatArray:
+        return np.broadcast_to(np.eye(4), tuple(batch) + (4, 4)).copy()
+
+    def hat(self, xi: FloatArray) -> FloatArray:
+        return hat_se3(self._tan(xi))
+
+    def vee(self, X: FloatArray) -> FloatArray:
+        return vee_se3(self.name, X)
+
+    def rotation(self, a: FloatArray) -> FloatArray:
+        return self._elem(a)[..., :3, :3].copy()
+
+    def translation(self, a: FloatArray) -> FloatArray:
+        return self._elem(a)[..., :3, 3].copy()
+
+    def from_rotation(self, R: FloatArray, x: FloatArray) -> FloatArray:
+        from lgbeam.groups.so3 import SO3
+
+        R = SO3().validate(R)
+        x = as_array(self.name, "position x", x, (3,))
+        check_finite(self.name, "position x", x)
+        return homogeneous(R, x)
+
+    def validate(self, a: Any) -> FloatArray:
+        """Shape ``(..., 4, 4)``, finite, last row ``[0, 0, 0, 1]``, orthonormal ``R`` (tol 1e-8)."""
+        arr = self._elem(a)
+        validate_homogeneous(self.name, arr)
+        return arr
+
+
+@dataclass(frozen=True)
+class SE3(_Homogeneous):
+    """Rigid motions ``SO(3) ⋉ R³``; see the module docstring."""
+
+    @property
+    def name(self) -> str:
+        return "SE3"
+
+    def compose(self, a: FloatArray, b: FloatArray) -> FloatArray:
+        return np.matmul(self._elem(a, "a"), self._elem(b, "b"))
+
+    def inverse(self, a: FloatArray) -> FloatArray:
+        a = self._elem(a)
+        Rt = np.swapaxes(a[..., :3, :3], -1, -2)
+        return homogeneous(Rt, -np.einsum("...ij,...j->...i", Rt, a[..., :3, 3]))
+
+    def exp(self, xi: FloatArray) -> FloatArray:
+        xi = self._tan(xi)
+        W, U = xi[..., :3], xi[..., 3:]
+        return homogeneous(exp_so3(W), tangent_so3_apply(-W, U))  # Tᵀ(Ω) = T(−Ω)
+
+    def log(self, a: FloatArray) -> FloatArray:
+        a = self._elem(a)
+        W = quat_log(matrix_to_quat(a[..., :3, :3]))
+        return np.concatenate([W, tangent_inv_so3_apply(-W, a[..., :3, 3])], axis=-1)
+
+    def Ad(self, a: FloatArray) -> FloatArray:
+        a = self._elem(a)
+        return Ad_se3(a[..., :3, :3], a[..., :3, 3])
+
+    def ad(self, xi: FloatArray) -> FloatArray:
+        return ad_se3(self._tan(xi))
+
+    def tangent(self, xi: FloatArray) -> FloatArray:
+        return tangent_se3(self._tan(xi))
+
+    def tangent_inv(self, xi: FloatArray) -> FloatArray:
+        return tangent_inv_se3(self._tan(xi))
+
+    def tangent_apply(self, xi: FloatArray, v: FloatArray) -> FloatArray:
+        return tangent_se3_apply(self._tan(xi), self._tan(v, "v"))
+
+    def tangent_inv_apply(self, xi: FloatArray, v: FloatArray) -> FloatArray:
+        return tangent_inv_se3_apply(self._tan(xi), self._tan(v, "v"))

@@ -1,0 +1,146 @@
+"""Half-explicit Runge–Kutta Lie group methods for constrained mechanical systems.
+
+Solves the index-2 formulation (seed 004 eqs. (5a)–(5c))
+
+    q' = q · v^,   M v' = −g(t, q, v) − B(q)ᵀ λ,   0 = B(q) v
+
+by the stage equations (12)–(15) of seed 004: an explicit first stage with λ_n, stage updates
+Q_i = q_n ∘ exp(Θ_i), Θ_i' = T⁻¹(Θ_i) V_i, and for i = 2 … s̄ one saddle-point system (14)
+
+    [ M            B(Q_i)ᵀ ] [V̇_i]   [ −g(t_n + c_i h, Q_i, V_i)                        ]
+    [ h a_{i+1,i} B(Q_{i+1})   0 ] [Λ_i] = [ −B(Q_{i+1}) (v_n + h Σ_{j<i} a_{i+1,j} V̇_j) ]
+
+which enforces the hidden constraint B(Q_{i+1}) V_{i+1} = 0. Then q_{n+1} = Q_{s+1},
+v_{n+1} = V_{s+1}, λ_{n+1} = Σ d_i Λ_i (eq. (15)). With m = 0 constraints the same code is an
+RKMK-type Lie group Runge–Kutta method for q' = q·v^, M v' = −g.
+
+Embedded error estimate (seed 004 §3.1): Θ̂ = h Σ b̂_j Θ̇_j, v̂ = v_n + h Σ b̂_j V̇_j with the same
+stages; the error vector is (Θ_{s+1} − Θ̂, v_{n+1} − v̂) in the linear space y = (θ, v).
+
+References
+----------
+Seed 004 (half-explicit RK Lie group methods), eqs. (12)–(15), (21); Brasey & Hairer (1993);
+Arnold (1998); shared/notes/beam-reference-data.md §1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from lgbeam._typing import FloatArray
+from lgbeam.integrators._linear import SaddlePointSolver, as_matrix
+from lgbeam.integrators.tableaux import HalfExplicitTableau
+
+
+def tangent_inv_apply(group: Any, xi: FloatArray, v: FloatArray) -> FloatArray:
+    """T(ξ)⁻¹ v for flat tangent vectors (uses the group's fast path when it has one)."""
+    if hasattr(group, "tangent_inv_apply"):
+        return group.tangent_inv_apply(xi, v)
+    return group.tangent_inv(xi) @ v
+
+
+def retract(group: Any, q: FloatArray, theta: FloatArray) -> FloatArray:
+    """q ∘ exp(θ)."""
+    return group.compose(q, group.exp(theta))
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """A candidate step: the controller decides whether it is accepted."""
+
+    q: FloatArray
+    v: FloatArray
+    lam: FloatArray
+    theta: FloatArray  # Θ_{s+1}: q_{n+1} = q_n ∘ exp(Θ_{s+1})
+    error: FloatArray | None  # (Θ − Θ̂, v − v̂), or None without embedded weights
+    vdot_start: FloatArray  # V̇ of the explicit first stage
+    vdot_end: FloatArray | None  # FSAL: V̇ at (q_{n+1}, v_{n+1}, λ_{n+1}), the next first stage
+    n_force_evals: int
+
+
+@dataclass(frozen=True)
+class HalfExplicitRK:
+    """A half-explicit Runge–Kutta Lie group method given by its tableau (seed 004 Table 1)."""
+
+    tableau: HalfExplicitTableau
+
+    def __post_init__(self) -> None:
+        A = self.tableau.A
+        sub = np.array([A[i + 1, i] for i in range(1, self.tableau.stages)])
+        if np.any(sub == 0):
+            raise ValueError(
+                f"tableau {self.tableau.name!r} has a zero coefficient a_(i+1,i); the stage systems (14) "
+                "would be singular"
+            )
+
+    @property
+    def name(self) -> str:
+        return self.tableau.name
+
+    @property
+    def order(self) -> int:
+        return self.tableau.order
+
+    @property
+    def error_order(self) -> int | None:
+        return self.tableau.error_order
+
+    def step(
+        self,
+        system: Any,
+        lin: SaddlePointSolver,
+        t: float,
+        h: float,
+        q: FloatArray,
+        v: FloatArray,
+        lam: FloatArray,
+        vdot1: FloatArray | None = None,
+    ) -> StepResult:
+        """One step t → t + h from (q, v, λ); ``vdot1`` is a first stage reused from the last step (FSAL)."""
+        tab, G = self.tableau, system.group
+        A, c, sbar, s = tab.A, tab.c, tab.stages, tab.s
+        n, m = v.size, lam.size
+        dtheta = np.zeros((sbar, n))
+        vdot = np.zeros((sbar, n))
+        lams = np.zeros((sbar, m))
+        n_eval = 0
+        if vdot1 is None:
+            r1 = -system.forces(t, q, v)
+            if m:
+                r1 = r1 - as_matrix(system.constraint_jacobian(q)).T @ lam
+            vdot1 = lin.explicit(r1)
+            n_eval += 1
+        vdot[0], dtheta[0], lams[0] = vdot1, v, lam  # T⁻¹(0) = I
+        Q_next = retract(G, q, h * A[1, 0] * dtheta[0])
+        Q_end = Q_next if s == 1 else None
+        B_i = as_matrix(system.constraint_jacobian(Q_next)) if m else None
+        for i in range(1, sbar):
+            Theta_i, Q_i = h * (A[i, :i] @ dtheta[:i]), Q_next
+            V_i = v + h * (A[i, :i] @ vdot[:i])
+            dtheta[i] = tangent_inv_apply(G, Theta_i, V_i)
+            Q_next = retract(G, q, h * (A[i + 1, : i + 1] @ dtheta[: i + 1]))
+            if i + 1 == s:
+                Q_end = Q_next
+            r1 = -system.forces(t + c[i] * h, Q_i, V_i)
+            n_eval += 1
+            if m:
+                B_next = as_matrix(system.constraint_jacobian(Q_next))
+                r2 = -(B_next @ (v + h * (A[i + 1, :i] @ vdot[:i])))
+                vdot[i], lams[i] = lin.solve(r1, B_i, B_next, h * A[i + 1, i], r2)
+                B_i = B_next
+            else:
+                vdot[i] = lin.explicit(r1)
+        theta = h * (A[s] @ dtheta)
+        q1 = Q_end if Q_end is not None else retract(G, q, theta)
+        v1 = v + h * (A[s] @ vdot)
+        lam1 = tab.d @ lams
+        error = None
+        if tab.b_hat is not None:
+            error = np.concatenate([theta - h * (tab.b_hat @ dtheta), h * ((A[s] - tab.b_hat) @ vdot)])
+        return StepResult(
+            q=q1, v=v1, lam=lam1, theta=theta, error=error, vdot_start=vdot1,
+            vdot_end=vdot[-1] if tab.fsal else None, n_force_evals=n_eval,
+        )
