@@ -110,17 +110,26 @@ class HeavyTop:
 
 def reference_solution(top: HeavyTop, t_eval: FloatArray, omega0=(0.0, 150.0, -4.61538), rtol: float = 1e-13):
     """Independent reference in minimal coordinates: Euler's equations about the fixed point,
-    J₀Ω' = J₀Ω × Ω + m X × Rᵀγ, R' = RΩ̃, integrated by scipy's DOP853. Returns (R(t), x(t) = R X)."""
+    J₀Ω' = J₀Ω × Ω + m X × Rᵀγ, R' = RΩ̃, integrated by scipy's DOP853.
+
+    Returns (R(t), x(t) = R X, λ(t)) where λ = m Rᵀγ − m(Ω' × X + Ω × (Ω × X)) is the body-frame
+    constraint force; it is the multiplier of the system in all four groups (both forms of B)."""
     J0, J0inv = top.pivot_inertia(), np.linalg.inv(top.pivot_inertia())
     X, m, gam = np.asarray(top.X), top.mass_value, np.asarray(top.gravity)
 
+    def omega_dot(R, Om):
+        return J0inv @ (np.cross(J0 @ Om, Om) + m * np.cross(X, R.T @ gam))
+
     def rhs(t, y):
         R, Om = y[:9].reshape(3, 3), y[9:]
-        dR = R @ _hat(Om)
-        dOm = J0inv @ (np.cross(J0 @ Om, Om) + m * np.cross(X, R.T @ gam))
-        return np.concatenate([dR.ravel(), dOm])
+        return np.concatenate([(R @ _hat(Om)).ravel(), omega_dot(R, Om)])
 
+    t_eval = np.atleast_1d(np.asarray(t_eval, dtype=float))
     y0 = np.concatenate([np.eye(3).ravel(), np.asarray(omega0, dtype=float)])
     sol = solve_ivp(rhs, (0.0, float(np.max(t_eval))), y0, method="DOP853", t_eval=t_eval, rtol=rtol, atol=1e-14)
     R = sol.y[:9].T.reshape(-1, 3, 3)
-    return R, R @ X
+    lam = []
+    for Rk, Om in zip(R, sol.y[9:].T):
+        acc = np.cross(omega_dot(Rk, Om), X) + np.cross(Om, np.cross(Om, X))
+        lam.append(m * (Rk.T @ gam) - m * acc)
+    return R, R @ X, np.array(lam)
