@@ -1,1 +1,7 @@
-"""lgbeam.discretisations.spectral."""
+"""Fourier pseudospectral discretisations: NLS and KdV as semilinear Poisson systems (seed 003 ch. 2)."""
+
+from lgbeam.discretisations.spectral.fourier import FourierGrid, phi_symbol
+from lgbeam.discretisations.spectral.kdv import KdV, kdv_soliton
+from lgbeam.discretisations.spectral.nls import NLS, nls_plane_wave, nls_soliton
+
+__all__ = ["FourierGrid", "KdV", "NLS", "kdv_soliton", "nls_plane_wave", "nls_soliton", "phi_symbol"]

@@ -1,0 +1,102 @@
+"""``lgbeam run CASE``: validate a case, make a run folder, run the app, write provenance and figures.
+
+Exit codes: 0 success; 1 the integration stopped early (status other than "ok"); 2 a user error
+(one line on stderr); 130 interrupted with Ctrl-C (files written so far stay valid), whether the
+app lets ``KeyboardInterrupt`` propagate or returns a ``RunSummary`` with status "interrupted".
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from lgbeam import __version__
+from lgbeam.apps import RunSummary, get_app
+from lgbeam.io.cases import load_case, write_toml
+from lgbeam.io.run import Stopwatch, make_run_dir, write_provenance
+
+logger = logging.getLogger(__name__)
+
+EXIT_INTERRUPTED = 130
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "run",
+        help="run a case into a run folder (case.toml, provenance.json, solution.npz, paraview/, figures/)",
+        description="Run a case (a name from `lgbeam list` or a path to a TOML file). Output goes to "
+        "outputs/<case>/<YYYYmmdd-HHMMSS>/ or --out DIR.",
+        epilog="example: lgbeam run flying-spaghetti --set integrator.rtol=1e-5 --out outputs/fs",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_case_arguments(p)
+    p.add_argument("--no-figures", action="store_true", help="skip the matplotlib figures")
+    p.set_defaults(func=_run)
+
+
+def add_case_arguments(p: argparse.ArgumentParser) -> None:
+    """Arguments shared by ``run`` and ``study``: CASE, --out, --set, --quiet, --force."""
+    p.add_argument("case", metavar="CASE", help="case name (see `lgbeam list`) or path to a .toml file")
+    p.add_argument("--out", type=Path, default=None, metavar="DIR",
+                   help="output folder (default: outputs/<case>/<YYYYmmdd-HHMMSS>)")
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a case key, e.g. --set integrator.h=1e-3 (repeatable; TOML literal)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--force", "--overwrite", dest="force", action="store_true",
+                   help="replace an existing run folder given by --out")
+
+
+def run_case(case: dict[str, Any], source: Path | str, run_dir: Path, *, progress: bool,
+             figures: bool = True) -> RunSummary:
+    """Write case.toml, run the app, write provenance.json (and figures); return the summary.
+
+    ``KeyboardInterrupt`` propagates after provenance.json records ``status = "interrupted"``.
+    """
+    write_toml(run_dir / "case.toml", case, header=f"resolved from {source} by lgbeam {__version__}")
+    app = get_app(case["kind"])
+    clock = Stopwatch()
+    prov = {"started": clock.started, "case_name": str(case.get("name", ""))}
+    try:
+        summary = app.run(case, run_dir, progress=progress)
+    except KeyboardInterrupt:
+        write_provenance(run_dir, status="interrupted", wall_time_s=clock.elapsed(), **prov)
+        raise
+    except BaseException as exc:
+        write_provenance(run_dir, status=f"failed: {exc}", wall_time_s=clock.elapsed(), **prov)
+        raise
+    if not isinstance(summary, RunSummary):
+        summary = RunSummary(status="ok")
+    summary.extra.setdefault("wall_time_s", clock.elapsed())
+    write_provenance(run_dir, status=summary.status, wall_time_s=clock.elapsed(),
+                     extra={"summary": asdict(summary)}, **prov)
+    if figures:
+        from lgbeam.io.plots import plot_run
+
+        try:
+            plot_run(run_dir)
+        except (ValueError, OSError) as exc:  # pictures are a convenience; the run itself is complete
+            logger.warning("figures not written: %s", exc)
+    return summary
+
+
+def _run(args: argparse.Namespace) -> int:
+    case, source = load_case(args.case, args.overrides)
+    run_dir = make_run_dir(str(case.get("name") or source.stem), args.out, force=args.force)
+    try:
+        summary = run_case(case, source, run_dir, progress=not args.quiet, figures=not args.no_figures)
+    except KeyboardInterrupt:
+        summary = RunSummary(status="interrupted")
+    if summary.status == "interrupted":  # the driver may catch Ctrl-C itself and return this status
+        print(f"lgbeam run: interrupted; everything written so far is valid and is in {run_dir}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    line = (f"{case.get('name', source.stem)}: {summary.status}; t = {summary.t_final:.6g}, "
+            f"{summary.n_steps} steps ({summary.n_rejected} rejected); output in {run_dir}")
+    if summary.status != "ok":
+        print(f"lgbeam run: {line}{': ' + summary.message if summary.message else ''}", file=sys.stderr)
+        return 1
+    print(line)
+    return 0

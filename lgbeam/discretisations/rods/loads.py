@@ -1,0 +1,149 @@
+"""External loads on a rod: nodal forces and moments (spatial or follower), gravity, distributed loads,
+each scaled by a time function (constant, piecewise-linear table, the ramp p(t) of seed 004 eq. (24),
+a step, or any Python callable).
+
+Sign: a load contributes −f to g, because M v' = −g − Bᵀλ (docs/architecture.md). Body-frame
+components of a spatial force F at node i are R_iᵀ F (x' = R U).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from lgbeam._typing import FloatArray
+
+
+@dataclass(frozen=True)
+class TimeFunction:
+    """A scalar time function p(t).
+
+    kind: ``"constant"`` (value), ``"step"`` (value for t ≥ t_on, 0 before), ``"table"``
+    (piecewise-linear through (times, values), constant beyond the ends), ``"spaghetti"``
+    (seed 004 eq. (24): 200 t/2.5 on [0, 2.5], 200 (5 − t)/2.5 on [2.5, 5], 0 afterwards;
+    ``value`` scales the peak 200), ``"callable"`` (func(t)).
+    """
+
+    kind: str = "constant"
+    value: float = 1.0
+    times: tuple[float, ...] = ()
+    values: tuple[float, ...] = ()
+    t_on: float = 0.0
+    func: Callable[[float], float] | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        kinds = ("constant", "step", "table", "spaghetti", "callable")
+        if self.kind not in kinds:
+            raise ValueError(f"unknown time function {self.kind!r}; use one of {', '.join(kinds)}")
+        if self.kind == "table":
+            t = np.asarray(self.times, dtype=float)
+            if t.ndim != 1 or t.size < 2 or t.size != len(self.values):
+                raise ValueError(
+                    f"a 'table' time function needs >= 2 times and as many values, got {len(self.times)} "
+                    f"times and {len(self.values)} values"
+                )
+            if np.any(np.diff(t) <= 0.0):
+                raise ValueError(f"a 'table' time function needs strictly increasing times, got {list(t)}")
+        if self.kind == "callable" and not callable(self.func):
+            raise ValueError("a 'callable' time function needs func=<callable t -> float>")
+
+    def __call__(self, t: float) -> float:
+        if self.kind == "constant":
+            return float(self.value)
+        if self.kind == "step":
+            return float(self.value) if t >= self.t_on else 0.0
+        if self.kind == "table":
+            return float(np.interp(t, self.times, self.values))
+        if self.kind == "spaghetti":
+            peak = 200.0 * float(self.value)
+            if t < 0.0 or t > 5.0:
+                return 0.0
+            return peak * t / 2.5 if t <= 2.5 else peak * (5.0 - t) / 2.5
+        assert self.func is not None
+        return float(self.func(t))
+
+
+def _vec3(name: str, a: object) -> FloatArray:
+    out = np.asarray(a, dtype=float)
+    if out.shape != (3,) or not np.all(np.isfinite(out)):
+        raise ValueError(f"{name} must be 3 finite numbers, got {a!r}")
+    return out
+
+
+@dataclass(frozen=True, kw_only=True)
+class NodalLoad:
+    """Force and moment at one node, scaled by ``time(t)``; ``frame`` "spatial" or "body" (follower)."""
+
+    node: int | str
+    force: FloatArray = field(default_factory=lambda: np.zeros(3))
+    moment: FloatArray = field(default_factory=lambda: np.zeros(3))
+    frame: str = "spatial"
+    time: TimeFunction = field(default_factory=TimeFunction)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "force", _vec3("nodal load force", self.force))
+        object.__setattr__(self, "moment", _vec3("nodal load moment", self.moment))
+        if self.frame not in ("spatial", "body"):
+            raise ValueError(f"load frame must be 'spatial' or 'body' (follower), got {self.frame!r}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class DistributedLoad:
+    """Force per unit length (lumped with the trapezoidal weights), spatial or body frame, times ``time(t)``."""
+
+    force: FloatArray
+    frame: str = "spatial"
+    time: TimeFunction = field(default_factory=TimeFunction)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "force", _vec3("distributed load force", self.force))
+        if self.frame not in ("spatial", "body"):
+            raise ValueError(f"load frame must be 'spatial' or 'body' (follower), got {self.frame!r}")
+
+
+@dataclass(frozen=True)
+class Gravity:
+    """Uniform gravitational acceleration (spatial), acting on the lumped nodal masses ρA ℓ_i."""
+
+    acceleration: FloatArray
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "acceleration", _vec3("gravity acceleration", self.acceleration))
+
+
+Load = NodalLoad | DistributedLoad | Gravity
+
+
+def external_forces(
+    t: float,
+    R: FloatArray,
+    loads: tuple[Load, ...],
+    node_ids: tuple[int, ...],
+    weights: FloatArray,
+    rhoA: float,
+) -> FloatArray:
+    """Body-frame generalised external forces (N+1, 6) = (moment, force) per node at time t.
+
+    ``node_ids[k]`` is the resolved node of ``loads[k]`` (−1 for non-nodal loads); ``weights`` are
+    the trapezoidal nodal lengths ℓ_i.
+    """
+    n = R.shape[0]
+    spatial = np.zeros((n, 6))
+    body = np.zeros((n, 6))
+    for load, i in zip(loads, node_ids, strict=True):  # loop over load objects, not nodes
+        if isinstance(load, NodalLoad):
+            p = load.time(t)
+            target = spatial if load.frame == "spatial" else body
+            target[i, :3] += p * load.moment
+            target[i, 3:] += p * load.force
+        elif isinstance(load, DistributedLoad):
+            target = spatial if load.frame == "spatial" else body
+            target[:, 3:] += load.time(t) * weights[:, None] * load.force
+        else:
+            spatial[:, 3:] += rhoA * weights[:, None] * load.acceleration
+    # R_iᵀ a for spatial vectors a (moment and force blocks)
+    body[:, :3] += np.einsum("nji,nj->ni", R, spatial[:, :3])
+    body[:, 3:] += np.einsum("nji,nj->ni", R, spatial[:, 3:])
+    return body

@@ -1,0 +1,340 @@
+"""Geometrically exact Cosserat/Kirchhoff rod on (S³⋉R³)^(N+1) as a constrained mechanical system.
+
+    M v' = −g(t, q, v) − B(q)ᵀ λ,   Φ(q) = 0,   q' = q · v^            (seed 004 eq. (1))
+
+Symbols (seed 004 §4, eqs. (23)–(25); Table 3 in /work/shared/notes/beam-reference-data.md §4):
+    q   (N+1, 7)  nodal frames (p_i, x_i);  v (6(N+1),) flat body velocities (Ω_i, U_i), x_i' = R_i U_i
+    w   (N, 6)    edge strains (K, Γ) = log(q_{i−1}⁻¹ q_i)/Δs; w0 those of the reference configuration
+    V   Σ_e Δs_e ½ (w − w0)ᵀ C (w − w0)         (midpoint rule)
+    T   Σ_i ℓ_i ½ (ρA |U_i|² + Ω_iᵀ ρJ Ω_i)      (trapezoidal rule, lumped; M constant diagonal)
+    g   ∂V (through T⁻¹ and Ad, kernels.py) + Kelvin–Voigt C_d ẇ + (Ω×JΩ, m Ω×U) − external loads
+    Φ   Kirchhoff Δs(Γ₁ − Γ₀₁, Γ₂ − Γ₀₂) per edge (eq. (25), Γ₀ = e₃ for straight/arc/helix rods),
+        optional inextensibility Δs(Γ₃ − Γ₀₃), then supports (supports.py)
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from lgbeam._typing import FloatArray
+from . import assembly, kernels
+from .loads import DistributedLoad, Gravity, Load, NodalLoad, external_forces
+from .material import Material
+from .mesh import RodMesh
+from .supports import Support, resolve_supports
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, kw_only=True)
+class CosseratRod:
+    """A Cosserat rod with internal constraints, supports and loads (a ``ConstrainedMechanicalSystem``).
+
+    Parameters
+    ----------
+    mesh : RodMesh with N ≥ 1 edges.
+    material : Material (stiffness, damping, inertia per length).
+    q_ref : (N+1, 7) reference (stress-free) configuration; also the support targets.
+    supports, loads : tuples of Support / NodalLoad, DistributedLoad, Gravity.
+    kirchhoff : impose Γ₁ = Γ₀₁, Γ₂ = Γ₀₂ per edge (seed 004 eq. (25)).
+    inextensible : impose Γ₃ = Γ₀₃ per edge.
+    radius : display radius for ParaView's Tube filter.
+
+    References
+    ----------
+    Seed 004 §4 eqs. (23)–(25) (Hante's discretisation of the Lang–Linn rod); Table 3.
+    """
+
+    mesh: RodMesh
+    material: Material
+    q_ref: FloatArray = field(repr=False)
+    supports: tuple[Support, ...] = ()
+    loads: tuple[Load, ...] = ()
+    kirchhoff: bool = True
+    inextensible: bool = False
+    radius: float = 0.05
+
+    mass_is_constant: bool = field(default=True, init=False)
+
+    def __post_init__(self) -> None:
+        q = np.asarray(self.q_ref, dtype=float)
+        n = self.mesh.n_nodes
+        if q.shape != (n, 7):
+            raise ValueError(f"q_ref must have shape ({n}, 7) for {n - 1} edges, got {q.shape}")
+        self.G.validate(q)
+        object.__setattr__(self, "q_ref", q)
+        object.__setattr__(self, "supports", tuple(self.supports))
+        object.__setattr__(self, "loads", tuple(self.loads))
+        _ = self._support_nodes, self._load_nodes  # validate node references now
+        n_pos = sum(1 for _, k in self._support_nodes if k in ("clamped", "pinned"))
+        if self.inextensible and n_pos >= 2:
+            raise ValueError(
+                "contradictory supports: an inextensible rod with positions fixed at two nodes is "
+                "over-constrained (redundant rows in B); drop inextensible or one support"
+            )
+        chord = np.linalg.norm(np.diff(self.G.translation(q), axis=0), axis=1)
+        if np.any(chord == 0.0):
+            raise ValueError(f"zero-length edge(s) {np.flatnonzero(chord == 0.0).tolist()} in the reference centreline")
+
+    # ------------------------------------------------------------------ structure
+    @cached_property
+    def G(self) -> Any:  # noqa: N802 (the group's name)
+        from lgbeam.groups.s3r3 import S3R3  # deferred import: keeps this module importable alone
+
+        return S3R3()
+
+    @cached_property
+    def group(self) -> Any:
+        from lgbeam.groups import S3R3, Product
+
+        return Product(S3R3(), self.mesh.n_nodes)
+
+    @property
+    def n_nodes(self) -> int:
+        return self.mesh.n_nodes
+
+    @cached_property
+    def internal_rows(self) -> tuple[int, ...]:
+        """Components of xi constrained per edge: 3, 4 (Kirchhoff Γ₁, Γ₂), 5 (Γ₃)."""
+        return (3, 4) * self.kirchhoff + (5,) * self.inextensible
+
+    @cached_property
+    def _support_nodes(self) -> tuple[tuple[int, str], ...]:
+        return resolve_supports(self.supports, self.mesh.node_index)
+
+    @cached_property
+    def _load_nodes(self) -> tuple[int, ...]:
+        out = []
+        for load in self.loads:
+            if isinstance(load, NodalLoad):
+                out.append(self.mesh.node_index(load.node))
+            elif isinstance(load, (DistributedLoad, Gravity)):
+                out.append(-1)
+            else:
+                raise ValueError(f"unknown rod load {load!r}; use NodalLoad, DistributedLoad or Gravity")
+        return tuple(out)
+
+    @cached_property
+    def _clamped(self) -> np.ndarray:
+        return np.array([i for i, k in self._support_nodes if k == "clamped"], dtype=np.int64)
+
+    @cached_property
+    def _pinned(self) -> np.ndarray:
+        return np.array([i for i, k in self._support_nodes if k == "pinned"], dtype=np.int64)
+
+    @property
+    def n_internal(self) -> int:
+        return self.mesh.n_elements * len(self.internal_rows)
+
+    @property
+    def n_constraints(self) -> int:
+        return self.n_internal + 6 * self._clamped.size + 3 * self._pinned.size
+
+    @cached_property
+    def w0(self) -> FloatArray:
+        """Reference strains (N, 6) of ``q_ref``."""
+        _, xi = kernels.edge_logs(self.G, self.q_ref)
+        return xi / self.mesh.ds[:, None]
+
+    @cached_property
+    def node_mass(self) -> FloatArray:
+        return self.material.rhoA * self.mesh.node_weights
+
+    @cached_property
+    def node_inertia(self) -> FloatArray:
+        return self.material.rhoJ[None, :] * self.mesh.node_weights[:, None]
+
+    @cached_property
+    def _mass(self) -> sp.csr_array:
+        diag = np.concatenate([self.node_inertia, np.repeat(self.node_mass[:, None], 3, axis=1)], axis=1)
+        return assembly.block_diagonal(diag)
+
+    @cached_property
+    def _B_csr(self) -> assembly.CSRPattern:
+        rr, cc = self._B_pattern
+        return assembly.CSRPattern(rr, cc, (self.n_constraints, 6 * self.n_nodes))
+
+    @cached_property
+    def _memo(self) -> dict[str, Any]:
+        """One-entry memo of the edge kinematics of the last q (forces and B are evaluated at the same
+        stage configurations); a pure cache, never part of the state."""
+        return {}
+
+    def _edges(self, q: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+        """(r, xi, Jm, Jp) of configuration q (kernels.edge_logs, kernels.edge_jacobians)."""
+        key = q.tobytes()
+        memo = self._memo
+        if memo.get("key") != key:
+            r, xi = kernels.edge_logs(self.G, q)
+            Jm, Jp = kernels.edge_jacobians(self.G, r, xi)
+            memo.clear()
+            memo.update(key=key, value=(r, xi, Jm, Jp))
+        return memo["value"]
+
+    @cached_property
+    def _B_pattern(self) -> tuple[np.ndarray, np.ndarray]:
+        nr = len(self.internal_rows)
+        parts = [assembly.edge_row_pattern(self.mesh.n_elements, nr)] if nr else []
+        off = self.n_internal
+        if self._clamped.size:
+            parts.append(assembly.node_row_pattern(self._clamped, 6, off))
+            off += 6 * self._clamped.size
+        if self._pinned.size:
+            parts.append(assembly.node_row_pattern(self._pinned, 3, off))
+        if not parts:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+    # ------------------------------------------------------------------ protocol
+    def _q(self, q: FloatArray) -> FloatArray:
+        return np.ascontiguousarray(q, dtype=float).reshape(self.n_nodes, 7)
+
+    def mass(self, q: FloatArray) -> sp.csr_array:
+        """Constant lumped mass, diagonal CSR (6(N+1), 6(N+1)): diag(ρJ ℓ_i, ρA ℓ_i I₃) per node."""
+        return self._mass
+
+    def forces(self, t: float, q: FloatArray, v: FloatArray) -> FloatArray:
+        """g(t, q, v) = ∂V + Kelvin–Voigt + gyroscopic − external, flat (6(N+1),)."""
+        q = self._q(q)
+        V = np.asarray(v, dtype=float).reshape(self.n_nodes, 6)
+        r, xi, Jm, Jp = self._edges(q)
+        mat = self.material
+        xi_dot = kernels.edge_rates(Jm, Jp, V) if mat.has_damping else None
+        sigma = kernels.edge_stress(xi, self.mesh.ds, self.w0, mat.stiffness, xi_dot, mat.damping)
+        g = kernels.scatter_edge_forces(Jm, Jp, sigma)
+        g += kernels.gyroscopic(V, mat.rhoJ[None, :] * self.mesh.node_weights[:, None], self.node_mass)
+        g = g.ravel()
+        if self.loads:
+            g -= self.external_forces(t, q)
+        return g
+
+    def external_forces(self, t: float, q: FloatArray) -> FloatArray:
+        """Body-frame generalised external loads f (6(N+1),) at time t; they enter g as −f."""
+        if not self.loads:
+            return np.zeros(6 * self.n_nodes)
+        R = self.G.rotation(self._q(q))
+        return external_forces(
+            t, R, self.loads, self._load_nodes, self.mesh.node_weights, self.material.rhoA
+        ).ravel()
+
+    def constraints(self, q: FloatArray) -> FloatArray:
+        """Φ(q): internal rows (edge-major), clamped (6 per node), pinned (3 per node)."""
+        q = self._q(q)
+        parts = []
+        rows = list(self.internal_rows)
+        if rows:
+            _, xi, _, _ = self._edges(q)
+            parts.append((xi[:, rows] - self.mesh.ds[:, None] * self.w0[:, rows]).ravel())
+        if self._clamped.size:
+            c = self._clamped
+            parts.append(self.G.log(self.G.compose(self.G.inverse(self.q_ref[c]), q[c])).ravel())
+        if self._pinned.size:
+            p = self._pinned
+            parts.append((self.G.translation(q[p]) - self.G.translation(self.q_ref[p])).ravel())
+        return np.concatenate(parts) if parts else np.zeros(0)
+
+    def constraint_jacobian(self, q: FloatArray) -> sp.csr_array:
+        """B(q) = dΦ along left-translated directions, banded CSR (m, 6(N+1))."""
+        q = self._q(q)
+        data = []
+        rows = list(self.internal_rows)
+        if rows:
+            _, _, Jm, Jp = self._edges(q)
+            data.append(np.concatenate([Jm[:, rows, :], Jp[:, rows, :]], axis=2).ravel())
+        if self._clamped.size:
+            c = self._clamped
+            xi_c = self.G.log(self.G.compose(self.G.inverse(self.q_ref[c]), q[c]))
+            data.append(np.asarray(self.G.tangent_inv(xi_c)).ravel())
+        if self._pinned.size:
+            R = self.G.rotation(q[self._pinned])
+            data.append(np.concatenate([np.zeros_like(R), R], axis=2).ravel())
+        d = np.concatenate(data) if data else np.zeros(0)
+        return self._B_csr.matrix(d)
+
+    # ------------------------------------------------------------------ energies, invariants
+    def strains(self, q: FloatArray) -> FloatArray:
+        """Edge strains w = (K, Γ), (N, 6)."""
+        _, xi, _, _ = self._edges(self._q(q))
+        return xi / self.mesh.ds[:, None]
+
+    def potential_energy(self, q: FloatArray) -> float:
+        """Elastic energy V plus the potential of gravity loads (−Σ m_i γ·x_i)."""
+        q = self._q(q)
+        _, xi, _, _ = self._edges(q)
+        V = kernels.elastic_energy(xi, self.mesh.ds, self.w0, self.material.stiffness)
+        for load in self.loads:
+            if isinstance(load, Gravity):
+                V -= float(np.sum(self.node_mass * (self.G.translation(q) @ load.acceleration)))
+        return V
+
+    def kinetic_energy(self, v: FloatArray) -> float:
+        """T = ½ vᵀ M v."""
+        v = np.asarray(v, dtype=float)
+        return float(0.5 * v @ (self._mass @ v))
+
+    def energy(self, t: float, q: FloatArray, v: FloatArray) -> float:
+        """Total mechanical energy T + V (conserved without damping and time-dependent loads)."""
+        return self.kinetic_energy(v) + self.potential_energy(q)
+
+    def linear_momentum(self, q: FloatArray, v: FloatArray) -> FloatArray:
+        """Σ_i m_i R_i U_i (spatial)."""
+        q = self._q(q)
+        V = np.asarray(v, dtype=float).reshape(self.n_nodes, 6)
+        R = self.G.rotation(q)
+        return np.einsum("n,nij,nj->i", self.node_mass, R, V[:, 3:])
+
+    def angular_momentum(self, q: FloatArray, v: FloatArray) -> FloatArray:
+        """Σ_i x_i × m_i R_i U_i + R_i J_i Ω_i about the origin (spatial)."""
+        q = self._q(q)
+        V = np.asarray(v, dtype=float).reshape(self.n_nodes, 6)
+        R, x = self.G.rotation(q), self.G.translation(q)
+        p = self.node_mass[:, None] * np.einsum("nij,nj->ni", R, V[:, 3:])
+        spin = np.einsum("nij,nj->ni", R, self.node_inertia * V[:, :3])
+        return np.sum(np.cross(x, p) + spin, axis=0)
+
+    def check_initial_velocity(self, q: FloatArray, v: FloatArray, tol: float = 1e-8) -> None:
+        """Raise ValueError if B(q) v ≠ 0 (hidden constraints violated by the initial velocity)."""
+        if self.n_constraints == 0:
+            return
+        res = self.constraint_jacobian(q) @ np.asarray(v, dtype=float)
+        scale = max(1.0, float(np.max(np.abs(v))) if np.size(v) else 1.0)
+        if np.max(np.abs(res)) > tol * scale:
+            k = int(np.argmax(np.abs(res)))
+            raise ValueError(
+                f"initial velocity violates the constraints: |B v0| = {np.linalg.norm(res):.3g} "
+                f"(largest in row {k}: {res[k]:.3g}); give a velocity tangent to the constraints "
+                "(e.g. zero, or a rigid motion compatible with the supports)"
+            )
+
+    # ------------------------------------------------------------------ output
+    def vtk_frame(
+        self, q: FloatArray, v: FloatArray, lam: FloatArray | None
+    ) -> tuple[FloatArray, list[tuple[str, np.ndarray]], dict[str, FloatArray], dict[str, list[FloatArray]]]:
+        """(points, cells, point_data, cell_data) of the rod as a polyline (ParaView)."""
+        q = self._q(q)
+        V = np.asarray(v, dtype=float).reshape(self.n_nodes, 6)
+        R, x = self.G.rotation(q), self.G.translation(q)
+        w = self.strains(q)
+        sigma = self.material.stiffness * (w - self.w0)
+        mult = np.zeros((self.mesh.n_elements, 3))
+        nr = len(self.internal_rows)
+        if lam is not None and nr:
+            mult[:, :nr] = np.asarray(lam, dtype=float)[: self.n_internal].reshape(-1, nr)
+        point_data = {
+            "d1": R[:, :, 0].copy(), "d2": R[:, :, 1].copy(), "d3": R[:, :, 2].copy(),
+            "quaternion": q[:, :4].copy(),
+            "velocity": np.einsum("nij,nj->ni", R, V[:, 3:]),
+            "angular_velocity": np.einsum("nij,nj->ni", R, V[:, :3]),
+            "radius": np.full(self.n_nodes, self.radius),
+        }
+        cell_data = {
+            "K": [w[:, :3]], "Gamma": [w[:, 3:]], "moment": [sigma[:, :3]], "force": [sigma[:, 3:]],
+            "multipliers": [mult],
+        }
+        return x, [("line", self.mesh.edges.copy())], point_data, cell_data

@@ -1,0 +1,186 @@
+"""Cubic nonlinear Schrödinger equation as a semilinear Poisson system (Fourier pseudospectral).
+
+    i ψ_t + ψ_xx − 2κ |ψ|² ψ = 0       κ = 1: defocusing (seed 003 eq. (2.16)); κ = −1: focusing
+
+Symbols (seed 003 eqs. (2.20)–(2.24)):
+    real form     y = (q; p) ∈ R^{2N}, ψ = q + i p;  S = J = [[0, I], [−I, 0]],  A = D = diag(−D2, −D2)
+                  U = κ/2 Σ (q² + p²)²,  ∇U = 2κ (q² + p²) (q; p)
+    complex form  y = ψ ∈ C^N, inner product ⟨a, b⟩ = Re Σ conj(a) b;  S = −i,  A = −D2,
+                  U = κ/2 Σ |ψ|⁴,  ∇U = 2κ |ψ|² ψ
+    S A           has Fourier symbol −i k² (acting on ψ̂), so e^{hSA} ψ̂_k = e^{−ik²h} ψ̂_k  (2.22)
+    H             = ½⟨y, A y⟩ + U(y)  (plain sums, no quadrature weight, as in the thesis)
+
+The two forms are the same system; ``to_field``/``from_field`` convert.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from lgbeam._typing import Array, FloatArray
+from lgbeam.discretisations.spectral.fourier import FourierGrid, sech
+
+logger = logging.getLogger(__name__)
+
+_FORMS = ("real", "complex")
+
+
+@dataclass(frozen=True)
+class NLS:
+    """Semi-discrete NLS, y' = S (A y + ∇U(y)), implementing ``SemilinearPoissonSystem``.
+
+    Parameters
+    ----------
+    grid : FourierGrid
+    kappa : float
+        Nonlinearity: +1 defocusing (the thesis), −1 focusing (solitons). Any nonzero real.
+    form : "real" | "complex"
+        State layout: stacked (q; p) of length 2N, or complex ψ of length N.
+
+    References
+    ----------
+    Shen & Leok 2019 (seed 003), eqs. (2.16)–(2.24).
+    """
+
+    grid: FourierGrid
+    kappa: float = 1.0
+    form: str = "real"
+
+    def __post_init__(self) -> None:
+        if self.form not in _FORMS:
+            raise ValueError(f"NLS form must be one of {_FORMS}, got {self.form!r}")
+        if not np.isfinite(self.kappa) or self.kappa == 0.0:
+            raise ValueError(f"NLS kappa must be a nonzero finite number (1 defocusing, -1 focusing), got {self.kappa!r}")
+
+    # -------------------------------------------------------------- conversions
+    @property
+    def n_state(self) -> int:
+        return 2 * self.grid.n_nodes if self.form == "real" else self.grid.n_nodes
+
+    def from_field(self, psi: Array) -> Array:
+        psi = np.asarray(psi, dtype=complex)
+        return np.concatenate([psi.real, psi.imag]) if self.form == "real" else psi
+
+    def to_field(self, y: Array) -> Array:
+        if self.form == "complex":
+            return np.asarray(y, dtype=complex)
+        n = self.grid.n_nodes
+        return y[..., :n] + 1j * y[..., n:]
+
+    def _check(self, y: Array) -> None:
+        if y.shape[-1] != self.n_state:
+            raise ValueError(f"NLS ({self.form} form, N={self.grid.n_nodes}) expects states of length "
+                             f"{self.n_state}, got shape {y.shape}")
+
+    @cached_property
+    def _lambda(self) -> Array:
+        """Fourier symbol of SA acting on ψ̂: −i k²."""
+        return -1j * self.grid.k**2
+
+    # -------------------------------------------------------------- protocol
+    def apply_S(self, y: Array) -> Array:
+        if self.form == "complex":
+            return -1j * y
+        n = self.grid.n_nodes
+        return np.concatenate([y[..., n:], -y[..., :n]], axis=-1)
+
+    def apply_A(self, y: Array) -> Array:
+        if self.form == "complex":
+            return self.grid.apply(self.grid.k**2, y)
+        n = self.grid.n_nodes
+        k2 = self.grid.k**2
+        return np.concatenate([self.grid.apply(k2, y[..., :n]), self.grid.apply(k2, y[..., n:])], axis=-1)
+
+    def potential(self, y: Array) -> float:
+        psi = self.to_field(y)
+        return float(0.5 * self.kappa * np.sum(np.abs(psi) ** 4))
+
+    def grad_potential(self, y: Array) -> Array:
+        if self.form == "complex":
+            return 2.0 * self.kappa * np.abs(y) ** 2 * y
+        n = self.grid.n_nodes
+        a = y[..., :n] ** 2 + y[..., n:] ** 2
+        return 2.0 * self.kappa * np.concatenate([a, a], axis=-1) * y
+
+    def inner(self, a: Array, b: Array) -> float:
+        """The real inner product in which S is skew and A symmetric."""
+        return float(np.real(np.vdot(a, b)))
+
+    def hamiltonian(self, y: Array) -> float:
+        return 0.5 * self.inner(y, self.apply_A(y)) + self.potential(y)
+
+    def phi(self, k: int, h: float, y: Array) -> Array:
+        """φ_k(h S A) y exactly, mode by mode (φ₀ = exp; zero mode φ_k(0) = 1/k!)."""
+        self._check(y)
+        mult = self.grid.phi_multiplier(k, h, self._lambda, "nls")
+        if self.form == "complex":
+            return np.fft.ifft(mult * np.fft.fft(y))
+        out = np.fft.ifft(mult * np.fft.fft(self.to_field(y)))
+        return np.concatenate([out.real, out.imag])
+
+    def discrete_gradient(self, y0: Array, y1: Array) -> Array:
+        """Symmetric discrete gradient of U (seed 003 eqs. (2.23)–(2.24)).
+
+        ∇̄U = 2κ (q̄² + p̄²) (q_m; p_m), q̄² = (q₀² + q₁²)/2, q_m = (q₀ + q₁)/2; satisfies
+        ⟨∇̄U, y₁ − y₀⟩ = U(y₁) − U(y₀) exactly.
+        """
+        if self.form == "complex":
+            sbar = 0.5 * (np.abs(y0) ** 2 + np.abs(y1) ** 2)
+            return self.kappa * sbar * (y0 + y1)
+        n = self.grid.n_nodes
+        sq = 0.5 * (y0**2 + y1**2)
+        sbar = sq[..., :n] + sq[..., n:]
+        return self.kappa * np.concatenate([sbar, sbar], axis=-1) * (y0 + y1)
+
+    # -------------------------------------------------------------- extras
+    def jacobian(self, y: Array) -> FloatArray:
+        """Dense Jacobian of F(y) = S(Ay + ∇U(y)) (real form only; quasi-Newton baseline)."""
+        if self.form != "real":
+            raise ValueError("the NLS Jacobian (quasi-Newton midpoint) needs the real stacked form; "
+                             "set nls.form = 'real'")
+        n = self.grid.n_nodes
+        q, p = y[:n], y[n:]
+        a = q**2 + p**2
+        mD2 = -self.grid.dense_D2()
+        c = 2.0 * self.kappa
+        Hqq, Hpp, Hqp = np.diag(c * (a + 2 * q**2)), np.diag(c * (a + 2 * p**2)), np.diag(2 * c * q * p)
+        HA = np.block([[mD2 + Hqq, Hqp], [Hqp, mD2 + Hpp]])
+        return np.concatenate([HA[n:], -HA[:n]], axis=0)
+
+    def spectral_radius_SA(self) -> float:
+        return float(self.grid.k_max**2)
+
+    def invariants(self, y: Array) -> dict[str, float]:
+        """Energy H (thesis convention), mass ∫|ψ|² dx and momentum ∫ Im(conj ψ ψ_x) dx."""
+        psi = self.to_field(y)
+        dx = self.grid.dx
+        psi_x = self.grid.diff(psi, 1)
+        return {
+            "energy": self.hamiltonian(y),
+            "mass": float(dx * np.sum(np.abs(psi) ** 2)),
+            "momentum": float(dx * np.sum(np.imag(np.conj(psi) * psi_x))),
+        }
+
+
+def nls_soliton(x: FloatArray, t: float, *, eta: float = 1.0, velocity: float = 0.0, x0: float = 0.0,
+                length: float | None = None) -> Array:
+    """Bright soliton of the focusing NLS i ψ_t + ψ_xx + 2|ψ|²ψ = 0 (κ = −1).
+
+    ψ = η sech(η(x − x₀ − v t)) exp(i(v x/2 + (η² − v²/4) t)); on a periodic domain of length L the
+    profile is wrapped to the nearest image of x₀ + v t (exact up to the sech tail e^{−ηL/2}).
+    """
+    xi = x - x0 - velocity * t
+    if length is not None:
+        xi = (xi + 0.5 * length) % length - 0.5 * length
+    return eta * sech(eta * xi) * np.exp(1j * (0.5 * velocity * x + (eta**2 - 0.25 * velocity**2) * t))
+
+
+def nls_plane_wave(x: FloatArray, t: float, *, amplitude: float = 1.0, wavenumber: float = 1.0,
+                   kappa: float = 1.0) -> Array:
+    """Exact plane wave ψ = a exp(i(m x − (m² + 2κa²) t)) of i ψ_t + ψ_xx − 2κ|ψ|²ψ = 0."""
+    omega = wavenumber**2 + 2.0 * kappa * amplitude**2
+    return amplitude * np.exp(1j * (wavenumber * x - omega * t))

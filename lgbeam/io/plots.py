@@ -1,0 +1,215 @@
+"""matplotlib pictures of a run folder and of a study (object-oriented API, Agg canvas, no display).
+
+``plot_run(run_dir)`` writes into ``run_dir/figures/``:
+
+``tip_trajectory.png``
+    the last body's (rod tip's) position components over time and its path in the plane of largest
+    spread, from ``solution.npz`` (``t``, ``positions (n_t, n_bodies, 3)``);
+``field.png``
+    PDE runs (``x`` and ``psi`` or ``u`` in ``solution.npz``): the field over space and time;
+``energy.png``, ``constraint.png``, ``step_size.png``
+    from ``diagnostics.csv`` (header row; columns matched by name: ``t``; ``h``; an energy column
+    ``energy`` / ``H`` / ``hamiltonian``; a constraint column ``phi`` / ``phi_norm`` / ``constraint``
+    / ``constraint_residual``; an optional ``accepted`` column selects accepted steps).
+
+``plot_study(rows, param, keys, png)`` draws error norms against the varied parameter on log-log
+axes with the fitted order (``fit_order``: slope of ``np.polyfit`` on log-log data) in the legend.
+"""
+
+from __future__ import annotations
+
+import csv
+import logging
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["fit_order", "plot_run", "plot_study", "read_diagnostics"]
+
+_ENERGY = ("energy", "h_total", "hamiltonian", "H")
+_CONSTRAINT = ("phi", "|phi|", "phi_norm", "constraint", "constraint_residual", "constraints")
+
+
+def read_diagnostics(path: Path) -> dict[str, np.ndarray]:
+    """Columns of a ``diagnostics.csv`` (header row, comma-separated numbers) as float arrays."""
+    path = Path(path)
+    with open(path, newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(line for line in fh if not line.startswith("#")))
+    if not rows:
+        raise ValueError(f"{path} is empty; expected a header row such as 't,h,energy,phi'")
+    header = [h.strip().lstrip("#").strip() for h in rows[0]]
+    body = [r for r in rows[1:] if r]
+    if any(len(r) != len(header) for r in body):
+        raise ValueError(f"{path}: every row must have {len(header)} columns like the header {header}")
+    data = np.array(body, dtype=float).reshape(len(body), len(header))
+    return {name: data[:, i] for i, name in enumerate(header)}
+
+
+def _column(diag: dict[str, np.ndarray], names: tuple[str, ...]) -> tuple[str, np.ndarray] | None:
+    lower = {k.lower(): k for k in diag}
+    for n in names:
+        if n.lower() in lower:
+            return lower[n.lower()], diag[lower[n.lower()]]
+    return None
+
+
+def _save(fig: Figure, path: Path) -> Path:
+    FigureCanvasAgg(fig)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    return path
+
+
+def _positive(t: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    keep = np.isfinite(y) & (y > 0)
+    return t[keep], y[keep]
+
+
+def _plot_diagnostics(diag: dict[str, np.ndarray], fig_dir: Path) -> list[Path]:
+    out: list[Path] = []
+    if "t" not in diag:
+        logger.warning("diagnostics.csv has no 't' column; skipping energy/constraint/step plots")
+        return out
+    acc = diag.get("accepted")
+    sel = acc > 0.5 if acc is not None else np.ones(diag["t"].size, dtype=bool)
+    t = diag["t"][sel]
+    if t.size == 0:
+        return out
+    if (col := _column(diag, _ENERGY)) is not None:
+        name, e = col[0], col[1][sel]
+        e0 = e[0]
+        fig = Figure(figsize=(6, 3.5))
+        ax = fig.add_subplot()
+        if e0 != 0.0 and np.isfinite(e0):
+            ax.plot(t, (e - e0) / abs(e0))
+            ax.set_ylabel(f"({name} - {name}(0)) / |{name}(0)|")
+        else:
+            ax.plot(t, e - e0)
+            ax.set_ylabel(f"{name} - {name}(0)")
+        ax.set_xlabel("t")
+        ax.set_title("energy error")
+        out.append(_save(fig, fig_dir / "energy.png"))
+    if (col := _column(diag, _CONSTRAINT)) is not None:
+        tt, phi = _positive(t, np.abs(col[1][sel]))
+        fig = Figure(figsize=(6, 3.5))
+        ax = fig.add_subplot()
+        if phi.size:
+            ax.semilogy(tt, phi)
+        else:
+            ax.text(0.5, 0.5, f"{col[0]} = 0 at every step", ha="center", transform=ax.transAxes)
+        ax.set_xlabel("t")
+        ax.set_ylabel(f"|{col[0]}|")
+        ax.set_title("constraint residual")
+        out.append(_save(fig, fig_dir / "constraint.png"))
+    if "h" in diag:
+        fig = Figure(figsize=(6, 3.5))
+        ax = fig.add_subplot()
+        tt, h = _positive(t, diag["h"][sel])
+        ax.semilogy(tt, h, ".-", ms=2, lw=0.5, label="accepted")
+        if acc is not None and np.any(~sel):
+            tr, hr = _positive(diag["t"][~sel], diag["h"][~sel])
+            ax.semilogy(tr, hr, "x", color="C3", ms=4, label="rejected")
+        ax.legend()
+        ax.set_xlabel("t")
+        ax.set_ylabel("h")
+        ax.set_title("step size")
+        out.append(_save(fig, fig_dir / "step_size.png"))
+    return out
+
+
+def _plot_solution(sol: dict[str, np.ndarray], fig_dir: Path) -> list[Path]:
+    out: list[Path] = []
+    t = np.asarray(sol["t"], dtype=float) if "t" in sol else None
+    if t is None:
+        return out
+    if "positions" in sol:
+        pos = np.asarray(sol["positions"], dtype=float)
+        tip = pos[:, -1, :] if pos.ndim == 3 else pos
+        fig = Figure(figsize=(10, 4))
+        ax1, ax2 = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
+        for i, lab in enumerate("xyz"):
+            ax1.plot(t, tip[:, i], label=lab)
+        ax1.set_xlabel("t")
+        ax1.set_ylabel("tip position")
+        ax1.legend()
+        a, b = np.argsort(np.ptp(tip, axis=0))[::-1][:2]
+        ax2.plot(tip[:, a], tip[:, b])
+        ax2.plot(tip[:1, a], tip[:1, b], "o", label="start")
+        ax2.set_xlabel("xyz"[a])
+        ax2.set_ylabel("xyz"[b])
+        ax2.set_aspect("equal", adjustable="datalim")
+        ax2.legend()
+        fig.suptitle("tip trajectory")
+        out.append(_save(fig, fig_dir / "tip_trajectory.png"))
+    field = next((k for k in ("psi", "u") if k in sol), None)
+    if field is not None and "x" in sol:
+        f = np.asarray(sol[field])
+        vals = np.abs(f) if np.iscomplexobj(f) else f
+        fig = Figure(figsize=(7, 4))
+        ax = fig.add_subplot()
+        im = ax.pcolormesh(np.asarray(sol["x"], dtype=float), t, vals, shading="auto")
+        fig.colorbar(im, ax=ax, label=f"|{field}|" if np.iscomplexobj(f) else field)
+        ax.set_xlabel("x")
+        ax.set_ylabel("t")
+        out.append(_save(fig, fig_dir / "field.png"))
+    return out
+
+
+def plot_run(run_dir: Path) -> list[Path]:
+    """Write the pictures of a run folder into ``run_dir/figures``; return their paths.
+
+    Missing inputs (no ``solution.npz``, no ``diagnostics.csv``) just mean fewer pictures.
+    """
+    run_dir = Path(run_dir)
+    fig_dir = run_dir / "figures"
+    fig_dir.mkdir(exist_ok=True)
+    out: list[Path] = []
+    if (run_dir / "diagnostics.csv").is_file():
+        out += _plot_diagnostics(read_diagnostics(run_dir / "diagnostics.csv"), fig_dir)
+    if (run_dir / "solution.npz").is_file():
+        with np.load(run_dir / "solution.npz", allow_pickle=False) as z:
+            out += _plot_solution({k: z[k] for k in z.files}, fig_dir)
+    return out
+
+
+def fit_order(params: Any, errs: Any) -> float:
+    """Slope of ``log(err)`` against ``log(param)`` by least squares (``np.polyfit``, degree 1).
+
+    Entries with a non-positive or non-finite error or parameter are left out; fewer than two
+    remaining points give ``nan``.
+    """
+    p, e = np.asarray(params, dtype=float), np.asarray(errs, dtype=float)
+    keep = np.isfinite(p) & np.isfinite(e) & (p > 0) & (e > 0)
+    if keep.sum() < 2:
+        return float("nan")
+    return float(np.polyfit(np.log(p[keep]), np.log(e[keep]), 1)[0])
+
+
+def plot_study(rows: list[dict[str, Any]], param: str, keys: list[str], png: Path) -> dict[str, float]:
+    """Log-log plot of error norms ``keys`` against ``param`` with fitted orders; return the orders."""
+    p = np.array([float(r[param]) for r in rows])
+    orders: dict[str, float] = {}
+    fig = Figure(figsize=(6, 4.5))
+    ax = fig.add_subplot()
+    for i, k in enumerate(keys):
+        e = np.array([float(r.get(k, np.nan)) for r in rows])
+        orders[k] = fit_order(p, e)
+        keep = np.isfinite(e) & (e > 0) & (p > 0)
+        if not keep.any():
+            continue
+        ax.loglog(p[keep], e[keep], "o-", color=f"C{i}", label=f"{k}: order {orders[k]:.2f}")
+        if np.isfinite(orders[k]):
+            c = np.polyfit(np.log(p[keep]), np.log(e[keep]), 1)
+            ax.loglog(p[keep], np.exp(np.polyval(c, np.log(p[keep]))), ":", color=f"C{i}")
+    ax.set_xlabel(param)
+    ax.set_ylabel("error")
+    ax.grid(True, which="both", alpha=0.3)
+    if ax.lines:
+        ax.legend()
+    _save(fig, Path(png))
+    return orders

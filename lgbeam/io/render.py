@@ -1,0 +1,256 @@
+"""Off-screen pictures of a run folder's ParaView series (pyvista for 3-D, matplotlib for 1-D fields).
+
+``render_run(run_dir, frames, gif)`` reads every ``run_dir/paraview/<name>.pvd`` and writes into
+``run_dir/figures/``:
+
+* ``<name>_frame<k>.png`` for each chosen frame index ``k`` (negative indices count from the end);
+* ``<name>.gif``, an animation over (at most ``max_gif_frames`` evenly spaced) frames, with ``gif=True``.
+
+What is drawn depends on the frame's content:
+
+rods (line cells with a ``radius`` array)
+    a tube of the given radius (VTK tube filter, absolute scalar radius) with director glyphs
+    ``d1`` (red), ``d2`` (green), ``d3`` (blue) at up to 12 evenly spaced nodes;
+rigid bodies (vertex cells with ``d1, d2, d3``)
+    a sphere at each body with its three directors and the trail of its positions;
+PDE line meshes (line cells, no radius)
+    a matplotlib line plot of every point array against x.
+
+The camera is fixed over all frames of a series (bounds of all frames), so a GIF does not jitter.
+GIFs are assembled with Pillow (a matplotlib dependency); no extra package is needed.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+import numpy as np
+
+from lgbeam.io.vtk import read_pvd
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["parse_frames", "render_run"]
+
+_COLOURS = {"d1": "red", "d2": "green", "d3": "blue"}
+
+
+def parse_frames(text: str | None) -> list[int] | None:
+    """``"0,10,-1"`` → ``[0, 10, -1]``; ``None`` or empty → ``None`` (first, middle and last frame)."""
+    if not text:
+        return None
+    try:
+        return [int(s) for s in text.split(",") if s.strip()]
+    except ValueError as exc:
+        raise ValueError(f"--frames expects comma-separated integers such as 0,10,-1, got {text!r}") from exc
+
+
+def _select(n: int, frames: list[int] | None) -> list[int]:
+    if frames is None:
+        return sorted({0, n // 2, n - 1})
+    bad = [k for k in frames if not -n <= k < n]
+    if bad:
+        raise ValueError(f"frame index {bad[0]} is out of range: the series has {n} frames (0..{n - 1} or -1..-{n})")
+    return [k % n for k in frames]
+
+
+def _kind(mesh) -> str:
+    types = np.asarray(mesh.celltypes)
+    if "d1" in mesh.point_data and types.size and np.all(types == 1):  # VTK_VERTEX
+        return "rigid"
+    if "radius" in mesh.point_data:
+        return "rod"
+    return "field"
+
+
+def _to_rgb_png(img: np.ndarray, path: Path) -> Path:
+    from PIL import Image
+
+    Image.fromarray(np.ascontiguousarray(img[..., :3])).save(path)
+    return path
+
+
+def _write_gif(images: list[np.ndarray], path: Path, fps: float) -> Path:
+    from PIL import Image
+
+    frames = [Image.fromarray(np.ascontiguousarray(im[..., :3])) for im in images]
+    frames[0].save(path, save_all=True, append_images=frames[1:], duration=int(1000 / fps), loop=0)
+    return path
+
+
+def _scene_3d(meshes, times, kind: str, size: tuple[int, int]):
+    """Yield a screenshot per mesh with a fixed camera."""
+    import pyvista as pv
+
+    pv.OFF_SCREEN = True
+    with pv.vtk_verbosity("off"):  # silence VTK's "bad X server connection" before its off-screen fallback
+        yield from _screenshots(meshes, times, kind, size)
+
+
+def _screenshots(meshes, times, kind: str, size: tuple[int, int]):
+    import pyvista as pv
+
+    bounds = np.array([m.bounds for m in meshes])
+    lo, hi = bounds[:, 0::2].min(0), bounds[:, 1::2].max(0)
+    span = float(np.max(hi - lo))
+    if kind == "rigid":  # include the fixed point (origin) the body is drawn from
+        lo, hi = np.minimum(lo, 0.0), np.maximum(hi, 0.0)
+        span = max(float(np.max(hi - lo)), 1.0 if span == 0.0 else span)
+    span = span if span > 0.0 else 1.0
+    plotter = pv.Plotter(off_screen=True, window_size=list(size))
+    try:
+        plotter.set_background("white")
+        box = pv.Box(bounds=(lo[0] - 0.15 * span, hi[0] + 0.15 * span, lo[1] - 0.15 * span,
+                             hi[1] + 0.15 * span, lo[2] - 0.15 * span, hi[2] + 0.15 * span))
+        for i, (mesh, t) in enumerate(zip(meshes, times)):
+            plotter.clear_actors()
+            if kind == "rod":
+                _draw_rod(plotter, mesh, span)
+            else:
+                trail = np.concatenate([np.asarray(m.points) for m in meshes[: i + 1]])
+                _draw_rigid(plotter, mesh, trail, span)
+            plotter.add_text(f"t = {t:.4g}", position="upper_left", font_size=12, color="black")
+            if i == 0:
+                _place_camera(plotter, lo, hi, span)
+                plotter.reset_camera(bounds=box.bounds)
+            yield plotter.screenshot(return_img=True)
+    finally:
+        plotter.close()
+
+
+def _place_camera(plotter, lo: np.ndarray, hi: np.ndarray, span: float) -> None:
+    """Planar motion (one extent < 5 % of the largest) is viewed face-on, anything else isometric."""
+    ext = hi - lo
+    flat = int(np.argmin(ext))
+    if ext[flat] < 0.05 * span:
+        (plotter.view_yz, plotter.view_xz, plotter.view_xy)[flat]()
+    else:
+        plotter.camera_position = "iso"
+
+
+def _glyph_points(mesh, n_max: int = 12):
+    import pyvista as pv
+
+    idx = np.unique(np.linspace(0, mesh.n_points - 1, min(n_max, mesh.n_points)).round().astype(int))
+    pts = pv.PolyData(np.asarray(mesh.points)[idx])
+    for d in _COLOURS:
+        if d in mesh.point_data:
+            pts.point_data[d] = np.asarray(mesh.point_data[d])[idx]
+    return pts
+
+
+def _draw_rod(plotter, mesh, span: float) -> None:
+    import pyvista as pv
+
+    conn = mesh.cells_dict.get(3)  # VTK_LINE connectivity (n_edges, 2)
+    lines = pv.PolyData(np.asarray(mesh.points), lines=np.hstack([np.full((len(conn), 1), 2), conn]).ravel())
+    lines.point_data["radius"] = np.asarray(mesh.point_data["radius"])
+    tube = lines.tube(scalars="radius", absolute=True, n_sides=16)
+    plotter.add_mesh(tube, color="#d9a441", smooth_shading=True)
+    pts = _glyph_points(mesh)
+    r = float(np.max(mesh.point_data["radius"]))
+    length = max(4.0 * r, 0.06 * span)
+    for d, colour in _COLOURS.items():
+        if d in pts.point_data:
+            plotter.add_mesh(pts.glyph(orient=d, scale=False, factor=length, geom=pv.Arrow()), color=colour)
+
+
+def _draw_rigid(plotter, mesh, trail: np.ndarray, span: float) -> None:
+    import pyvista as pv
+
+    length = 0.3 * span
+    for p in np.asarray(mesh.points):
+        plotter.add_mesh(pv.Sphere(radius=0.05 * span, center=p), color="#d9a441")
+        plotter.add_mesh(pv.Line((0.0, 0.0, 0.0), p), color="grey", line_width=3)
+    for d, colour in _COLOURS.items():
+        plotter.add_mesh(mesh.glyph(orient=d, scale=False, factor=length, geom=pv.Arrow()), color=colour)
+    if trail.shape[0] > 1:
+        plotter.add_mesh(pv.lines_from_points(trail), color="black", line_width=2)
+
+
+def _scene_field(meshes, times, size: tuple[int, int]):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    names = [k for k in meshes[0].point_data if np.asarray(meshes[0].point_data[k]).ndim == 1]
+    vals = {k: np.concatenate([np.asarray(m.point_data[k]) for m in meshes]) for k in names}
+    for mesh, t in zip(meshes, times):
+        fig = Figure(figsize=(size[0] / 100, size[1] / 100), dpi=100)
+        canvas = FigureCanvasAgg(fig)
+        ax = fig.add_subplot()
+        x = np.asarray(mesh.points)[:, 0]
+        for k in names:
+            ax.plot(x, np.asarray(mesh.point_data[k]), label=k)
+        if names:
+            lo = min(float(vals[k].min()) for k in names)
+            hi = max(float(vals[k].max()) for k in names)
+            pad = 0.05 * (hi - lo) if hi > lo else 1.0
+            ax.set_ylim(lo - pad, hi + pad)
+            ax.legend(loc="upper right")
+        ax.set_xlabel("x")
+        ax.set_title(f"t = {t:.4g}")
+        fig.tight_layout()
+        canvas.draw()
+        yield np.asarray(canvas.buffer_rgba())
+
+
+def _render_series(pvd: Path, fig_dir: Path, frames: list[int] | None, gif: bool,
+                   size: tuple[int, int], max_gif_frames: int, fps: float) -> list[Path]:
+    import pyvista as pv
+
+    entries = read_pvd(pvd)
+    if not entries:
+        logger.warning("%s has no frames; nothing to render", pvd)
+        return []
+    n = len(entries)
+    chosen = _select(n, frames)
+    gif_idx = list(np.unique(np.linspace(0, n - 1, min(n, max_gif_frames)).round().astype(int))) if gif else []
+    needed = sorted(set(chosen) | set(gif_idx))
+    meshes = {k: pv.read(entries[k][1]) for k in needed}
+    kind = _kind(meshes[needed[0]])
+    name = pvd.stem
+    order = needed
+    mlist, tlist = [meshes[k] for k in order], [entries[k][0] for k in order]
+    scene = _scene_field(mlist, tlist, size) if kind == "field" else _scene_3d(mlist, tlist, kind, size)
+    images = dict(zip(order, scene))
+    out = [_to_rgb_png(images[k], fig_dir / f"{name}_frame{k:06d}.png") for k in chosen]
+    if gif:
+        out.append(_write_gif([images[k] for k in gif_idx], fig_dir / f"{name}.gif", fps))
+    return out
+
+
+def render_run(
+    run_dir: str | os.PathLike[str],
+    frames: list[int] | None = None,
+    *,
+    gif: bool = False,
+    size: tuple[int, int] = (800, 600),
+    max_gif_frames: int = 60,
+    fps: float = 12.0,
+) -> list[Path]:
+    """Render every ParaView series of a run folder into ``run_dir/figures``; return the files.
+
+    Raises
+    ------
+    FileNotFoundError
+        ``run_dir`` does not exist or has no ``paraview/*.pvd``.
+    ValueError
+        A frame index is out of range.
+    """
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise FileNotFoundError(f"run folder {run_dir} does not exist; give a folder made by `lgbeam run`")
+    pvds = sorted((run_dir / "paraview").glob("*.pvd"))
+    if not pvds:
+        raise FileNotFoundError(f"no ParaView series in {run_dir / 'paraview'}; was the case run with output.vtk = true?")
+    fig_dir = run_dir / "figures"
+    try:
+        fig_dir.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise PermissionError(f"cannot create {fig_dir}: {exc.strerror or exc}") from exc
+    out: list[Path] = []
+    for pvd in pvds:
+        out += _render_series(pvd, fig_dir, frames, gif, size, max_gif_frames, fps)
+    return out

@@ -1,0 +1,200 @@
+"""Run folders and provenance.
+
+A run folder is ``outputs/<case>/<YYYYmmdd-HHMMSS[-n]>/`` (or an explicit ``--out DIR``) holding::
+
+    case.toml          the resolved case (defaults filled in, overrides applied)
+    provenance.json    lgbeam version, git commit + dirty flag, numpy/scipy/python versions,
+                       platform, command line, start time, wall time, status
+    solution.npz       written by the app
+    diagnostics.csv    written by the app
+    paraview/          <name>.pvd + <name>/<name>_000123.vtu
+    figures/           PNG pictures (lgbeam.io.plots, lgbeam.io.render)
+
+An existing non-empty folder is never overwritten silently: ``make_run_dir`` raises
+``FileExistsError`` unless ``force=True``, and even then only deletes a folder that looks like an
+lgbeam run folder (it holds ``case.toml`` or ``provenance.json``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import scipy
+
+import lgbeam
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["git_info", "make_run_dir", "provenance", "write_json", "write_provenance"]
+
+_RUN_MARKERS = ("case.toml", "provenance.json")
+
+
+def _ensure_writable(folder: Path) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise PermissionError(
+            f"cannot create output folder {folder}: {exc.strerror or exc}; choose another --out"
+        ) from exc
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise PermissionError(f"output folder {folder} is not writable; choose another --out")
+
+
+def make_run_dir(
+    case_name: str,
+    out: str | os.PathLike[str] | None = None,
+    *,
+    root: str | os.PathLike[str] = "outputs",
+    force: bool = False,
+    now: datetime | None = None,
+    prefix: str = "",
+) -> Path:
+    """Create and return a fresh run folder.
+
+    Parameters
+    ----------
+    case_name
+        The case's name (folder under ``root``).
+    out
+        Explicit folder (``--out``); it must not exist or be empty unless ``force``.
+    root
+        Parent of the per-case folders when ``out`` is not given.
+    force
+        Replace an existing run folder given as ``out`` (only if it holds ``case.toml`` or
+        ``provenance.json``; anything else is refused, so a typo cannot delete a user's folder).
+    now
+        Timestamp of the run id (default: the current local time).
+    prefix
+        Put before the run id, e.g. ``"study-"``.
+
+    Raises
+    ------
+    FileExistsError
+        ``out`` exists and is not empty (and ``force`` is false), or it is not a run folder.
+    PermissionError
+        The folder cannot be created or written.
+    """
+    if out is not None:
+        folder = Path(out)
+        if folder.exists() and not folder.is_dir():
+            raise FileExistsError(f"--out {folder} is a file; choose a folder path")
+        if folder.is_dir() and any(folder.iterdir()):
+            if not force:
+                raise FileExistsError(
+                    f"output folder {folder} already exists and is not empty; pass --force to replace it "
+                    "or choose another --out"
+                )
+            if not any((folder / m).exists() for m in _RUN_MARKERS):
+                raise FileExistsError(
+                    f"refusing to replace {folder}: it is not an lgbeam run folder (no case.toml or "
+                    "provenance.json); choose another --out"
+                )
+            logger.warning("replacing existing run folder %s (--force)", folder)
+            shutil.rmtree(folder)
+        _ensure_writable(folder)
+        return folder
+    if not case_name or "/" in case_name or case_name in (".", ".."):
+        raise ValueError(f"case name {case_name!r} cannot be a folder name; set name = \"...\" in the case")
+    parent = Path(root) / case_name
+    _ensure_writable(parent)
+    stamp = prefix + (now or datetime.now()).strftime("%Y%m%d-%H%M%S")
+    for n in range(1000):
+        folder = parent / (stamp if n == 0 else f"{stamp}-{n}")
+        try:
+            folder.mkdir()  # exist_ok=False: atomic claim, safe for parallel study workers
+            return folder
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise PermissionError(f"cannot create run folder {folder}: {exc.strerror or exc}") from exc
+    raise FileExistsError(f"more than 1000 runs of {case_name!r} in the same second under {parent}")
+
+
+def git_info(repo: Path | None = None) -> dict[str, Any]:
+    """``{"commit": sha, "dirty": bool}`` of the checkout holding lgbeam, or ``{}`` outside git."""
+    repo = repo or Path(lgbeam.__file__).resolve().parents[1]
+    if not (repo / ".git").exists():
+        return {}
+    try:
+        sha = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True,
+                             text=True, timeout=10, check=True).stdout.strip()
+        st = subprocess.run(["git", "-C", str(repo), "status", "--porcelain"], capture_output=True,
+                            text=True, timeout=10, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    return {"commit": sha, "dirty": bool(st.strip())}
+
+
+def provenance(*, status: str, wall_time_s: float, started: str, case_name: str = "",
+               extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The provenance record of a run (see module docstring)."""
+    rec: dict[str, Any] = {
+        "case": case_name,
+        "status": status,
+        "started": started,
+        "wall_time_s": wall_time_s,
+        "lgbeam": lgbeam.__version__,
+        "git": git_info(),
+        "python": sys.version.split()[0],
+        "numpy": np.__version__,
+        "scipy": scipy.__version__,
+        "platform": platform.platform(),
+        "command": sys.argv,
+    }
+    rec.update(extra or {})
+    return rec
+
+
+def _jsonable(o: Any) -> Any:
+    if isinstance(o, np.generic):
+        return o.item()
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    if isinstance(o, Path):
+        return str(o)
+    return repr(o)
+
+
+def write_json(path: Path, data: dict[str, Any]) -> None:
+    """Write JSON atomically (temporary file + ``os.replace``)."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=2, default=_jsonable)
+            fh.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_provenance(run_dir: Path, **kwargs: Any) -> dict[str, Any]:
+    """Write ``run_dir/provenance.json`` (arguments as for ``provenance``) and return the record."""
+    rec = provenance(**kwargs)
+    write_json(Path(run_dir) / "provenance.json", rec)
+    return rec
+
+
+class Stopwatch:
+    """Wall-clock timer with the ISO start time, for provenance records."""
+
+    def __init__(self) -> None:
+        self.started = datetime.now().isoformat(timespec="seconds")
+        self._t0 = time.perf_counter()
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self._t0

@@ -1,0 +1,366 @@
+"""ParaView output: one VTU per saved frame (meshio) plus a ``.pvd`` collection with physical times.
+
+Layout (relative paths, so a run folder can be moved)::
+
+    paraview/<name>.pvd
+    paraview/<name>/<name>_000000.vtu, <name>_000001.vtu, ...
+
+The ``.pvd`` is rewritten after every frame through a temporary file and ``os.replace`` (atomic on
+POSIX), and each VTU is complete on disk before the ``.pvd`` names it. A run killed at any moment
+therefore leaves a ``.pvd`` that opens in ParaView with every frame written so far.
+
+Frame builders give the three kinds of data lgbeam writes:
+
+``rod_frame``
+    a rod as a polyline: directors ``d1, d2, d3`` (columns of R, for Glyph filters), ``quaternion``,
+    ``radius`` (for the Tube filter), optional velocity / angular velocity (point data) and per-edge
+    cell data (curvature ``K``, strain ``Gamma``, internal moment and force, multipliers ``lam``);
+``rigid_body_frame``
+    rigid bodies as vertices with their frames (heavy top);
+``line_frame``
+    a PDE solution on a 1-D grid as a line mesh with one array per field (complex fields are
+    split into ``<name>_re``, ``<name>_im``, ``<name>_abs``).
+
+Usage::
+
+    with PVDSeries(run_dir / "paraview" / "rod.pvd") as series:
+        series.write_frame(t, rod_frame(positions, rotations, radius=0.01))
+        series.write(t, points, cells=[("line", conn)], point_data={...}, cell_data={...})
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import tempfile
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import meshio
+import numpy as np
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["Frame", "PVDSeries", "line_frame", "read_pvd", "rigid_body_frame", "rod_frame"]
+
+_NAME_RE = re.compile(r"^[A-Za-z0-9_.\-]+$")
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One VTU's content: points ``(n, 3)``, meshio cell blocks, point and cell data.
+
+    ``cell_data`` maps a name to one array per cell block (meshio's convention); a single-block
+    frame may give the array directly.
+    """
+
+    points: np.ndarray
+    cells: list[tuple[str, np.ndarray]]
+    point_data: dict[str, np.ndarray] = field(default_factory=dict)
+    cell_data: dict[str, Any] = field(default_factory=dict)
+
+
+def _as_points(points: Any) -> np.ndarray:
+    pts = np.asarray(points, dtype=float)
+    if pts.ndim == 2 and pts.shape[1] in (1, 2):  # pad 1-D / 2-D coordinates to 3-D
+        pts = np.concatenate([pts, np.zeros((pts.shape[0], 3 - pts.shape[1]))], axis=1)
+    if pts.ndim != 2 or pts.shape[1] != 3:
+        raise ValueError(f"VTK points must have shape (n_points, 3), got {pts.shape}; stack x, y, z as columns")
+    if not np.all(np.isfinite(pts)):
+        raise ValueError("VTK points contain NaN or inf; the simulation state is not finite at this frame")
+    return pts
+
+
+def _check_frame(frame: Frame) -> tuple[np.ndarray, list[tuple[str, np.ndarray]], dict, dict]:
+    pts = _as_points(frame.points)
+    n_pts = pts.shape[0]
+    cells = [(str(kind), np.asarray(conn, dtype=np.int64)) for kind, conn in frame.cells]
+    for kind, conn in cells:
+        if conn.ndim != 2:
+            raise ValueError(f"cell block '{kind}' must be a 2-D connectivity array, got shape {conn.shape}")
+        if conn.size and (conn.min() < 0 or conn.max() >= n_pts):
+            raise ValueError(f"cell block '{kind}' refers to point {conn.max()} but there are {n_pts} points")
+    point_data = {}
+    for name, arr in frame.point_data.items():
+        a = np.asarray(arr)
+        if a.shape[:1] != (n_pts,):
+            raise ValueError(f"point data '{name}' has shape {a.shape}; its first axis must be n_points={n_pts}")
+        point_data[name] = a
+    cell_data = {}
+    for name, arr in frame.cell_data.items():
+        blocks = list(arr) if isinstance(arr, (list, tuple)) else [arr]
+        if len(blocks) != len(cells):
+            raise ValueError(f"cell data '{name}' has {len(blocks)} blocks but the frame has {len(cells)} cell blocks")
+        blocks = [np.asarray(b) for b in blocks]
+        for (kind, conn), b in zip(cells, blocks):
+            if b.shape[:1] != (conn.shape[0],):
+                raise ValueError(
+                    f"cell data '{name}' has shape {b.shape}; its first axis must be the {conn.shape[0]} '{kind}' cells"
+                )
+        cell_data[name] = blocks
+    return pts, cells, point_data, cell_data
+
+
+def _write_atomic(path: Path, write: Any) -> None:
+    """Call ``write(tmp_path)`` on a temporary file in ``path``'s folder, then rename it to ``path``."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        write(Path(tmp))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class PVDSeries:
+    """A ParaView time series: ``<name>.pvd`` plus one VTU per frame in ``<name>/``.
+
+    Parameters
+    ----------
+    pvd_path
+        Path of the collection file, e.g. ``run_dir / "paraview" / "rod.pvd"``; its stem is the
+        series name. Missing folders are created.
+    overwrite
+        If ``False`` and ``pvd_path`` exists, raise ``ValueError``; if ``True`` (default) start a
+        new series (old frames of the same name are replaced as they are rewritten).
+
+    Notes
+    -----
+    ``write`` returns the path of the new VTU. Times must be finite and non-decreasing. The
+    ``.pvd`` is valid after every ``write`` (temporary file + ``os.replace``).
+    """
+
+    def __init__(self, pvd_path: str | os.PathLike[str], *, overwrite: bool = True) -> None:
+        self.path = Path(pvd_path)
+        if self.path.suffix != ".pvd":
+            raise ValueError(f"ParaView collection must end in .pvd, got {self.path.name!r}")
+        self.name = self.path.stem
+        if not _NAME_RE.match(self.name):
+            raise ValueError(f"series name {self.name!r} may only use letters, digits, '_', '-', '.'")
+        if self.path.exists() and not overwrite:
+            raise ValueError(f"{self.path} already exists; pass overwrite=True or choose another name")
+        self.frame_dir = self.path.parent / self.name
+        try:
+            self.frame_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise PermissionError(f"cannot create ParaView folder {self.frame_dir}: {exc.strerror}") from exc
+        self.entries: list[tuple[float, str]] = []
+        self.closed = False
+        self._write_pvd()
+
+    # context manager -------------------------------------------------------------------------
+    def __enter__(self) -> PVDSeries:
+        return self
+
+    def __exit__(self, exc_type: type | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Finish the series (the ``.pvd`` is already complete; this only forbids further frames)."""
+        self.closed = True
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    @property
+    def times(self) -> list[float]:
+        return [t for t, _ in self.entries]
+
+    # writing ---------------------------------------------------------------------------------
+    def write(
+        self,
+        t: float,
+        points: Any,
+        cells: list[tuple[str, Any]] | None = None,
+        point_data: dict[str, Any] | None = None,
+        cell_data: dict[str, Any] | None = None,
+    ) -> Path:
+        """Write one frame at physical time ``t`` and rewrite the ``.pvd``; return the VTU path.
+
+        ``cells`` defaults to one polyline through all points in order.
+        """
+        pts = _as_points(points)
+        if cells is None:
+            idx = np.arange(pts.shape[0])
+            cells = [("line", np.stack([idx[:-1], idx[1:]], axis=1))]
+        frame = Frame(pts, list(cells), dict(point_data or {}), dict(cell_data or {}))
+        return self.write_frame(t, frame)
+
+    def write_frame(self, t: float, frame: Frame) -> Path:
+        """Write a ``Frame`` at physical time ``t`` (see ``rod_frame``, ``rigid_body_frame``, ``line_frame``)."""
+        if self.closed:
+            raise ValueError(f"PVD series {self.path} is closed; open a new PVDSeries to write more frames")
+        t = float(t)
+        if not np.isfinite(t):
+            raise ValueError(f"frame time must be finite, got {t}")
+        if self.entries and t < self.entries[-1][0]:
+            raise ValueError(f"frame time {t} is before the previous frame's {self.entries[-1][0]}; times must not decrease")
+        pts, cells, point_data, cell_data = _check_frame(frame)
+        rel = f"{self.name}/{self.name}_{len(self.entries):06d}.vtu"
+        target = self.path.parent / rel
+        mesh = meshio.Mesh(pts, cells, point_data=point_data, cell_data=cell_data)
+        _write_atomic(target, lambda p: meshio.write(p, mesh, file_format="vtu"))
+        self.entries.append((t, rel))
+        self._write_pvd()
+        return target
+
+    def _write_pvd(self) -> None:
+        lines = ['<?xml version="1.0"?>',
+                 '<VTKFile type="Collection" version="0.1" byte_order="LittleEndian">',
+                 "  <Collection>"]
+        lines += [f'    <DataSet timestep="{t!r}" group="" part="0" file="{rel}"/>' for t, rel in self.entries]
+        lines += ["  </Collection>", "</VTKFile>", ""]
+        text = "\n".join(lines)
+        _write_atomic(self.path, lambda p: p.write_text(text, encoding="utf-8"))
+
+
+def read_pvd(pvd_path: str | os.PathLike[str]) -> list[tuple[float, Path]]:
+    """Return ``[(time, vtu_path), ...]`` of a ``.pvd`` collection, paths resolved against its folder."""
+    path = Path(pvd_path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no ParaView collection at {path}")
+    try:
+        root = ET.parse(path).getroot()
+    except ET.ParseError as exc:
+        raise ValueError(f"{path} is not a valid .pvd file: {exc}") from exc
+    return [(float(ds.get("timestep", "0")), path.parent / ds.get("file", ""))
+            for ds in root.iter("DataSet")]
+
+
+def _rot_from_quat(quat: np.ndarray) -> np.ndarray:
+    """Rotation matrices ``(..., 3, 3)`` from unit quaternions ``(..., 4)`` = (w, x, y, z)."""
+    w, x, y, z = np.moveaxis(quat, -1, 0)
+    return np.stack([
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
+        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
+        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1),
+    ], -2)
+
+
+def _quat_from_rot(R: np.ndarray) -> np.ndarray:
+    """Unit quaternions ``(..., 4)`` (w ≥ 0) from rotation matrices, by the largest-diagonal branch."""
+    tr = np.trace(R, axis1=-2, axis2=-1)
+    diag = np.stack([tr, R[..., 0, 0], R[..., 1, 1], R[..., 2, 2]], -1)
+    k = np.argmax(diag, axis=-1)
+    # 4 q_k^2 = 1 + 2 diag_k - tr for k>0, 1 + tr for k=0; always >= 1 at the argmax
+    qk2 = np.where(k == 0, 1.0 + tr, 1.0 + 2.0 * np.take_along_axis(diag, k[..., None], -1)[..., 0] - tr)
+    s = 2.0 * np.sqrt(np.maximum(qk2, 1.0))
+    wx, wy, wz = R[..., 2, 1] - R[..., 1, 2], R[..., 0, 2] - R[..., 2, 0], R[..., 1, 0] - R[..., 0, 1]
+    xy, xz, yz = R[..., 0, 1] + R[..., 1, 0], R[..., 0, 2] + R[..., 2, 0], R[..., 1, 2] + R[..., 2, 1]
+    q = np.where((k == 0)[..., None], np.stack([s / 4, wx / s, wy / s, wz / s], -1),
+        np.where((k == 1)[..., None], np.stack([wx / s, s / 4, xy / s, xz / s], -1),
+        np.where((k == 2)[..., None], np.stack([wy / s, xy / s, s / 4, yz / s], -1),
+                 np.stack([wz / s, xz / s, yz / s, s / 4], -1))))
+    return np.where(q[..., :1] < 0, -q, q)
+
+
+def _frames_data(rotations: Any, quaternions: Any, n: int, what: str) -> dict[str, np.ndarray]:
+    if rotations is None and quaternions is None:
+        raise ValueError(f"{what} needs rotations (n, 3, 3) or quaternions (n, 4)")
+    if rotations is None:
+        quat = np.asarray(quaternions, dtype=float)
+        if quat.shape != (n, 4):
+            raise ValueError(f"{what}: quaternions must have shape ({n}, 4), got {quat.shape}")
+        R = _rot_from_quat(quat / np.linalg.norm(quat, axis=-1, keepdims=True))
+    else:
+        R = np.asarray(rotations, dtype=float)
+        if R.shape != (n, 3, 3):
+            raise ValueError(f"{what}: rotations must have shape ({n}, 3, 3), got {R.shape}")
+        quat = _quat_from_rot(R) if quaternions is None else np.asarray(quaternions, dtype=float)
+    return {"d1": R[:, :, 0].copy(), "d2": R[:, :, 1].copy(), "d3": R[:, :, 2].copy(), "quaternion": quat}
+
+
+def _vector_data(data: dict[str, Any] | None, n: int, what: str) -> dict[str, np.ndarray]:
+    out = {}
+    for name, arr in (data or {}).items():
+        if arr is None:
+            continue
+        a = np.asarray(arr)
+        if a.shape[:1] != (n,):
+            raise ValueError(f"{what} data '{name}' has shape {a.shape}; its first axis must be {n}")
+        out[name] = a
+    return out
+
+
+def rod_frame(
+    positions: Any,
+    rotations: Any = None,
+    *,
+    radius: float | Any,
+    quaternions: Any = None,
+    velocity: Any = None,
+    angular_velocity: Any = None,
+    point_data: dict[str, Any] | None = None,
+    cell_data: dict[str, Any] | None = None,
+) -> Frame:
+    """A rod as a polyline of ``n`` nodes and ``n - 1`` edges with directors and a radius.
+
+    Parameters
+    ----------
+    positions
+        Centreline nodes ``(n, 3)``.
+    rotations, quaternions
+        Node frames ``(n, 3, 3)`` (columns are d1, d2, d3) or unit quaternions ``(n, 4)`` = (w, x, y, z);
+        at least one of them.
+    radius
+        Scalar or ``(n,)`` cross-section radius (point data ``radius``, for ParaView's Tube filter).
+    velocity, angular_velocity
+        Optional ``(n, 3)`` point data.
+    point_data, cell_data
+        Further arrays: point data with first axis ``n``, cell data (per edge) with first axis
+        ``n - 1``, e.g. ``{"K": (n-1, 3), "Gamma": (n-1, 3), "moment": ..., "force": ..., "lam": ...}``.
+    """
+    pts = _as_points(positions)
+    n = pts.shape[0]
+    if n < 2:
+        raise ValueError(f"a rod needs at least 2 nodes, got {n}")
+    pd = _frames_data(rotations, quaternions, n, "rod_frame")
+    pd["radius"] = np.broadcast_to(np.asarray(radius, dtype=float), (n,)).copy()
+    pd |= _vector_data({"velocity": velocity, "angular_velocity": angular_velocity}, n, "rod point")
+    pd |= _vector_data(point_data, n, "rod point")
+    cd = _vector_data(cell_data, n - 1, "rod cell")
+    idx = np.arange(n)
+    return Frame(pts, [("line", np.stack([idx[:-1], idx[1:]], axis=1))], pd, cd)
+
+
+def rigid_body_frame(
+    positions: Any,
+    rotations: Any = None,
+    *,
+    quaternions: Any = None,
+    point_data: dict[str, Any] | None = None,
+) -> Frame:
+    """Rigid bodies as ``n`` vertices with frames d1, d2, d3 and quaternion (e.g. the heavy top)."""
+    pts = _as_points(np.atleast_2d(positions))
+    n = pts.shape[0]
+    pd = _frames_data(rotations, quaternions, n, "rigid_body_frame")
+    pd |= _vector_data(point_data, n, "rigid body point")
+    return Frame(pts, [("vertex", np.arange(n)[:, None])], pd, {})
+
+
+def line_frame(x: Any, fields: dict[str, Any]) -> Frame:
+    """A PDE solution on grid points ``x`` ``(n,)`` as a line mesh along the x axis, one array per field.
+
+    Complex fields ``f`` become ``f_re``, ``f_im`` and ``f_abs``; real fields are written as they are.
+    """
+    xs = np.asarray(x, dtype=float)
+    if xs.ndim != 1 or xs.size < 2:
+        raise ValueError(f"line_frame needs a 1-D grid of at least 2 points, got shape {xs.shape}")
+    n = xs.size
+    pd: dict[str, np.ndarray] = {}
+    for name, arr in fields.items():
+        a = np.asarray(arr)
+        if a.shape[:1] != (n,):
+            raise ValueError(f"field '{name}' has shape {a.shape}; its first axis must be the {n} grid points")
+        if np.iscomplexobj(a):
+            pd[f"{name}_re"], pd[f"{name}_im"], pd[f"{name}_abs"] = a.real.copy(), a.imag.copy(), np.abs(a)
+        else:
+            pd[name] = a.astype(float)
+    pts = np.stack([xs, np.zeros(n), np.zeros(n)], axis=1)
+    idx = np.arange(n)
+    return Frame(pts, [("line", np.stack([idx[:-1], idx[1:]], axis=1))], pd, {})

@@ -1,0 +1,100 @@
+"""Pictures: matplotlib figures of a run, fitted orders, and off-screen pyvista renders judged by
+pixel statistics (a blank image has one colour)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import fake_app
+from lgbeam.io.plots import fit_order, plot_run, plot_study, read_diagnostics
+from lgbeam.io.render import parse_frames, render_run
+from lgbeam.io.schema import validate
+from lgbeam.io.vtk import PVDSeries, line_frame, rigid_body_frame
+
+
+def _non_background_fraction(path) -> float:
+    """Fraction of pixels differing from the most common (background) colour."""
+    img = np.asarray(Image.open(path).convert("RGB"), dtype=np.int64).reshape(-1, 3)
+    packed = (img[:, 0] << 16) | (img[:, 1] << 8) | img[:, 2]
+    return float(np.mean(packed != np.argmax(np.bincount(packed))))
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    d = tmp_path_factory.mktemp("run")
+    case = validate({"kind": "fake", "name": "pend", "output": {"every": 0.25}}, fake_app.SCHEMA)
+    fake_app.run(case, d)
+    return d
+
+
+def test_fit_order_recovers_power_law():
+    h = np.array([0.1, 0.05, 0.025, 0.0125])
+    assert fit_order(h, 3.0 * h**2.5) == pytest.approx(2.5, abs=1e-12)  # exact power law: round-off only
+    assert np.isnan(fit_order([1.0, 2.0], [0.0, 1.0]))  # one usable point: no slope
+
+
+def test_plot_run_writes_figures(run_dir):
+    files = plot_run(run_dir)
+    assert {f.name for f in files} == {"energy.png", "constraint.png", "step_size.png", "tip_trajectory.png"}
+    for f in files:
+        assert _non_background_fraction(f) > 0.01  # axes, labels and curves: well above 1 % of pixels
+    diag = read_diagnostics(run_dir / "diagnostics.csv")
+    assert set(diag) == {"t", "h", "energy", "phi"} and diag["t"].shape == (100,)
+
+
+def test_plot_study_orders(tmp_path):
+    rows = [{"h": h, "pos": 2 * h, "rot": h**2} for h in (0.1, 0.05, 0.025)]
+    orders = plot_study(rows, "h", ["pos", "rot"], tmp_path / "s.png")
+    assert orders == pytest.approx({"pos": 1.0, "rot": 2.0}, abs=1e-12)  # exact power laws
+    assert _non_background_fraction(tmp_path / "s.png") > 0.01
+
+
+def test_pde_solution_field_plot(tmp_path):
+    x = np.linspace(0, 1, 32)
+    t = np.linspace(0, 1, 5)
+    np.savez(tmp_path / "solution.npz", t=t, x=x, length=1.0, psi=np.exp(1j * (x[None] - t[:, None])))
+    assert [f.name for f in plot_run(tmp_path)] == ["field.png"]
+
+
+def test_render_rod_png_and_gif_not_blank(run_dir):
+    files = render_run(run_dir, [0, -1], gif=True, size=(240, 180), max_gif_frames=4)
+    names = [f.name for f in files]
+    assert names == ["pend_frame000000.png", "pend_frame000004.png", "pend.gif"]
+    for f in files[:2]:
+        img = Image.open(f)
+        assert img.size == (240, 180)
+        # the tube and glyphs cover a visible part of the picture (measured ~3-4 %; blank = 0)
+        assert _non_background_fraction(f) > 0.005
+    first, last = (np.asarray(Image.open(f).convert("RGB"), dtype=float) for f in files[:2])
+    assert np.mean(np.any(first != last, axis=-1)) > 0.002  # the rod moved between the frames
+    gif = Image.open(files[2])
+    assert gif.n_frames == 4
+
+
+def test_render_rigid_body_and_field(tmp_path):
+    R = np.eye(3)[None]
+    with PVDSeries(tmp_path / "paraview" / "top.pvd") as s:
+        for k in range(3):
+            c, sn = np.cos(0.3 * k), np.sin(0.3 * k)
+            s.write_frame(0.1 * k, rigid_body_frame([[0.3 * c, 0.3 * sn, 0.8]], R))
+    x = np.linspace(0, 2 * np.pi, 40)
+    with PVDSeries(tmp_path / "paraview" / "kdv.pvd") as s:
+        for k in range(3):
+            s.write_frame(0.1 * k, line_frame(x, {"u": np.cos(x - k)}))
+    files = render_run(tmp_path, [-1], size=(200, 160))
+    assert [f.name for f in files] == ["kdv_frame000002.png", "top_frame000002.png"]
+    for f in files:
+        assert _non_background_fraction(f) > 0.005  # a drawn curve / body, not an empty canvas
+
+
+def test_render_bad_input(tmp_path, run_dir):
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        render_run(tmp_path / "nope")
+    with pytest.raises(FileNotFoundError, match="no ParaView series"):
+        render_run(tmp_path)
+    with pytest.raises(ValueError, match="out of range: the series has 5 frames"):
+        render_run(run_dir, [7])
+    with pytest.raises(ValueError, match="comma-separated integers"):
+        parse_frames("first,last")

@@ -1,0 +1,207 @@
+"""Geometric exponential integrators and baselines on NLS/KdV: invariants, Poisson-map property,
+Theorem 13, fitted orders against exact solutions, solver failure handling."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+from lgbeam.discretisations.spectral import NLS, FourierGrid, KdV, kdv_soliton, nls_soliton
+from lgbeam.integrators.poisson import (
+    DISEX1,
+    DISEX6,
+    POISSON_INTEGRATORS,
+    Disex,
+    DisexCoefficients,
+    ExponentialMidpoint,
+    FixedPoint,
+    disex_tableau_step,
+    integrate_poisson,
+    make_poisson_integrator,
+)
+
+
+def _nls_table_data(g: FourierGrid):
+    """notes/003-ch2.md §6 initial data: ψ₀ = 0.5 e^{ix}(1 + 0.2 cos x) + 0.3 e^{−2ix}."""
+    x = g.x
+    return 0.5 * np.exp(1j * x) * (1 + 0.2 * np.cos(x)) + 0.3 * np.exp(-2j * x)
+
+
+def _rel_energy_error(system, run):
+    """max_k |H_k − H_0| / (|½⟨y,Ay⟩| + |U|) at t = 0 (the scale of H's two parts; for KdV H itself is
+    a near-cancellation, H₀ ≈ −0.05 against parts of size ~30 at t = 5)."""
+    E = run.steps["energy"]
+    y0 = run.y[0]
+    scale = abs(0.5 * system.inner(y0, system.apply_A(y0))) + abs(system.potential(y0))
+    ys = run.y
+    scale = max(scale, max(abs(0.5 * system.inner(y, system.apply_A(y))) + abs(system.potential(y)) for y in ys))
+    return float(np.max(np.abs(E - E[0])) / scale)
+
+
+def test_fixed_point_solver_converges_and_detects_failure():
+    res = FixedPoint(tol=1e-15).solve(np.cos, np.array([1.0]))
+    assert res.converged and abs(res.x[0] - 0.7390851332151607) < 4e-15  # Dottie number; error ≤ q/(1−q)·tol, q = 0.67
+    slow = FixedPoint(tol=1e-15, max_iter=5).solve(np.cos, np.array([1.0]))
+    assert not slow.converged and slow.reason == "max_iter" and slow.iterations == 5
+    div = FixedPoint().solve(lambda x: 3.0 * x + 1.0, np.array([1.0]))
+    assert not div.converged and div.reason == "diverged"
+    over = FixedPoint(divergence_factor=1e300).solve(lambda x: x * x + 1e200, np.array([1e200]))
+    assert not over.converged and over.reason == "diverged"  # overflow caught, not raised
+    with pytest.raises(ValueError, match="tol"):
+        FixedPoint(tol=0.0)
+
+
+def test_disex6_coefficient_conditions():
+    b = DISEX6.b_array
+    assert abs(b.sum() - 1) < 1e-15  # consistency (printed digits sum to 1 − 9e−16)
+    assert abs(np.sum(b**3)) < 2e-14  # composition order-3 condition, to the printed 16 digits
+    assert abs(np.sum(b**5)) < 2e-13  # order-5 condition Σb⁵ = 0 (notes: −6e−14)
+    assert_allclose(DISEX6.c, [0.25400, 1.18806, 2.87776, 4.17169, 3.72605, 1.99806], atol=5e-6)  # notes §2.2
+    assert_allclose(DISEX6.a.sum(axis=1), DISEX6.c, rtol=1e-15)  # row sums = nodes
+    with pytest.raises(ValueError, match="sum"):
+        DisexCoefficients("bad", (0.5, 0.6), 2)
+
+
+@pytest.mark.parametrize("form", ["real", "complex"])
+def test_theorem13_composition_equals_tableau(form):
+    g = FourierGrid(21)
+    sysm = NLS(g, form=form)
+    y = sysm.from_field(_nls_table_data(g))
+    solver = FixedPoint(tol=1e-15)
+    comp = Disex(solver=solver).step(sysm, 0.01, y)
+    tab = disex_tableau_step(sysm, 0.01, y, solver=solver)
+    assert comp.converged and tab.converged
+    assert_allclose(tab.y, comp.y, atol=1e-13)  # both solved to 1e-15; 6 stages of round-off
+    one = Disex(coefficients=DISEX1, solver=solver).step(sysm, 0.05, y)
+    assert_allclose(one.y, ExponentialMidpoint(solver).step(sysm, 0.05, y).y, atol=0)  # s = 1 is exp-midpoint
+
+
+def _fd_jacobian(step, y, eps=1e-6):
+    cols = [(step(y + eps * e) - step(y - eps * e)) / (2 * eps) for e in np.eye(y.size)]
+    return np.stack(cols, axis=1)
+
+
+def test_exponential_midpoint_is_a_poisson_map():
+    """Theorem 12: Φ' J Φ'ᵀ = J (finite-difference Jacobian, NLS N = 11, h = 0.3); energy-exp is not."""
+    g = FourierGrid(11)
+    sysm = NLS(g)
+    y = sysm.from_field(_nls_table_data(g))
+    J = np.stack([sysm.apply_S(e) for e in np.eye(y.size)], axis=1)
+    solver = FixedPoint(tol=1e-15)
+    defects = {}
+    for name in ("exp-midpoint", "disex", "energy-exp"):
+        m = POISSON_INTEGRATORS[name](solver=solver)
+        P = _fd_jacobian(lambda z, m=m: m.step(sysm, 0.3 if name != "disex" else 0.05, z).y, y)
+        defects[name] = np.abs(P @ J @ P.T - J).max()
+    assert defects["exp-midpoint"] <= 1e-9  # issue 6 bound; central FD error O(eps²) + 1e-15/eps
+    assert defects["disex"] <= 1e-9  # composition of Poisson maps (Theorem 13)
+    assert defects["energy-exp"] >= 1e-4  # negative control (notes §6: 4.8e-2)
+
+
+def test_energy_exp_preserves_nls_energy_fig23():
+    g = FourierGrid(161)
+    sysm = NLS(g, form="complex")
+    run = integrate_poisson(sysm, make_poisson_integrator("energy-exp"), sysm.from_field(_nls_table_data(g)),
+                            h=0.1, t_end=100.0, save_every=100)
+    assert run.status == "ok" and run.n_steps == 1000
+    assert _rel_energy_error(sysm, run) <= 1e-12  # issue 6 / Fig. 2.3 (solver tol 1e-14)
+    assert 8 <= run.iterations.mean() <= 24  # thesis Table 2.3: 12 (within a factor 2)
+
+
+def test_energy_exp_preserves_kdv_energy_fig27():
+    g = FourierGrid(401)
+    kdv = KdV(g, nu=5e-4)
+    run = integrate_poisson(kdv, make_poisson_integrator("energy-exp"), np.cos(g.x), h=0.005, t_end=5.0,
+                            save_every=50)
+    assert run.status == "ok" and run.n_steps == 1000
+    assert _rel_energy_error(kdv, run) <= 1e-12  # Fig. 2.7, relative to the scale of H's parts
+    mass = np.array([np.sum(u) for u in run.y]) * g.dx
+    assert np.abs(mass - mass[0]).max() <= 1e-12  # Casimir Σu (J = −D1 kills the zero mode)
+    assert 7 <= run.iterations.mean() <= 30  # thesis Table 2.4: 14.9 (within a factor 2)
+
+
+def test_discrete_gradient_method_conserves_energy():
+    g = FourierGrid(21)
+    sysm = NLS(g)
+    run = integrate_poisson(sysm, make_poisson_integrator("discrete-gradient"), sysm.from_field(_nls_table_data(g)),
+                            h=0.005, t_end=2.0)
+    assert _rel_energy_error(sysm, run) <= 1e-13  # (2.13): exact up to the solver tolerance
+
+
+def test_exp_midpoint_energy_bounded_without_drift():
+    """Figs. 2.2/2.4: bounded energy error; the error envelope does not grow from the first to the last
+    quarter of a long run (a drift would grow linearly)."""
+    g = FourierGrid(41)
+    sysm = NLS(g, form="complex")
+    run = integrate_poisson(sysm, make_poisson_integrator("exp-midpoint"), sysm.from_field(_nls_table_data(g)),
+                            h=0.05, t_end=100.0, save_every=4000)
+    err = np.abs(run.steps["energy"] - run.steps["energy"][0])
+    q = err.size // 4
+    assert err.max() <= 1e-2 * abs(run.steps["energy"][0])  # bounded: O(h²) relative
+    assert err[-q:].max() <= 1.5 * err[:q].max()  # no drift over 2000 steps (linear drift: ×4)
+
+
+def _fit(hs, errs):
+    return float(np.polyfit(np.log(hs), np.log(errs), 1)[0])
+
+
+def test_orders_on_nls_soliton():
+    L = 60.0
+    g = FourierGrid(385, L)  # spatial error e^{−πk_max/2} ≈ 1e−14
+    sysm = NLS(g, kappa=-1.0, form="complex")
+    exact = lambda t: nls_soliton(g.x, t, eta=1.0, velocity=2 * np.pi / L * 4, x0=L / 2, length=L)  # noqa: E731
+    cases = {"exp-midpoint": ([1 / 10, 1 / 20, 1 / 40], 2), "energy-exp": ([1 / 10, 1 / 20, 1 / 40], 2),
+             "disex": ([1 / 80, 1 / 160, 1 / 320], 5), "exp-euler": ([1 / 40, 1 / 80, 1 / 160], 1)}
+    for name, (hs, order) in cases.items():
+        errs = []
+        for h in hs:
+            run = integrate_poisson(sysm, make_poisson_integrator(name), exact(0.0), h=h, t_end=1.0, save_every=10**6)
+            errs.append(np.abs(run.y[-1] - exact(1.0)).max())
+        assert abs(_fit(hs, errs) - order) <= 0.3, (name, errs)  # issue 6: fitted slope within ±0.3
+
+
+def test_orders_on_kdv_soliton():
+    L = 80.0
+    g = FourierGrid(255, L)
+    kdv = KdV(g, nu=1.0)
+    exact = lambda t: kdv_soliton(g.x, t, c=1.0, nu=1.0, x0=30.0, length=L)  # noqa: E731
+    for name, hs in {"exp-midpoint": [1 / 20, 1 / 40, 1 / 80], "energy-exp": [1 / 10, 1 / 20, 1 / 40]}.items():
+        errs = [np.abs(integrate_poisson(kdv, make_poisson_integrator(name), exact(0.0), h=h, t_end=1.0,
+                                         save_every=10**6).y[-1] - exact(1.0)).max() for h in hs]
+        assert abs(_fit(hs, errs) - 2) <= 0.3, (name, errs)  # second order
+
+
+def test_classical_baselines_order_against_disex_reference():
+    """Midpoint (fixed point and quasi-Newton) and discrete gradient: order 2 against a second method
+    (DISEX, h = 1/1000, error ~1e−13) on the same semi-discrete NLS (N = 21, thesis-like data)."""
+    g = FourierGrid(21)
+    sysm = NLS(g)
+    y0 = sysm.from_field(_nls_table_data(g))
+    ref = integrate_poisson(sysm, make_poisson_integrator("disex"), y0, h=1 / 1000, t_end=0.5, save_every=10**6).y[-1]
+    hs = [1 / 100, 1 / 200, 1 / 400]
+    for name in ("midpoint", "midpoint-newton", "discrete-gradient"):
+        errs = [np.abs(integrate_poisson(sysm, make_poisson_integrator(name), y0, h=h, t_end=0.5,
+                                         save_every=10**6).y[-1] - ref).max() for h in hs]
+        assert abs(_fit(hs, errs) - 2) <= 0.3, (name, errs)  # order 2
+
+
+def test_solver_failure_reports_step_residual_and_remedy():
+    g = FourierGrid(161)
+    sysm = NLS(g)
+    run = integrate_poisson(sysm, make_poisson_integrator("midpoint"), sysm.from_field(_nls_table_data(g)),
+                            h=0.1, t_end=1.0)
+    assert run.status == "solver_failed" and run.n_steps == 0
+    assert "step 1" in run.message and "relative increment" in run.message and "smaller integrator.h" in run.message
+    with pytest.raises(ValueError, match="unknown Poisson integrator"):
+        make_poisson_integrator("rk4")
+    with pytest.raises(ValueError, match="real stacked form"):
+        make_poisson_integrator("midpoint-newton").step(NLS(g, form="complex"), 0.1, np.zeros(161, complex))
+
+
+def test_registry_names_and_orders():
+    assert set(POISSON_INTEGRATORS) == {"exp-midpoint", "disex", "energy-exp", "midpoint", "midpoint-newton",
+                                        "discrete-gradient", "exp-euler"}
+    orders = {name: make_poisson_integrator(name).order for name in POISSON_INTEGRATORS}
+    assert orders == {"exp-midpoint": 2, "disex": 5, "energy-exp": 2, "midpoint": 2, "midpoint-newton": 2,
+                      "discrete-gradient": 2, "exp-euler": 1}
