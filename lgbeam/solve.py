@@ -197,12 +197,16 @@ def integrate(
             except SingularStageMatrix as exc:
                 status, message = "singular", f"stage system singular at t = {t:.6g}: {exc}; check the constraints/supports"
                 break
-            n_eval += st.n_force_evals
-            finite = np.all(np.isfinite(st.q)) and np.all(np.isfinite(st.v)) and np.all(np.isfinite(st.lam))
+            except FloatingPointError:  # numpy set to raise (np.seterr): an exploding trial step
+                st = None
+            n_eval += st.n_force_evals if st is not None else 0
+            finite = st is not None and bool(
+                np.all(np.isfinite(st.q)) and np.all(np.isfinite(st.v)) and np.all(np.isfinite(st.lam)))
             if adaptive:
-                y_old = np.concatenate([np.zeros_like(st.theta), v])
-                y_new = np.concatenate([st.theta, st.v])
-                err = controller.error_norm(st.error, y_old, y_new) if finite else np.inf
+                err = np.inf
+                if finite:
+                    y_old = np.concatenate([np.zeros_like(st.theta), v])
+                    err = controller.error_norm(st.error, y_old, np.concatenate([st.theta, st.v]))
                 accept = err <= 1.0
                 h_next = controller.next_step(h_try, err, integ.error_order, after_reject or not accept)
             else:
@@ -218,7 +222,7 @@ def integrate(
                 after_reject, h = True, h_next
                 if h < h_min:
                     status, message = "h_min", f"step size fell below h_min = {h_min:g} at t = {t:.6g} (err = {err:.3g}); loosen rtol/atol or check the model"
-                vdot1 = st.vdot_start
+                vdot1 = st.vdot_start if st is not None else vdot1
                 continue
             t_new = t0 + (n_acc + 1) * h if not adaptive and n_acc + 1 < n_fixed else t + h_try
             q_new, v_new, lam_new = st.q, st.v, st.lam

@@ -13,7 +13,7 @@ from lgbeam.cli.main import main
 from lgbeam.io.vtk import read_pvd
 
 CASES = sorted((Path(__file__).resolve().parents[1] / "cases").glob("*.toml"))
-SHORT = {"heavy-top": 0.02, "rod": 0.01, "nls": 0.05, "kdv": 0.01}
+SHORT = {"heavy-top": 0.02, "rod": 0.002, "nls": 0.05, "kdv": 0.01}
 
 
 @pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
@@ -25,8 +25,9 @@ def test_case_runs_end_to_end(path, tmp_path):
                "--set", f"time.t_end={t_end}", "--set", f"output.every={t_end / 2}"])
     assert rc == 0
     sol = np.load(out / "solution.npz")
-    assert np.isclose(sol["t"][-1], t_end) and len(sol["t"]) == 3
+    assert np.isclose(sol["t"][0], 0.0) and np.isclose(sol["t"][-1], t_end)
     if kind in ("heavy-top", "rod"):
+        assert len(sol["t"]) == 3  # saved at fixed output times through the step interpolant
         pos, rot = sol["positions"], sol["rotations"]
         assert pos.shape[:1] == (3,) and pos.shape[2] == 3 and rot.shape == pos.shape + (3,)
         eye = np.einsum("...ji,...jk->...ik", rot, rot)

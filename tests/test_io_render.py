@@ -98,3 +98,16 @@ def test_render_bad_input(tmp_path, run_dir):
         render_run(run_dir, [7])
     with pytest.raises(ValueError, match="comma-separated integers"):
         parse_frames("first,last")
+
+
+def test_render_overlay_draws_all_frames_in_one_picture(run_dir, tmp_path):
+    files = render_run(run_dir, None, size=(240, 180), overlay=True)
+    assert [f.name for f in files] == ["pend_overlay.png"]
+    single = render_run(run_dir, [0], size=(240, 180))[0]
+    # five rod positions cover more of the picture than one (measured ~3x); blank would be 0
+    assert _non_background_fraction(files[0]) > 1.5 * _non_background_fraction(single) > 0
+    with pytest.raises(ValueError, match="--overlay draws rods only"):
+        x = np.linspace(0, 1, 5)
+        with PVDSeries(tmp_path / "paraview" / "u.pvd") as s:
+            s.write_frame(0.0, line_frame(x, {"u": x}))
+        render_run(tmp_path, None, overlay=True)

@@ -63,9 +63,43 @@ def test_hmax_study_tiny(tmp_path):
     """Midpoint-FP h_max falls with n like ~2/k_max² (thesis Table 2.3); energy-exp's does not."""
     case, _ = load_case("nls-table", [])
     rows = spectral.hmax_study(case, [11, 21], ["midpoint", "energy-exp"], tmp_path, n_steps=50,
-                               rel_precision=0.2)
+                               rel_precision=0.2, h_hi=0.2)
     h = {(r["method"], r["n"]): r["h_max"] for r in rows}
     for n, kmax in ((11, 5), (21, 10)):  # fixed-point contraction needs h ≲ 2/k_max² (notes §5.1)
         assert 0.5 * 2 / kmax**2 <= h[("midpoint", n)] <= 2.0 * 2 / kmax**2
-    assert h[("energy-exp", 11)] == h[("energy-exp", 21)] == 0.2  # top of the bracket for both n
+    assert h[("energy-exp", 11)] == h[("energy-exp", 21)] == 0.2  # top of this test's bracket for both n
     assert (tmp_path / "hmax.csv").exists()
+    md = (tmp_path / "hmax.md").read_text()
+    assert "| 21 |" in md and "criterion" in md
+
+
+def _slope(ns, hs):
+    return float(np.polyfit(np.log(ns), np.log(hs), 1)[0])
+
+
+@pytest.mark.slow
+def test_table23_nls_hmax_scaling(tmp_path):
+    """Table 2.3: classical midpoint h_max ~ n⁻² (fitted slope), energy-exp's independent of n."""
+    case, _ = load_case("nls-table", [])
+    ns = [21, 41, 81, 161]
+    rows = spectral.hmax_study(case, ns, ["midpoint", "energy-exp"], tmp_path)
+    h = {(r["method"], r["n"]): r["h_max"] for r in rows}
+    p = _slope(ns, [h[("midpoint", n)] for n in ns])
+    assert abs(p + 2.0) <= 0.3, p  # ρ(SA) = k_max² ∝ n² (notes §5.1); ±0.3 as the issue's order tolerance
+    he = [h[("energy-exp", n)] for n in ns]
+    assert max(he) / min(he) <= 1.1, he  # flat up to the 5 % bisection precision (twice)
+    assert min(he) >= 0.1  # the thesis' 0.1 passes at every n
+
+
+@pytest.mark.slow
+def test_table24_kdv_hmax_scaling(tmp_path):
+    """Table 2.4: classical midpoint h_max ~ n⁻³ (fitted slope), energy-exp's independent of n."""
+    case, _ = load_case("kdv-zk", [])
+    ns = [201, 401, 801]
+    rows = spectral.hmax_study(case, ns, ["midpoint", "energy-exp"], tmp_path)
+    h = {(r["method"], r["n"]): r["h_max"] for r in rows}
+    p = _slope(ns, [h[("midpoint", n)] for n in ns])
+    assert abs(p + 3.0) <= 0.3, p  # ρ(SA) = ν k_max³ ∝ n³ (notes §5.2)
+    he = [h[("energy-exp", n)] for n in ns]
+    assert max(he) / min(he) <= 1.1, he  # flat up to the 5 % bisection precision (twice)
+    assert min(he) >= 0.005  # the thesis' 0.005 passes at every n

@@ -4,7 +4,9 @@ Lie group method; writes solution.npz, diagnostics.csv and a ParaView series.
 Case sections: ``model`` (mesh, geometry, constraints, ``model.material``), ``supports``
 (``start``/``end``: clamped | pinned | free), ``loads`` (``nodal`` list of tables, ``gravity``,
 ``distributed``), ``initial`` (rigid initial velocity), ``integrator``, ``time``, ``output``.
-``--set model.n_elements=N`` refines the (uniform) mesh of any rod case.
+``--set model.n_elements=N`` refines the (uniform) mesh of any rod case; ``--set analysis.kind=static``
+solves for the static equilibrium under the loads at ``time.t_end`` instead of integrating (two frames:
+the reference at t0 and the equilibrium at t_end), e.g. for spatial refinement studies.
 """
 
 from __future__ import annotations
@@ -83,6 +85,11 @@ SCHEMA: dict[str, Any] = {
         "atol": Key(float, 1e-8, doc="absolute tolerance (adaptive)"),
     },
     "time": {"t0": Key(float, 0.0, doc="start time"), "t_end": Key(float, doc="end time")},
+    "analysis": {
+        "kind": Key(str, "dynamic", doc="'dynamic' (time integration) or 'static' (equilibrium under the loads "
+                    "at time.t_end, Lie group Newton; the settled state of a damped case)", choices=("dynamic", "static")),
+        "load_steps": Key(int, 1, doc="load increments of the static solver (raise for large deflections)"),
+    },
     "output": {"every": Key(float, 0.05, doc="save interval"), "vtk": Key(bool, True, doc="write ParaView files")},
 }
 
@@ -190,6 +197,8 @@ def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False) -> RunSu
     rod, q0, v0 = build(case)
     G = rod.G
     run_dir = Path(run_dir)
+    if case["analysis"]["kind"] == "static":
+        return _run_static(case, rod, q0, run_dir)
     integ, tm, out = case["integrator"], case["time"], case["output"]
     name = str(case["name"])
     series = PVDSeries(run_dir / "paraview" / f"{name}.pvd") if out["vtk"] else None
@@ -220,6 +229,35 @@ def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False) -> RunSu
                       t_final=float(sol.t[-1]), extra={"tip": G.translation(q[-1, -1]).tolist()})
 
 
+def _run_static(case: dict[str, Any], rod: CosseratRod, q0: np.ndarray, run_dir: Path) -> RunSummary:
+    """Static equilibrium at time.t_end (rods.statics); frames t0 (reference) and t_end (equilibrium)."""
+    from lgbeam.discretisations.rods.statics import static_equilibrium
+    from lgbeam.io.vtk import PVDSeries
+
+    steps = int(case["analysis"]["load_steps"])
+    if steps < 1:
+        raise ValueError(f"analysis.load_steps must be >= 1, got {steps}")
+    t0, t1 = float(case["time"]["t0"]), float(case["time"]["t_end"])
+    q1, lam1 = static_equilibrium(rod, t=t1, n_load_steps=steps)
+    G, zero = rod.G, np.zeros(6 * rod.n_nodes)
+    q = np.stack([q0, q1])
+    lam = np.stack([np.zeros_like(lam1), lam1])
+    if case["output"]["vtk"]:
+        with PVDSeries(run_dir / "paraview" / f"{case['name']}.pvd") as series:
+            for t, qq, ll in ((t0, q0, lam[0]), (t1, q1, lam1)):
+                pts, cells, pd, cd = rod.vtk_frame(qq, zero, ll)
+                series.write(t, pts, cells=cells, point_data=pd, cell_data=cd)
+    np.savez(run_dir / "solution.npz", t=np.array([t0, t1]), s=rod.mesh.s, positions=G.translation(q),
+             rotations=G.rotation(q), lam=lam, q=q, v=np.zeros((2, zero.size)), group="S3R3")
+    rec = {"t": np.array([t0, t1]), "h": np.zeros(2), "accepted": np.ones(2),
+           "energy": np.array([rod.energy(t, qq, zero) for t, qq in ((t0, q0), (t1, q1))]),
+           "phi": np.array([np.linalg.norm(rod.constraints(qq)) if rod.n_constraints else 0.0 for qq in q]),
+           "bv": np.zeros(2)}
+    _write_diagnostics(run_dir / "diagnostics.csv", rec)
+    return RunSummary(status="ok", message="static equilibrium", n_steps=0, n_rejected=0, t_final=t1,
+                      extra={"tip": G.translation(q1[-1]).tolist(), "analysis": "static"})
+
+
 def _write_diagnostics(path: Path, steps: dict[str, Any]) -> None:
     cols = [("t", "t"), ("h", "h"), ("energy", "energy"), ("phi_norm", "phi"), ("bv_norm", "bv"), ("accepted", "accepted")]
     n = len(np.asarray(steps.get("t", [])))
@@ -233,17 +271,29 @@ def _write_diagnostics(path: Path, steps: dict[str, Any]) -> None:
 
 def errors(solution: dict[str, Any], reference: dict[str, Any]) -> dict[str, float]:
     """Errors at the reference's final time: relative global position error (seed 004 Fig. 9),
-    tip position error, and the largest rotation-matrix difference."""
+    tip position error, and the largest rotation-matrix difference.
+
+    Meshes may differ (spatial refinement studies): positions and rotations are then compared at
+    the nodes with the same arclength s in both (for nested uniform meshes, the coarser mesh's
+    nodes; always at least the two ends); ``tip`` is the end node s = L in both."""
     t_ref = float(np.asarray(reference["t"])[-1])
     t = np.asarray(solution["t"])
     k = int(np.argmin(np.abs(t - t_ref)))
     if abs(t[k] - t_ref) > 1e-9 * max(1.0, abs(t_ref)):
         raise ValueError(f"solution has no saved time at the reference's final time {t_ref}; align output.every")
     x, xr = np.asarray(solution["positions"])[k], np.asarray(reference["positions"])[-1]
-    if x.shape != xr.shape:
-        raise ValueError(f"solution and reference have different meshes ({x.shape[0]} vs {xr.shape[0]} nodes); "
-                         "compare the tip with errors_tip or use the same model.n_elements")
     R, Rr = np.asarray(solution["rotations"])[k], np.asarray(reference["rotations"])[-1]
+    if x.shape != xr.shape:
+        if "s" not in solution or "s" not in reference:
+            raise ValueError(f"solution and reference have different meshes ({x.shape[0]} vs {xr.shape[0]} nodes) "
+                             "and no arclengths 's'; rerun them with this version of lgbeam")
+        s, sr = np.asarray(solution["s"], float), np.asarray(reference["s"], float)
+        tol = 1e-9 * max(float(sr[-1]), 1.0)
+        j = np.searchsorted(sr, s).clip(0, sr.size - 1)
+        j_left = (j - 1).clip(0)
+        j = np.where(np.abs(sr[j_left] - s) < np.abs(sr[j] - s), j_left, j)
+        common = np.abs(sr[j] - s) <= tol
+        x, xr, R, Rr = x[common], xr[j[common]], R[common], Rr[j[common]]
     return {
         "position_rel": float(np.linalg.norm(x - xr) / np.linalg.norm(xr)),
         "tip": float(np.linalg.norm(x[-1] - xr[-1])),

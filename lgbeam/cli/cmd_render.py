@@ -19,6 +19,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--frames", default=None, metavar="I,J,...",
                    help="frame indices, negative from the end (default: first, middle, last)")
     p.add_argument("--gif", action="store_true", help="also write an animated GIF of the motion")
+    p.add_argument("--overlay", action="store_true",
+                   help="rods: draw the chosen frames (default 24 evenly spaced) in one picture, coloured by time")
     p.add_argument("--size", default="800x600", metavar="WxH", help="image size in pixels (default 800x600)")
     p.set_defaults(func=_run)
 
@@ -29,7 +31,8 @@ def _run(args: argparse.Namespace) -> int:
     m = re.fullmatch(r"(\d+)x(\d+)", args.size)
     if not m or min(int(m[1]), int(m[2])) < 16:
         raise ValueError(f"--size expects WIDTHxHEIGHT in pixels (at least 16), e.g. 800x600, got {args.size!r}")
-    files = render_run(args.run_dir, parse_frames(args.frames), gif=args.gif, size=(int(m[1]), int(m[2])))
+    files = render_run(args.run_dir, parse_frames(args.frames), gif=args.gif, size=(int(m[1]), int(m[2])),
+                        overlay=args.overlay)
     for f in files:
         print(f)
     return 0

@@ -109,17 +109,75 @@ def check_orthonormal(name: str, R: FloatArray, what: str = "rotation part") -> 
 # --- unit quaternions, scalar first (w, x, y, z) ---------------------------------------------------
 
 
-def quat_mul(p: FloatArray, q: FloatArray) -> FloatArray:
-    """Hamilton product ``p q`` of ``(..., 4)`` quaternions (scalar first)."""
+def _quat_mul_components(p: FloatArray, q: FloatArray) -> FloatArray:
+    """Hamilton product written out component-wise (used once to tabulate ``_QMUL``)."""
     pw, px, py, pz = p[..., 0], p[..., 1], p[..., 2], p[..., 3]
     qw, qx, qy, qz = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
-    shape = np.broadcast_shapes(p.shape, q.shape)
-    out = np.empty(shape)
-    out[..., 0] = pw * qw - px * qx - py * qy - pz * qz
-    out[..., 1] = pw * qx + px * qw + py * qz - pz * qy
-    out[..., 2] = pw * qy - px * qz + py * qw + pz * qx
-    out[..., 3] = pw * qz + px * qy - py * qx + pz * qw
-    return out
+    return np.stack([
+        pw * qw - px * qx - py * qy - pz * qz,
+        pw * qx + px * qw + py * qz - pz * qy,
+        pw * qy - px * qz + py * qw + pz * qx,
+        pw * qz + px * qy - py * qx + pz * qw,
+    ], axis=-1)
+
+
+def _quat_matrix_components(p: FloatArray) -> FloatArray:
+    """``R(p) − I`` of a unit quaternion, flat ``(..., 9)`` (quadratic in p; tabulates ``_QROT``)."""
+    w, x, y, z = p[..., 0], p[..., 1], p[..., 2], p[..., 3]
+    xx, yy, zz = x * x, y * y, z * z
+    xy, xz, yz, wx, wy, wz = x * y, x * z, y * z, w * x, w * y, w * z
+    return np.stack([
+        -2.0 * (yy + zz), 2.0 * (xy - wz), 2.0 * (xz + wy),
+        2.0 * (xy + wz), -2.0 * (xx + zz), 2.0 * (yz - wx),
+        2.0 * (xz - wy), 2.0 * (yz + wx), -2.0 * (xx + yy),
+    ], axis=-1)
+
+
+def _bilinear_table(f, n: int, m: int) -> FloatArray:  # type: ignore[no-untyped-def]
+    """(n·m, k) table T with f(p, q) = (p ⊗ q).ravel() @ T for a bilinear f (exact: entries 0, ±1, ±2)."""
+    E = np.eye(n)
+    F = np.eye(m)
+    return np.stack([f(E[i], F[j]) for i in range(n) for j in range(m)])
+
+
+_GEMM_SINGLE_THREAD = 1 << 18  # OpenBLAS threads a gemm above m·n·k ≈ 2¹⁸: slow on a busy 2-core box
+_SPARSE_T: dict[int, tuple[FloatArray, Any]] = {}
+
+
+def table_matmul(F: FloatArray, K: FloatArray) -> FloatArray:
+    """``F @ K`` for a batch of feature rows ``F`` (..., f) and a constant, mostly-zero table ``K`` (f, k).
+
+    Small products go to BLAS (single-threaded there); large ones through the sparse transpose of
+    ``K`` (cost ∝ rows · nnz(K), no thread start-up), which is what keeps big rods linear in N.
+    """
+    rows = F.size // F.shape[-1] if F.shape[-1] else 0
+    if rows * K.size < _GEMM_SINGLE_THREAD:
+        return F @ K
+    ent = _SPARSE_T.get(id(K))
+    if ent is None or ent[0] is not K:
+        import scipy.sparse as sp
+
+        ent = (K, sp.csr_array(K.T))
+        _SPARSE_T[id(K)] = ent
+    out = (ent[1] @ F.reshape(rows, F.shape[-1]).T).T
+    return out.reshape(F.shape[:-1] + (K.shape[1],))
+
+
+_QMUL = _bilinear_table(_quat_mul_components, 4, 4)  # (16, 4)
+# R(p) − I = B(p, p) for the symmetric bilinear form B of the quadratic components
+_QROT = _bilinear_table(
+    lambda a, b: 0.5 * (_quat_matrix_components(a + b) - _quat_matrix_components(a) - _quat_matrix_components(b)),
+    4, 4,
+)  # (16, 9)
+_EYE9 = np.eye(3).ravel()
+
+
+def quat_mul(p: FloatArray, q: FloatArray) -> FloatArray:
+    """Hamilton product ``p q`` of ``(..., 4)`` quaternions (scalar first).
+
+    Evaluated as ``(p ⊗ q) @ _QMUL`` (the product's bilinear table): two numpy calls for any batch."""
+    outer = p[..., :, None] * q[..., None, :]
+    return table_matmul(outer.reshape(outer.shape[:-2] + (16,)), _QMUL)
 
 
 def quat_conj(p: FloatArray) -> FloatArray:
@@ -129,28 +187,17 @@ def quat_conj(p: FloatArray) -> FloatArray:
 
 
 def quat_to_matrix(p: FloatArray) -> FloatArray:
-    """Rotation matrix ``R(p)`` of a unit quaternion, ``(..., 4) -> (..., 3, 3)``."""
-    w, x, y, z = p[..., 0], p[..., 1], p[..., 2], p[..., 3]
-    out = np.empty(p.shape[:-1] + (3, 3))
-    xx, yy, zz = x * x, y * y, z * z
-    xy, xz, yz, wx, wy, wz = x * y, x * z, y * z, w * x, w * y, w * z
-    out[..., 0, 0] = 1.0 - 2.0 * (yy + zz)
-    out[..., 0, 1] = 2.0 * (xy - wz)
-    out[..., 0, 2] = 2.0 * (xz + wy)
-    out[..., 1, 0] = 2.0 * (xy + wz)
-    out[..., 1, 1] = 1.0 - 2.0 * (xx + zz)
-    out[..., 1, 2] = 2.0 * (yz - wx)
-    out[..., 2, 0] = 2.0 * (xz - wy)
-    out[..., 2, 1] = 2.0 * (yz + wx)
-    out[..., 2, 2] = 1.0 - 2.0 * (xx + yy)
-    return out
+    """Rotation matrix ``R(p)`` of a unit quaternion, ``(..., 4) -> (..., 3, 3)``:
+    ``R = I + 2 [−(y² + z²), xy − wz, …]`` evaluated as ``I + (p ⊗ p) @ _QROT``."""
+    outer = p[..., :, None] * p[..., None, :]
+    flat = table_matmul(outer.reshape(outer.shape[:-2] + (16,)), _QROT) + _EYE9
+    return flat.reshape(flat.shape[:-1] + (3, 3))
 
 
 def quat_rotate(p: FloatArray, v: FloatArray) -> FloatArray:
-    """``R(p) v`` without forming ``R``: ``v + 2w (u × v) + 2 u × (u × v)``, ``u`` = vector part."""
-    u = p[..., 1:]
-    t = 2.0 * cross(u, v)
-    return v + p[..., 0:1] * t + cross(u, t)
+    """``R(p) v`` for unit quaternions ``p`` ``(..., 4)`` and vectors ``v`` ``(..., 3)``."""
+    R = quat_to_matrix(p)
+    return (R @ v[..., None])[..., 0]
 
 
 def matrix_to_quat(R: FloatArray) -> FloatArray:
@@ -224,7 +271,7 @@ def cross(a: FloatArray, b: FloatArray) -> FloatArray:
         return np.array([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0])
     a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
     b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    out = np.empty(a.shape if a.shape == b.shape else np.broadcast_shapes(a.shape, b.shape))
     out[..., 0] = a1 * b2 - a2 * b1
     out[..., 1] = a2 * b0 - a0 * b2
     out[..., 2] = a0 * b1 - a1 * b0

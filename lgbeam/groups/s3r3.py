@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from lgbeam._typing import FloatArray
-from lgbeam.groups.base import GroupBase, as_array, check_finite, matrix_to_quat, quat_conj, quat_mul
+from lgbeam.groups import _series as sr
+from lgbeam.groups.base import GroupBase, as_array, cross, check_finite, matrix_to_quat, quat_conj, quat_mul
 from lgbeam.groups.base import quat_rotate, quat_to_matrix
 from lgbeam.groups.s3 import check_unit_quaternion
 from lgbeam.groups.se3 import (
@@ -107,7 +108,18 @@ class S3R3(_Quat7):
         """Seed 004 eq. (18): ``(exp_S³(Ω), T_S³ᵀ(Ω) U)`` with ``Tᵀ(Ω) = T(−Ω)``."""
         xi = self._tan(xi)
         W, U = xi[..., :3], xi[..., 3:]
-        return _pack(quat_exp(W), tangent_so3_apply(-W, U))
+        n2 = np.sum(W * W, axis=-1)
+        n = np.sqrt(n2)
+        s, xs = sr.evaluate(("sinc_half", "x_sin_x3"), n)
+        out = np.empty(xi.shape[:-1] + (7,))
+        out[..., 0] = np.cos(0.5 * n)
+        out[..., 1:4] = (0.5 * s)[..., None] * W
+        # T(−Ω) U = U − (cos ω − 1)/ω² Ω×U + (ω − sin ω)/ω³ Ω×(Ω×U),  (cos ω − 1)/ω² = −sinc(ω/2)²/2
+        wu = np.sum(W * U, axis=-1)
+        out[..., 4:] = U + (0.5 * s * s)[..., None] * cross(W, U) + xs[..., None] * (
+            wu[..., None] * W - n2[..., None] * U
+        )
+        return out
 
     def log(self, a: FloatArray) -> FloatArray:
         a = self._elem(a)

@@ -28,6 +28,7 @@ from lgbeam.groups.base import (
     check_orthonormal,
     hat3,
     sq_hat3,
+    table_matmul,
     vee3,
 )
 from lgbeam.groups.so3 import (
@@ -82,10 +83,63 @@ def tangent_se3(xi: FloatArray) -> FloatArray:
     return _blocks(tangent_so3(W), coupling_C1(W, U))
 
 
+def _tinv_pair_blocks(one, W, U, cWW, cWU, dWW):  # type: ignore[no-untyped-def]
+    """[−T⁻¹(−ξ) | T⁻¹(ξ)] (6, 12) as a linear function of the features (1, Ω, U, c ΩΩᵀ, c ΩUᵀ,
+    d (Ω·U) ΩΩᵀ); used once to tabulate ``_TINV_PAIR``. Uses Ω̃² = ΩΩᵀ − |Ω|² I and
+    ŨΩ̃ + Ω̃Ũ = ΩUᵀ + UΩᵀ − 2 (Ω·U) I."""
+    I3 = np.eye(3)
+    Wt, Ut = hat3(W), hat3(U)
+    Q = cWW - np.trace(cWW) * I3
+    Z = cWU + cWU.T - 2.0 * np.trace(cWU) * I3 + dWW - np.trace(dWW) * I3
+    A, Am = one * I3 + 0.5 * Wt + Q, one * I3 - 0.5 * Wt + Q
+    D, Dm = 0.5 * Ut + Z, -0.5 * Ut + Z
+    O = np.zeros((3, 3))
+    Jp = np.block([[A, O], [D, A]])
+    Jm = -np.block([[Am, O], [Dm, Am]])
+    return np.concatenate([Jm, Jp], axis=1)
+
+
+def _tinv_table() -> FloatArray:
+    rows = []
+    for k in range(34):
+        e = np.zeros(34)
+        e[k] = 1.0
+        rows.append(_tinv_pair_blocks(e[0], e[1:4], e[4:7], e[7:16].reshape(3, 3), e[16:25].reshape(3, 3),
+                                      e[25:34].reshape(3, 3)).ravel())
+    return np.array(rows)
+
+
+_TINV_PAIR = _tinv_table()  # (34, 72): features -> (6, 12) row-major
+_TINV = _TINV_PAIR.reshape(34, 6, 12)[:, :, 6:].reshape(34, 36).copy()  # T⁻¹(ξ) alone
+
+
+def _tinv_features(xi: FloatArray) -> FloatArray:
+    """(1, Ω, U, c ΩΩᵀ, c ΩUᵀ, d (Ω·U) ΩΩᵀ), (..., 34), with c = tinv_c(|Ω|), d = tinv_d(|Ω|)."""
+    W, U = xi[..., :3], xi[..., 3:]
+    n = np.sqrt(np.sum(W * W, axis=-1))
+    c, d = sr.evaluate(("tinv_c", "tinv_d"), n)
+    WW = (W[..., :, None] * W[..., None, :]).reshape(W.shape[:-1] + (9,))
+    WU = (W[..., :, None] * U[..., None, :]).reshape(W.shape[:-1] + (9,))
+    dwu = d * np.sum(W * U, axis=-1)
+    return np.concatenate(
+        [np.ones(W.shape[:-1] + (1,)), xi, c[..., None] * WW, c[..., None] * WU, dwu[..., None] * WW], axis=-1
+    )
+
+
 def tangent_inv_se3(xi: FloatArray) -> FloatArray:
-    """``T(Ω, U)⁻¹``, ``(..., 6, 6)``."""
-    W, U, _ = _split(xi)
-    return _blocks(tangent_inv_so3(W), coupling_D(W, U))
+    """``T(Ω, U)⁻¹ = [[T⁻¹(Ω), 0], [D(Ω, U), T⁻¹(Ω)]]``, ``(..., 6, 6)`` (one table product)."""
+    F = _tinv_features(xi)
+    return table_matmul(F, _TINV).reshape(F.shape[:-1] + (6, 6))
+
+
+def tangent_inv_pair(xi: FloatArray) -> FloatArray:
+    """``[−T⁻¹(−ξ) | T⁻¹(ξ)]`` row by row, ``(..., 6, 12)``.
+
+    For ``r = exp(ξ)``, ``T⁻¹(ξ) Ad(r⁻¹) = T⁻¹(−ξ)`` (from ``T(ξ) = Ad(exp(−ξ)) T(−ξ)``), so these are the
+    derivatives of ``log(q_a⁻¹ q_b)`` along ``q_a ∘ exp(εη)`` and ``q_b ∘ exp(εη)`` (rod edge Jacobians).
+    """
+    F = _tinv_features(xi)
+    return table_matmul(F, _TINV_PAIR).reshape(F.shape[:-1] + (6, 12))
 
 
 def tangent_se3_apply(xi: FloatArray, v: FloatArray) -> FloatArray:
@@ -104,18 +158,8 @@ def tangent_se3_apply(xi: FloatArray, v: FloatArray) -> FloatArray:
 
 
 def tangent_inv_se3_apply(xi: FloatArray, v: FloatArray) -> FloatArray:
-    """``T(ξ)⁻¹ v`` with cross products only."""
-    W, U, n = _split(xi)
-    a, b = v[..., :3], v[..., 3:]
-    n1 = n[..., None]
-    wa = cross(W, a)
-    wu = np.einsum("...i,...i->...", W, U)[..., None]
-    da = (
-        0.5 * cross(U, a)
-        + sr.tinv_c(n1) * (cross(U, wa) + cross(W, cross(U, a)))
-        + sr.tinv_d(n1) * wu * cross(W, wa)
-    )
-    return np.concatenate([tangent_inv_so3_apply(W, a), da + tangent_inv_so3_apply(W, b)], axis=-1)
+    """``T(ξ)⁻¹ v`` (batched matrix-vector product with ``tangent_inv_se3``)."""
+    return (tangent_inv_se3(xi) @ v[..., None])[..., 0]
 
 
 def ad_se3(xi: FloatArray) -> FloatArray:

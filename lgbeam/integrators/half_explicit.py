@@ -110,7 +110,7 @@ class HalfExplicitRK:
         if vdot1 is None:
             r1 = -system.forces(t, q, v)
             if m:
-                r1 = r1 - as_matrix(system.constraint_jacobian(q)).T @ lam
+                r1 = r1 - lin.rmatvec(as_matrix(system.constraint_jacobian(q)), lam)
             vdot1 = lin.explicit(r1)
             n_eval += 1
         vdot[0], dtheta[0], lams[0] = vdot1, v, lam  # T⁻¹(0) = I
@@ -128,7 +128,7 @@ class HalfExplicitRK:
             n_eval += 1
             if m:
                 B_next = as_matrix(system.constraint_jacobian(Q_next))
-                r2 = -(B_next @ (v + h * (A[i + 1, :i] @ vdot[:i])))
+                r2 = -lin.matvec(B_next, v + h * (A[i + 1, :i] @ vdot[:i]))
                 vdot[i], lams[i] = lin.solve(r1, B_i, B_next, h * A[i + 1, i], r2)
                 B_i = B_next
             else:

@@ -4,7 +4,9 @@
 ``run_dir/figures/``:
 
 * ``<name>_frame<k>.png`` for each chosen frame index ``k`` (negative indices count from the end);
-* ``<name>.gif``, an animation over (at most ``max_gif_frames`` evenly spaced) frames, with ``gif=True``.
+* ``<name>.gif``, an animation over (at most ``max_gif_frames`` evenly spaced) frames, with ``gif=True``;
+* ``<name>_overlay.png``, rods only, with ``overlay=True``: the chosen frames (default: 24 evenly
+  spaced ones) drawn together in one picture, coloured by time (the classic snapshot figure).
 
 What is drawn depends on the frame's content:
 
@@ -196,8 +198,38 @@ def _scene_field(meshes, times, size: tuple[int, int]):
         yield np.asarray(canvas.buffer_rgba())
 
 
+def _overlay_image(meshes, times, size: tuple[int, int]) -> np.ndarray:
+    """All rod frames in one picture, tubes coloured by time (viridis), one camera for all."""
+    import matplotlib
+    import pyvista as pv
+
+    pv.OFF_SCREEN = True
+    bounds = np.array([m.bounds for m in meshes])
+    lo, hi = bounds[:, 0::2].min(0), bounds[:, 1::2].max(0)
+    span = float(np.max(hi - lo)) or 1.0
+    cmap = matplotlib.colormaps["viridis"]
+    t0, t1 = times[0], times[-1] if times[-1] > times[0] else times[0] + 1.0
+    with pv.vtk_verbosity("off"):
+        plotter = pv.Plotter(off_screen=True, window_size=list(size))
+        try:
+            plotter.set_background("white")
+            for mesh, t in zip(meshes, times):
+                conn = mesh.cells_dict.get(3)
+                lines = pv.PolyData(np.asarray(mesh.points), lines=np.hstack([np.full((len(conn), 1), 2), conn]).ravel())
+                radius = max(float(np.max(mesh.point_data["radius"])), span / 250)
+                plotter.add_mesh(lines.tube(radius=radius, n_sides=12), color=cmap((t - t0) / (t1 - t0))[:3],
+                                 smooth_shading=True)
+            plotter.add_text(f"t = {times[0]:.3g} … {times[-1]:.3g}  (colour: time)", position="upper_left",
+                             font_size=11, color="black")
+            _place_camera(plotter, lo, hi, span)
+            plotter.reset_camera()
+            return plotter.screenshot(return_img=True)
+        finally:
+            plotter.close()
+
+
 def _render_series(pvd: Path, fig_dir: Path, frames: list[int] | None, gif: bool,
-                   size: tuple[int, int], max_gif_frames: int, fps: float) -> list[Path]:
+                   size: tuple[int, int], max_gif_frames: int, fps: float, overlay: bool = False) -> list[Path]:
     import pyvista as pv
 
     entries = read_pvd(pvd)
@@ -205,6 +237,13 @@ def _render_series(pvd: Path, fig_dir: Path, frames: list[int] | None, gif: bool
         logger.warning("%s has no frames; nothing to render", pvd)
         return []
     n = len(entries)
+    if overlay:
+        chosen = _select(n, frames) if frames is not None else list(np.unique(np.linspace(0, n - 1, min(n, 24)).round().astype(int)))
+        meshes = [pv.read(entries[k][1]) for k in chosen]
+        if _kind(meshes[0]) != "rod":
+            raise ValueError(f"--overlay draws rods only; {pvd.name} holds another kind of series")
+        img = _overlay_image(meshes, [entries[k][0] for k in chosen], size)
+        return [_to_rgb_png(img, fig_dir / f"{pvd.stem}_overlay.png")]
     chosen = _select(n, frames)
     gif_idx = list(np.unique(np.linspace(0, n - 1, min(n, max_gif_frames)).round().astype(int))) if gif else []
     needed = sorted(set(chosen) | set(gif_idx))
@@ -229,6 +268,7 @@ def render_run(
     size: tuple[int, int] = (800, 600),
     max_gif_frames: int = 60,
     fps: float = 12.0,
+    overlay: bool = False,
 ) -> list[Path]:
     """Render every ParaView series of a run folder into ``run_dir/figures``; return the files.
 
@@ -252,5 +292,5 @@ def render_run(
         raise PermissionError(f"cannot create {fig_dir}: {exc.strerror or exc}") from exc
     out: list[Path] = []
     for pvd in pvds:
-        out += _render_series(pvd, fig_dir, frames, gif, size, max_gif_frames, fps)
+        out += _render_series(pvd, fig_dir, frames, gif, size, max_gif_frames, fps, overlay)
     return out

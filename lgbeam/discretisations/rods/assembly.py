@@ -8,6 +8,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from lgbeam._sparse import csr_like
+
 from lgbeam._typing import FloatArray, IntArray
 
 
@@ -48,7 +50,8 @@ def csr_from_pattern(rows: IntArray, cols: IntArray, data: FloatArray, shape: tu
 
 class CSRPattern:
     """A fixed CSR sparsity pattern from COO (rows, cols); ``matrix(data)`` places COO-ordered data
-    without re-sorting (duplicates must not occur)."""
+    without re-sorting (duplicates must not occur). Every matrix shares one read-only pair of index
+    arrays."""
 
     def __init__(self, rows: IntArray, cols: IntArray, shape: tuple[int, int]) -> None:
         order = sp.coo_array((np.arange(1, rows.size + 1, dtype=float), (rows, cols)), shape=shape).tocsr()
@@ -57,6 +60,12 @@ class CSRPattern:
             raise ValueError("CSRPattern: duplicate (row, col) entries in a constraint pattern")
         self.perm = order.data.astype(np.int64) - 1
         self.indices, self.indptr, self.shape = order.indices.copy(), order.indptr.copy(), shape
+        template = sp.csr_array((np.zeros(rows.size), self.indices, self.indptr), shape=shape)
+        template.has_sorted_indices = True
+        template.has_canonical_format = True
+        template.indices.flags.writeable = False
+        template.indptr.flags.writeable = False
+        self.template = template
 
     def matrix(self, data: FloatArray) -> sp.csr_array:
-        return sp.csr_array((data[self.perm], self.indices, self.indptr), shape=self.shape)
+        return csr_like(self.template, np.ascontiguousarray(data[self.perm], dtype=float))

@@ -18,6 +18,11 @@ from typing import Any
 import numpy as np
 
 from lgbeam._typing import FloatArray
+from lgbeam.groups.base import quat_mul, quat_rotate
+from lgbeam.groups.se3 import tangent_inv_pair
+from lgbeam.groups.so3 import quat_log, tangent_inv_so3_apply
+
+_CONJ = np.array([1.0, -1.0, -1.0, -1.0])
 
 
 def relative_elements(G: Any, q: FloatArray) -> FloatArray:
@@ -36,6 +41,21 @@ def edge_jacobians(G: Any, r: FloatArray, xi: FloatArray) -> tuple[FloatArray, F
     Jp = np.asarray(G.tangent_inv(xi))
     Jm = -Jp @ np.asarray(G.Ad(G.inverse(r)))
     return Jm, Jp
+
+
+def edge_kinematics(q: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """(xi, JJ) of all edges of an S³⋉R³ configuration q (N+1, 7), fused for speed.
+
+    xi_e = log(q_{i−1}⁻¹ q_i) (N, 6) as ``edge_logs``; JJ (N, 6, 12) holds [Jm_e | Jp_e] row by row,
+    with Jp_e = T(xi_e)⁻¹ and Jm_e = −T(xi_e)⁻¹ Ad(r_e⁻¹) = −T(−xi_e)⁻¹ (``tangent_inv_pair``), equal
+    to ``edge_jacobians`` up to round-off.
+    """
+    pa = q[:-1, :4] * _CONJ
+    rp = quat_mul(pa, q[1:, :4])
+    rx = quat_rotate(pa, q[1:, 4:] - q[:-1, 4:])  # R(p_a)ᵀ (x_b − x_a)
+    W = quat_log(rp)
+    xi = np.concatenate([W, tangent_inv_so3_apply(-W, rx)], axis=1)
+    return xi, tangent_inv_pair(xi)
 
 
 def edge_rates(Jm: FloatArray, Jp: FloatArray, v: FloatArray) -> FloatArray:
@@ -80,3 +100,17 @@ def gyroscopic(v: FloatArray, J: FloatArray, m: FloatArray) -> FloatArray:
     """(Ω × JΩ, m Ω × U) per node for body velocities v = (Ω, U) (Euler–Poincaré on S³⋉R³); (N+1, 6)."""
     Om, U = v[:, :3], v[:, 3:]
     return np.concatenate([cross(Om, J * Om), m[:, None] * cross(Om, U)], axis=1)
+
+
+def scatter_pair_forces(JJ: FloatArray, sigma: FloatArray) -> FloatArray:
+    """``scatter_edge_forces`` for the fused JJ = [Jm | Jp] (N, 6, 12); (N+1, 6)."""
+    g = (sigma[:, None, :] @ JJ)[:, 0, :]
+    f = np.zeros((sigma.shape[0] + 1, 6))
+    f[:-1] += g[:, :6]
+    f[1:] += g[:, 6:]
+    return f
+
+
+def pair_rates(JJ: FloatArray, v: FloatArray) -> FloatArray:
+    """``edge_rates`` for the fused JJ = [Jm | Jp]; v (N+1, 6) → (N, 6)."""
+    return (JJ @ np.concatenate([v[:-1], v[1:]], axis=1)[:, :, None])[:, :, 0]

@@ -162,20 +162,41 @@ class CosseratRod:
 
     @cached_property
     def _memo(self) -> dict[str, Any]:
-        """One-entry memo of the edge kinematics of the last q (forces and B are evaluated at the same
+        """Two-entry memo of the edge kinematics of the last configurations q (forces and B are evaluated at the same
         stage configurations); a pure cache, never part of the state."""
         return {}
 
-    def _edges(self, q: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
-        """(r, xi, Jm, Jp) of configuration q (kernels.edge_logs, kernels.edge_jacobians)."""
+    def _edges(self, q: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """(xi, JJ) of configuration q (kernels.edge_kinematics; JJ = [Jm | Jp], (N, 6, 12)).
+
+        Two-entry memo keyed on the bytes of q: forces and B are evaluated at the same stage
+        configurations, and the driver's residuals at the configuration of the last stage."""
         key = q.tobytes()
         memo = self._memo
-        if memo.get("key") != key:
-            r, xi = kernels.edge_logs(self.G, q)
-            Jm, Jp = kernels.edge_jacobians(self.G, r, xi)
-            memo.clear()
-            memo.update(key=key, value=(r, xi, Jm, Jp))
-        return memo["value"]
+        hit = memo.get(key)
+        if hit is None:
+            hit = kernels.edge_kinematics(q)
+            if len(memo) >= 2:
+                del memo[next(iter(memo))]
+            memo[key] = hit
+        return hit
+
+    @cached_property
+    def _rows_index(self) -> np.ndarray:
+        return np.array(self.internal_rows, dtype=np.intp)
+
+    @cached_property
+    def _phi_ref(self) -> FloatArray:
+        """Δs w0 on the internally constrained components, (N, len(internal_rows))."""
+        return self.mesh.ds[:, None] * self.w0[:, self._rows_index]
+
+    @cached_property
+    def _kv(self) -> tuple[FloatArray, FloatArray, FloatArray | None, FloatArray, FloatArray]:
+        """Constant factors of the stress: (C/Δs, C w0, C_d/Δs or None, nodal inertia, nodal mass)."""
+        mat, ds = self.material, self.mesh.ds[:, None]
+        C = mat.stiffness
+        Cd = mat.damping / ds if mat.has_damping else None
+        return C / ds, C * self.w0, Cd, self.node_inertia, self.node_mass
 
     @cached_property
     def _B_pattern(self) -> tuple[np.ndarray, np.ndarray]:
@@ -203,12 +224,13 @@ class CosseratRod:
         """g(t, q, v) = ∂V + Kelvin–Voigt + gyroscopic − external, flat (6(N+1),)."""
         q = self._q(q)
         V = np.asarray(v, dtype=float).reshape(self.n_nodes, 6)
-        r, xi, Jm, Jp = self._edges(q)
-        mat = self.material
-        xi_dot = kernels.edge_rates(Jm, Jp, V) if mat.has_damping else None
-        sigma = kernels.edge_stress(xi, self.mesh.ds, self.w0, mat.stiffness, xi_dot, mat.damping)
-        g = kernels.scatter_edge_forces(Jm, Jp, sigma)
-        g += kernels.gyroscopic(V, mat.rhoJ[None, :] * self.mesh.node_weights[:, None], self.node_mass)
+        xi, JJ = self._edges(q)
+        C_ds, Cw0, Cd_ds, J, m = self._kv
+        sigma = C_ds * xi - Cw0  # C (xi/Δs − w0), kernels.edge_stress
+        if Cd_ds is not None:
+            sigma += Cd_ds * kernels.pair_rates(JJ, V)
+        g = kernels.scatter_pair_forces(JJ, sigma)
+        g += kernels.gyroscopic(V, J, m)
         g = g.ravel()
         if self.loads:
             g -= self.external_forces(t, q)
@@ -227,10 +249,9 @@ class CosseratRod:
         """Φ(q): internal rows (edge-major), clamped (6 per node), pinned (3 per node)."""
         q = self._q(q)
         parts = []
-        rows = list(self.internal_rows)
-        if rows:
-            _, xi, _, _ = self._edges(q)
-            parts.append((xi[:, rows] - self.mesh.ds[:, None] * self.w0[:, rows]).ravel())
+        if self.internal_rows:
+            xi, _ = self._edges(q)
+            parts.append((xi[:, self._rows_index] - self._phi_ref).ravel())
         if self._clamped.size:
             c = self._clamped
             parts.append(self.G.log(self.G.compose(self.G.inverse(self.q_ref[c]), q[c])).ravel())
@@ -243,10 +264,9 @@ class CosseratRod:
         """B(q) = dΦ along left-translated directions, banded CSR (m, 6(N+1))."""
         q = self._q(q)
         data = []
-        rows = list(self.internal_rows)
-        if rows:
-            _, _, Jm, Jp = self._edges(q)
-            data.append(np.concatenate([Jm[:, rows, :], Jp[:, rows, :]], axis=2).ravel())
+        if self.internal_rows:
+            _, JJ = self._edges(q)
+            data.append(JJ[:, self._rows_index, :].ravel())  # per row: [Jm row | Jp row] (edge_row_pattern)
         if self._clamped.size:
             c = self._clamped
             xi_c = self.G.log(self.G.compose(self.G.inverse(self.q_ref[c]), q[c]))
@@ -254,19 +274,19 @@ class CosseratRod:
         if self._pinned.size:
             R = self.G.rotation(q[self._pinned])
             data.append(np.concatenate([np.zeros_like(R), R], axis=2).ravel())
-        d = np.concatenate(data) if data else np.zeros(0)
+        d = (data[0] if len(data) == 1 else np.concatenate(data)) if data else np.zeros(0)
         return self._B_csr.matrix(d)
 
     # ------------------------------------------------------------------ energies, invariants
     def strains(self, q: FloatArray) -> FloatArray:
         """Edge strains w = (K, Γ), (N, 6)."""
-        _, xi, _, _ = self._edges(self._q(q))
+        xi, _ = self._edges(self._q(q))
         return xi / self.mesh.ds[:, None]
 
     def potential_energy(self, q: FloatArray) -> float:
         """Elastic energy V plus the potential of gravity loads (−Σ m_i γ·x_i)."""
         q = self._q(q)
-        _, xi, _, _ = self._edges(q)
+        xi, _ = self._edges(q)
         V = kernels.elastic_energy(xi, self.mesh.ds, self.w0, self.material.stiffness)
         for load in self.loads:
             if isinstance(load, Gravity):

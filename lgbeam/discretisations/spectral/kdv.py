@@ -55,6 +55,11 @@ class KdV:
     def to_field(self, y: Array) -> Array:
         return y
 
+    @property
+    def sa_symbol(self) -> Array:
+        """Fourier symbol of SA (iνk³), numpy FFT order; public for Fourier-space solvers."""
+        return self._lambda
+
     @cached_property
     def _lambda(self) -> Array:
         return 1j * self.nu * self.grid.k**3

@@ -76,6 +76,11 @@ class NLS:
             raise ValueError(f"NLS ({self.form} form, N={self.grid.n_nodes}) expects states of length "
                              f"{self.n_state}, got shape {y.shape}")
 
+    @property
+    def sa_symbol(self) -> Array:
+        """Fourier symbol of SA acting on ψ̂ (−ik²), numpy FFT order; public for Fourier-space solvers."""
+        return self._lambda
+
     @cached_property
     def _lambda(self) -> Array:
         """Fourier symbol of SA acting on ψ̂: −i k²."""

@@ -61,6 +61,7 @@ def integrate_poisson(
     monitor: Callable[[Array], dict[str, float]] | None = None,
     observer: Callable[[int, float, Array], None] | None = None,
     max_steps: int | None = None,
+    log_failure: bool = True,
 ) -> PoissonRun:
     """Integrate with fixed steps (the last one shortened to land on ``t_end``).
 
@@ -72,6 +73,8 @@ def integrate_poisson(
         ``observer(i, t, y)`` at every ``save_every``-th step and at the end.
     max_steps : int, optional
         Stop after this many steps (used by the h_max study: "the first 1000 steps").
+    log_failure : bool
+        Log a solver failure as a warning (the h_max study expects failures and turns this off).
     """
     if save_every < 1:
         raise ValueError(f"save_every must be a positive number of steps, got {save_every}")
@@ -99,7 +102,7 @@ def integrate_poisson(
                     f"iterations ({st.reason}). Use a smaller integrator.h, raise integrator.max_iter, or "
                     f"another solver (e.g. energy-exp or midpoint-newton)."
                 )
-                logger.warning(message)
+                (logger.warning if log_failure else logger.debug)(message)
                 break
             y, t, done = st.y, t0 + (i * h if i < n else (n - 1) * h + h_last), i
             records["t"].append(t)

@@ -61,16 +61,25 @@ class Disex:
         return self.coefficients.order
 
     def step(self, system: SemilinearPoissonSystem, h: float, y: Array) -> PoissonStep:
-        sub = ExponentialMidpoint(self.solver)
+        """Sub-steps Z_i = E(b_i h/2)(2Q_i − E(b_i h/2) Z_{i−1}), Q_i = E(b_i h/2)Z_{i−1} + (b_i h/2) f(Q_i).
+
+        The closing half-flow of sub-step i and the opening half-flow of sub-step i+1 are fused into
+        one transform E((b_i + b_{i+1})h/2) (exact: the flows commute), so a step costs s + 1
+        transforms plus the iterations instead of 2s.
+        """
+        b = self.coefficients.b
         its, worst = 0, 0.0
-        for b in self.coefficients.b:
-            st = sub.step(system, b * h, y)
-            its += st.iterations
-            worst = max(worst, st.residual)
-            if not st.converged:
-                return PoissonStep(st.y, its, False, st.residual, st.reason)
-            y = st.y
-        return PoissonStep(y, its, True, worst)
+        ey = system.phi(0, 0.5 * b[0] * h, y)
+        for i, bi in enumerate(b):
+            res = self.solver.solve(lambda Q, ey=ey, bi=bi: ey + 0.5 * bi * h * nonlinear_field(system, Q), ey)
+            its += res.iterations
+            worst = max(worst, res.residual)
+            w = 2.0 * res.x - ey
+            if not res.converged:
+                return PoissonStep(system.phi(0, 0.5 * bi * h, w), its, False, res.residual, res.reason)
+            nxt = b[i + 1] if i + 1 < len(b) else 0.0
+            ey = system.phi(0, 0.5 * (bi + nxt) * h, w)
+        return PoissonStep(ey, its, True, worst)
 
 
 def disex_tableau_step(system: SemilinearPoissonSystem, h: float, y: Array,

@@ -1,0 +1,75 @@
+"""``lgbeam bench herk``: µs per fixed-step HEDOP5 step on the heavy top (S3R3) and on the flying-spaghetti
+rod for N = 16 … 4096 edges (targets: < 1 ms at N = 16; cost(4096)/cost(256) ≤ 20, i.e. linear in N).
+
+Each size: one warm-up run (caches, sparsity patterns), then the best of ``repeats`` timed runs of
+``n_steps`` steps through ``lgbeam.solve.integrate`` (driver included: residual bookkeeping per step).
+Wall time and process CPU time are both recorded (on a shared machine the CPU time is the steadier one).
+"""
+
+from __future__ import annotations
+
+import csv
+import logging
+import time
+from pathlib import Path
+
+import numpy as np
+
+logger = logging.getLogger(__name__)
+
+
+def _time_runs(system, q0, v0, h: float, n_steps: int, repeats: int) -> tuple[float, float]:  # noqa: ANN001
+    from lgbeam.solve import integrate
+
+    integrate(system, q0, v0, (0.0, 2 * h), "hedop5", h=h)  # warm-up
+    best_wall, best_cpu = np.inf, np.inf
+    for _ in range(repeats):
+        w0, c0 = time.perf_counter(), time.process_time()
+        sol = integrate(system, q0, v0, (0.0, n_steps * h), "hedop5", h=h)
+        best_wall = min(best_wall, time.perf_counter() - w0)
+        best_cpu = min(best_cpu, time.process_time() - c0)
+        if sol.status != "ok":
+            raise RuntimeError(f"benchmark run failed: {sol.message}")
+    return best_wall / n_steps * 1e6, best_cpu / n_steps * 1e6
+
+
+def heavy_top_cost(n_steps: int, repeats: int) -> tuple[float, float]:
+    """(wall, cpu) µs per HEDOP5 step of the heavy top in S3R3 (seed 004 §2.4 data)."""
+    from lgbeam.models.heavy_top import HeavyTop
+
+    top = HeavyTop("S3R3")
+    q0, v0 = top.initial_state()
+    return _time_runs(top, q0, v0, 1e-3, n_steps, repeats)
+
+
+def rod_cost(n: int, n_steps: int, repeats: int) -> tuple[float, float]:
+    """(wall, cpu) µs per HEDOP5 step of the flying spaghetti with n edges."""
+    from lgbeam.apps.rod import build
+    from lgbeam.io.cases import load_case
+
+    case, _ = load_case("flying-spaghetti", [f"model.n_elements={n}"])
+    rod, q0, v0 = build(case)
+    h = 1e-3 * 16 / n  # explicit stages: axial wave ω ≈ 2√(EA/ρA)/Δs needs ωh ≲ 3 (see bench/rod.py)
+    return _time_runs(rod, q0, v0, h, n_steps, repeats)
+
+
+def run(out_dir: Path, quick: bool) -> None:
+    """Print the table and write ``out_dir/herk.csv`` (columns: system, N, us_per_step, cpu_us_per_step)."""
+    sizes = [16, 64] if quick else [16, 64, 256, 1024, 4096]
+    repeats = 1 if quick else 3
+    rows = [("heavy-top-S3R3", 1, *heavy_top_cost(20 if quick else 200, repeats))]
+    for n in sizes:
+        n_steps = 5 if quick else max(5, min(50, 20000 // n))
+        rows.append(("rod-flying-spaghetti", n, *rod_cost(n, n_steps, repeats)))
+    print(f"{'system':<24}{'N':>6}{'us/step':>12}{'cpu us/step':>14}")
+    for r in rows:
+        print(f"{r[0]:<24}{r[1]:>6}{r[2]:>12.0f}{r[3]:>14.0f}")
+    rod = {r[1]: r[3] for r in rows[1:]}
+    if 256 in rod and 4096 in rod:
+        print(f"cost(4096)/cost(256) = {rod[4096] / rod[256]:.1f} (cpu; target <= 20)")
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with open(out_dir / "herk.csv", "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["system", "N", "us_per_step", "cpu_us_per_step"])
+        w.writerows(rows)
