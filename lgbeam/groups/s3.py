@@ -29,13 +29,10 @@ from lgbeam.groups.base import (
     vee3,
 )
 from lgbeam.groups.so3 import (
+    SO3Algebra,
     as_mat,
     quat_exp,
     quat_log,
-    tangent_inv_so3,
-    tangent_inv_so3_apply,
-    tangent_so3,
-    tangent_so3_apply,
 )
 
 logger = logging.getLogger(__name__)
@@ -55,7 +52,7 @@ def check_unit_quaternion(name: str, p: FloatArray, what: str = "quaternion") ->
 
 
 @dataclass(frozen=True)
-class S3(GroupBase):
+class S3(SO3Algebra, GroupBase):
     """Unit quaternions; see the module docstring."""
 
     @property
@@ -95,21 +92,6 @@ class S3(GroupBase):
 
     def Ad(self, a: FloatArray) -> FloatArray:
         return quat_to_matrix(self._elem(a))
-
-    def ad(self, xi: FloatArray) -> FloatArray:
-        return hat3(self._tan(xi))
-
-    def tangent(self, xi: FloatArray) -> FloatArray:
-        return tangent_so3(self._tan(xi))
-
-    def tangent_inv(self, xi: FloatArray) -> FloatArray:
-        return tangent_inv_so3(self._tan(xi))
-
-    def tangent_apply(self, xi: FloatArray, v: FloatArray) -> FloatArray:
-        return tangent_so3_apply(self._tan(xi), self._tan(v, "v"))
-
-    def tangent_inv_apply(self, xi: FloatArray, v: FloatArray) -> FloatArray:
-        return tangent_inv_so3_apply(self._tan(xi), self._tan(v, "v"))
 
     def rotation(self, a: FloatArray) -> FloatArray:
         return quat_to_matrix(self._elem(a))

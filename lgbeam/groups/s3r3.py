@@ -21,16 +21,12 @@ from lgbeam.groups.base import GroupBase, as_array, cross, check_finite, matrix_
 from lgbeam.groups.base import quat_rotate, quat_to_matrix
 from lgbeam.groups.s3 import check_unit_quaternion
 from lgbeam.groups.se3 import (
+    SE3Algebra,
     Ad_se3,
-    ad_se3,
     hat_se3,
-    tangent_inv_se3,
-    tangent_inv_se3_apply,
-    tangent_se3,
-    tangent_se3_apply,
     vee_se3,
 )
-from lgbeam.groups.so3 import quat_exp, quat_log, tangent_inv_so3_apply, tangent_so3_apply
+from lgbeam.groups.so3 import quat_log, tangent_inv_so3_apply
 
 logger = logging.getLogger(__name__)
 
@@ -88,7 +84,7 @@ class _Quat7(GroupBase):
 
 
 @dataclass(frozen=True)
-class S3R3(_Quat7):
+class S3R3(SE3Algebra, _Quat7):
     """Semidirect product S³ ⋉ R³ of seed 004; see the module docstring."""
 
     @property
@@ -129,19 +125,3 @@ class S3R3(_Quat7):
     def Ad(self, a: FloatArray) -> FloatArray:
         a = self._elem(a)
         return Ad_se3(quat_to_matrix(a[..., :4]), a[..., 4:])
-
-    def ad(self, xi: FloatArray) -> FloatArray:
-        return ad_se3(self._tan(xi))
-
-    def tangent(self, xi: FloatArray) -> FloatArray:
-        """Seed 004 eq. (20)."""
-        return tangent_se3(self._tan(xi))
-
-    def tangent_inv(self, xi: FloatArray) -> FloatArray:
-        return tangent_inv_se3(self._tan(xi))
-
-    def tangent_apply(self, xi: FloatArray, v: FloatArray) -> FloatArray:
-        return tangent_se3_apply(self._tan(xi), self._tan(v, "v"))
-
-    def tangent_inv_apply(self, xi: FloatArray, v: FloatArray) -> FloatArray:
-        return tangent_inv_se3_apply(self._tan(xi), self._tan(v, "v"))

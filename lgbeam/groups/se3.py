@@ -35,7 +35,6 @@ from lgbeam.groups.so3 import (
     exp_so3,
     matrix_to_quat,
     quat_log,
-    tangent_inv_so3,
     tangent_inv_so3_apply,
     tangent_so3,
     tangent_so3_apply,
@@ -245,8 +244,28 @@ class _Homogeneous(GroupBase):
         return arr
 
 
+class SE3Algebra:
+    """ad, T, T⁻¹ of se(3) with the ordering (Ω, U), shared by SE3 and S3R3 (seed 004 eq. (20))."""
+
+    def ad(self, xi: FloatArray) -> FloatArray:
+        return ad_se3(self._tan(xi))
+
+    def tangent(self, xi: FloatArray) -> FloatArray:
+        """Seed 004 eq. (20)."""
+        return tangent_se3(self._tan(xi))
+
+    def tangent_inv(self, xi: FloatArray) -> FloatArray:
+        return tangent_inv_se3(self._tan(xi))
+
+    def tangent_apply(self, xi: FloatArray, v: FloatArray) -> FloatArray:
+        return tangent_se3_apply(self._tan(xi), self._tan(v, "v"))
+
+    def tangent_inv_apply(self, xi: FloatArray, v: FloatArray) -> FloatArray:
+        return tangent_inv_se3_apply(self._tan(xi), self._tan(v, "v"))
+
+
 @dataclass(frozen=True)
-class SE3(_Homogeneous):
+class SE3(SE3Algebra, _Homogeneous):
     """Rigid motions ``SO(3) ⋉ R³``; see the module docstring."""
 
     @property
@@ -274,18 +293,3 @@ class SE3(_Homogeneous):
     def Ad(self, a: FloatArray) -> FloatArray:
         a = self._elem(a)
         return Ad_se3(a[..., :3, :3], a[..., :3, 3])
-
-    def ad(self, xi: FloatArray) -> FloatArray:
-        return ad_se3(self._tan(xi))
-
-    def tangent(self, xi: FloatArray) -> FloatArray:
-        return tangent_se3(self._tan(xi))
-
-    def tangent_inv(self, xi: FloatArray) -> FloatArray:
-        return tangent_inv_se3(self._tan(xi))
-
-    def tangent_apply(self, xi: FloatArray, v: FloatArray) -> FloatArray:
-        return tangent_se3_apply(self._tan(xi), self._tan(v, "v"))
-
-    def tangent_inv_apply(self, xi: FloatArray, v: FloatArray) -> FloatArray:
-        return tangent_inv_se3_apply(self._tan(xi), self._tan(v, "v"))

@@ -86,8 +86,27 @@ def quat_log(p: FloatArray) -> FloatArray:
     return v * (sgn / sr.sinc(half))[..., None]
 
 
+class SO3Algebra:
+    """ad, T, T⁻¹ of so(3) ≅ R³, shared by SO3 and S3 (the same Lie algebra; seed 004 eq. (19))."""
+
+    def ad(self, xi: FloatArray) -> FloatArray:
+        return hat3(self._tan(xi))
+
+    def tangent(self, xi: FloatArray) -> FloatArray:
+        return tangent_so3(self._tan(xi))
+
+    def tangent_inv(self, xi: FloatArray) -> FloatArray:
+        return tangent_inv_so3(self._tan(xi))
+
+    def tangent_apply(self, xi: FloatArray, v: FloatArray) -> FloatArray:
+        return tangent_so3_apply(self._tan(xi), self._tan(v, "v"))
+
+    def tangent_inv_apply(self, xi: FloatArray, v: FloatArray) -> FloatArray:
+        return tangent_inv_so3_apply(self._tan(xi), self._tan(v, "v"))
+
+
 @dataclass(frozen=True)
-class SO3(GroupBase):
+class SO3(SO3Algebra, GroupBase):
     """Rotation matrices; see the module docstring for the maps and their references."""
 
     @property
@@ -125,21 +144,6 @@ class SO3(GroupBase):
 
     def Ad(self, a: FloatArray) -> FloatArray:
         return self._elem(a).copy()
-
-    def ad(self, xi: FloatArray) -> FloatArray:
-        return hat3(self._tan(xi))
-
-    def tangent(self, xi: FloatArray) -> FloatArray:
-        return tangent_so3(self._tan(xi))
-
-    def tangent_inv(self, xi: FloatArray) -> FloatArray:
-        return tangent_inv_so3(self._tan(xi))
-
-    def tangent_apply(self, xi: FloatArray, v: FloatArray) -> FloatArray:
-        return tangent_so3_apply(self._tan(xi), self._tan(v, "v"))
-
-    def tangent_inv_apply(self, xi: FloatArray, v: FloatArray) -> FloatArray:
-        return tangent_inv_so3_apply(self._tan(xi), self._tan(v, "v"))
 
     def rotation(self, a: FloatArray) -> FloatArray:
         return self._elem(a).copy()
