@@ -227,3 +227,13 @@ def test_step_limits_stop_with_a_status():
     assert sol.status == "max_steps" and "raise max_steps" in sol.message
     sol = integrate(top, q0, v0, (0.0, 1.0), "hedop5", rtol=1e-8, atol=1e-8, h_min=1e-3, h0=1e-2)
     assert sol.status == "h_min" and "loosen rtol" in sol.message
+
+
+def test_non_unit_quaternion_is_rejected_not_renormalised():
+    top = HeavyTop("S3R3")
+    q0, v0 = top.initial_state()
+    q_bad = q0.copy()
+    q_bad[:4] *= 1.01
+    with pytest.raises(ValueError, match=r"S3R3: quaternion part .* is not unit"):
+        integrate(top, q_bad, v0, (0.0, 0.01), "hedop5", h=1e-3)
+    assert np.isclose(np.linalg.norm(q_bad[:4]), 1.01)  # the caller's array is untouched

@@ -69,9 +69,17 @@ def tangent_inv_so3_apply(w: FloatArray, v: FloatArray) -> FloatArray:
 def quat_exp(w: FloatArray) -> FloatArray:
     """``exp_S³(Ω) = (cos(ω/2), sin(ω/2)/ω Ω)`` (seed 004 eq. (17))."""
     n = _norm(w)
+    half = 0.5 * n
     out = np.empty(w.shape[:-1] + (4,))
-    out[..., 0] = np.cos(0.5 * n)
-    out[..., 1:] = w * sr.sin_half_over(n)[..., None]
+    np.cos(half, out=out[..., 0])
+    # sin(ω/2)/ω: closed form, and the Taylor branch of sinc (|ω/2| < 1e-2) only where it is needed
+    small = half < 1e-2
+    if np.any(small):
+        coef = np.asarray(np.sin(half) / np.where(small, 1.0, n))
+        coef[small] = sr.sin_half_over(n[small])
+    else:
+        coef = np.sin(half) / n
+    np.multiply(w, np.asarray(coef)[..., None], out=out[..., 1:])
     return out
 
 

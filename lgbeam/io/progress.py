@@ -27,7 +27,7 @@ class Progress:
 
     def __init__(self, t0: float, t_end: float, enabled: bool = True, *, desc: str = "t", min_interval: float = 0.2):
         if not t_end > t0:
-            raise ValueError(f"progress needs t_end > t0, got t0={t0}, t_end={t_end}")
+            raise ValueError(f"need t_end > t0, got t0 = {t0}, t_end = {t_end}; set time.t_end larger than time.t0")
         self.t0, self.t_end = float(t0), float(t_end)
         self.enabled = bool(enabled) and sys.stderr.isatty()
         self._bar = None
