@@ -6,6 +6,10 @@ uses a group-aware interpolant of each step: q(t_n + σh) = q_n ∘ exp(Θ(σ)) 
 interpolant of Θ(0) = 0, Θ'(0) = h v_n, Θ(1) = Θ_{n+1}, Θ'(1) = h T⁻¹(Θ_{n+1}) v_{n+1} (local
 error O(h⁴)); v by cubic Hermite with the stage derivatives V̇ at both ends (FSAL methods) or
 linearly, λ linearly.
+
+Rheonomic constraints (``lgbeam.systems.RheonomicConstraints``): the consistency check at t0, the
+consistent λ₀, the optional projections and the per-step residuals use Φ(t, q) and the hidden
+constraint B(q) v + Φ_t(t, q); scleronomic systems take exactly the old path.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from lgbeam.integrators import get_integrator
 from lgbeam.integrators._linear import SaddlePointSolver, SingularStageMatrix, as_matrix, mass_inverse
 from lgbeam.integrators.controllers import StepSizeController
 from lgbeam.integrators.half_explicit import HalfExplicitRK, StepResult, retract, tangent_inv_apply
+from lgbeam.systems import is_rheonomic
 
 logger = logging.getLogger(__name__)
 
@@ -49,33 +54,61 @@ def _check_finite(name: str, x: FloatArray) -> None:
         raise ValueError(f"{name} contains non-finite values (first at flat index {bad[0]}); fix the initial data")
 
 
-def _curvature_term(system: Any, q: FloatArray, v: FloatArray) -> FloatArray:
-    """(d/dt B(q(t))) v at t = 0 along q' = q v^, by a central difference (used once, for λ₀)."""
+def _curvature_term(system: Any, q: FloatArray, v: FloatArray, t: float = 0.0) -> FloatArray:
+    """(d/dt B(q(t))) v at t along q' = q v^ (plus d/dt Φ_t(t, q(t)) for rheonomic constraints), by a
+    central difference in t (used once, for λ₀)."""
     eps = 1e-5 / max(1.0, float(np.linalg.norm(v)))
     G = system.group
-    Bp = as_matrix(system.constraint_jacobian(retract(G, q, eps * v)))
-    Bm = as_matrix(system.constraint_jacobian(retract(G, q, -eps * v)))
-    return (Bp @ v - Bm @ v) / (2 * eps)
+    qp, qm = retract(G, q, eps * v), retract(G, q, -eps * v)
+    if is_rheonomic(system):
+        d = _hidden(system, t + eps, qp, v) - _hidden(system, t - eps, qm, v)
+        return d / (2 * eps)
+    Bp = as_matrix(system.constraint_jacobian(qp))
+    Bm = as_matrix(system.constraint_jacobian(qm))
+    d = Bp @ v - Bm @ v
+    return d / (2 * eps)
 
 
 def consistent_multiplier(system: Any, lin: SaddlePointSolver, t: float, q: FloatArray, v: FloatArray) -> FloatArray:
-    """λ from the index-1 condition B v' + (d/dt B) v = 0 with M v' = −g − Bᵀλ."""
+    """λ from the index-1 condition B v' + d/dt(B) v (+ d/dt Φ_t) = 0 with M v' = −g − Bᵀλ."""
     if system.n_constraints == 0:
         return np.zeros(0)
-    B = as_matrix(system.constraint_jacobian(q))
-    _, lam = lin.solve(-system.forces(t, q, v), B, B, 1.0, -_curvature_term(system, q, v))
+    B = _jac(system, t, q)
+    _, lam = lin.solve(-system.forces(t, q, v), B, B, 1.0, -_curvature_term(system, q, v, t))
     return lam
 
 
-def project(system: Any, lin: SaddlePointSolver, q: FloatArray, v: FloatArray, tol: float = 1e-13, iters: int = 8):
-    """Project q onto Φ = 0 (Newton in the mass metric, q ← q ∘ exp(δ)) and v onto ker B(q)."""
+def _phi(system: Any, t: float, q: FloatArray) -> FloatArray:
+    """Φ(t, q) for rheonomic systems, else Φ(q)."""
+    return system.constraints_t(t, q) if is_rheonomic(system) else system.constraints(q)
+
+
+def _jac(system: Any, t: float, q: FloatArray) -> Any:
+    """B(t, q) for rheonomic systems, else B(q)."""
+    return as_matrix(system.constraint_jacobian_t(t, q) if is_rheonomic(system) else system.constraint_jacobian(q))
+
+
+def _hidden(system: Any, t: float, q: FloatArray, v: FloatArray) -> FloatArray:
+    """The hidden constraint B(q) v (B(t, q) v + Φ_t(t, q) for rheonomic systems)."""
+    bv = _jac(system, t, q) @ v
+    return bv + system.constraint_rate(t, q) if is_rheonomic(system) else bv
+
+
+def project(system: Any, lin: SaddlePointSolver, q: FloatArray, v: FloatArray, tol: float = 1e-13, iters: int = 8,
+            t: float = 0.0):
+    """Project q onto Φ(t, ·) = 0 (Newton in the mass metric, q ← q ∘ exp(δ)) and v onto
+    {B(q) v + Φ_t(t, q) = 0} (ker B(q) for scleronomic constraints), mass-orthogonally."""
     G = system.group
     for _ in range(iters):
-        phi = system.constraints(q)
+        phi = _phi(system, t, q)
         if np.linalg.norm(phi) <= tol:
             break
-        q = retract(G, q, lin.correction(as_matrix(system.constraint_jacobian(q)), phi))
-    return q, lin.project_velocity(as_matrix(system.constraint_jacobian(q)), v)
+        q = retract(G, q, lin.correction(_jac(system, t, q), phi))
+    B = _jac(system, t, q)
+    v = lin.project_velocity(B, v)
+    if is_rheonomic(system):  # affine: v − M⁻¹Bᵀ S⁻¹ (B v + Φ_t) = P v + correction(Φ_t)
+        v = v + lin.correction(B, system.constraint_rate(t, q))
+    return q, v
 
 
 def _interpolate(system: Any, st: StepResult, q0, v0, lam0, h: float, sigma: float):
@@ -93,8 +126,8 @@ def _interpolate(system: Any, st: StepResult, q0, v0, lam0, h: float, sigma: flo
 
 
 def _residuals(system: Any, t: float, q: FloatArray, v: FloatArray) -> tuple[float, float, float]:
-    phi = float(np.linalg.norm(system.constraints(q))) if system.n_constraints else 0.0
-    bv = float(np.linalg.norm(as_matrix(system.constraint_jacobian(q)) @ v)) if system.n_constraints else 0.0
+    phi = float(np.linalg.norm(_phi(system, t, q))) if system.n_constraints else 0.0
+    bv = float(np.linalg.norm(_hidden(system, t, q, v))) if system.n_constraints else 0.0
     energy = float(system.energy(t, q, v)) if hasattr(system, "energy") else float("nan")
     return phi, bv, energy
 
@@ -157,14 +190,16 @@ def integrate(
     _check_finite("initial velocity v0", v)
     if hasattr(system.group, "validate"):
         system.group.validate(q)
+    rheonomic = is_rheonomic(system)
     lin = SaddlePointSolver(mass_inverse(system.mass(q), getattr(system, "mass_block", 6)))
     if system.n_constraints:
-        phi, bv = np.linalg.norm(system.constraints(q)), np.linalg.norm(as_matrix(system.constraint_jacobian(q)) @ v)
+        phi, bv = np.linalg.norm(_phi(system, t0, q)), np.linalg.norm(_hidden(system, t0, q, v))
         if project_initial:
-            q, v = project(system, lin, q, v)
+            q, v = project(system, lin, q, v, t=t0)
         elif phi > consistency_tol or bv > consistency_tol:
+            hidden = "B(q0) v0 + Φ_t(t0, q0)" if rheonomic else "B(q0) v0"
             raise ValueError(
-                f"inconsistent initial data: |Φ(q0)| = {phi:.3e}, |B(q0) v0| = {bv:.3e} (tolerance "
+                f"inconsistent initial data: |Φ(t0, q0)| = {phi:.3e}, |{hidden}| = {bv:.3e} (tolerance "
                 f"{consistency_tol:g}); correct q0/v0 so that the constraints hold, or opt in to projecting "
                 "them (project_initial=True, case key initial.project = true)"
             )
@@ -193,7 +228,7 @@ def integrate(
                 break
             h_try = min(h, t_end - t) if adaptive else (min(h, t_end - t) if n_acc + 1 < n_fixed else t_end - t)
             try:
-                st = integ.step(system, lin, t, h_try, q, v, lam, vdot1)
+                st = integ.step(system, lin, t, h_try, q, v, lam, vdot1, rheonomic=rheonomic)
             except SingularStageMatrix as exc:
                 status, message = "singular", f"stage system singular at t = {t:.6g}: {exc}; check the constraints/supports"
                 break
@@ -227,7 +262,7 @@ def integrate(
             t_new = t0 + (n_acc + 1) * h if not adaptive and n_acc + 1 < n_fixed else t + h_try
             q_new, v_new, lam_new = st.q, st.v, st.lam
             if project_steps and system.n_constraints:
-                q_new, v_new = project(system, lin, q_new, v_new)
+                q_new, v_new = project(system, lin, q_new, v_new, t=t_new)
             while save_times is not None and k_save < len(save_times) and save_times[k_save] <= t_new + 1e-12 * abs(t_new):
                 ts = save_times[k_save]
                 sigma = (ts - t) / h_try
@@ -266,7 +301,7 @@ def integrate(
 
 def initial_step(system, lin, t0, q, v, lam, order, controller) -> float:
     """Starting step size (Hairer, Nørsett & Wanner I, §II.4) on y = (θ, v)."""
-    B = as_matrix(system.constraint_jacobian(q)) if system.n_constraints else None
+    B = _jac(system, t0, q) if system.n_constraints else None
     r1 = -system.forces(t0, q, v) - (B.T @ lam if B is not None else 0.0)
     a = lin.explicit(r1)
     y0 = np.concatenate([np.zeros_like(v), v])
@@ -275,7 +310,7 @@ def initial_step(system, lin, t0, q, v, lam, order, controller) -> float:
     d0, d1 = np.sqrt(np.mean((y0 / scale) ** 2)), np.sqrt(np.mean((f0 / scale) ** 2))
     h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
     q1, v1 = retract(system.group, q, h0 * v), v + h0 * a
-    B1 = as_matrix(system.constraint_jacobian(q1)) if system.n_constraints else None
+    B1 = _jac(system, t0 + h0, q1) if system.n_constraints else None
     a1 = lin.explicit(-system.forces(t0 + h0, q1, v1) - (B1.T @ lam if B1 is not None else 0.0))
     d2 = np.sqrt(np.mean((np.concatenate([v1 - v, a1 - a]) / scale) ** 2)) / h0
     h1 = max(1e-6, h0 * 1e-3) if max(d1, d2) <= 1e-15 else (0.01 / max(d1, d2)) ** (1.0 / (order + 1))

@@ -7,6 +7,8 @@ Symbols (seed 004 eqs. (1)–(5)):
     g(t, q, v)       forces with M v' = −g − Bᵀλ (the sign is part of the contract)
     Φ(q) ∈ R^m       position constraints, B(q) (m, n) their derivative along left-translated
                      directions: d/dε Φ(q ∘ exp(ε w))|₀ = B(q) w  (seed 004 eq. (2))
+    Φ(t, q), Φ_t     rheonomic (time-dependent) constraints, optional (``RheonomicConstraints``):
+                     the hidden constraint becomes B(t, q) v + Φ_t(t, q) = 0
 
 Semilinear Poisson systems (seed 003 ch. 2): y' = S (A y + ∇U(y)), H = ½⟨y, A y⟩ + U(y).
 """
@@ -49,6 +51,30 @@ class ConstrainedMechanicalSystem(Protocol):
     def forces(self, t: float, q: FloatArray, v: FloatArray) -> FloatArray: ...
     def constraints(self, q: FloatArray) -> FloatArray: ...
     def constraint_jacobian(self, q: FloatArray) -> Matrix: ...
+
+
+@runtime_checkable
+class RheonomicConstraints(Protocol):
+    """Optional capability: time-dependent constraints Φ(t, q) = 0 (prescribed motion).
+
+    ``constraints_t(t, q)`` is Φ(t, q) (same rows as ``constraints``, which stays the t = 0 form for
+    callers that know no time), ``constraint_rate(t, q)`` is ∂Φ/∂t at fixed q, and
+    ``constraint_jacobian_t(t, q)`` is B(t, q) = ∂Φ/∂q along left-translated directions at time t.
+    The hidden constraint is B(t, q) v + Φ_t(t, q) = 0. ``rheonomic`` is False for an
+    instance whose rows happen to be all time-independent; the driver then takes the scleronomic path
+    (bit-identical results). Use ``is_rheonomic(system)``.
+    """
+
+    @property
+    def rheonomic(self) -> bool: ...
+    def constraints_t(self, t: float, q: FloatArray) -> FloatArray: ...
+    def constraint_rate(self, t: float, q: FloatArray) -> FloatArray: ...
+    def constraint_jacobian_t(self, t: float, q: FloatArray) -> Matrix: ...
+
+
+def is_rheonomic(system: Any) -> bool:
+    """True when ``system`` has time-dependent constraints that the integrator must account for."""
+    return isinstance(system, RheonomicConstraints) and bool(system.rheonomic)
 
 
 @runtime_checkable

@@ -2,7 +2,8 @@
 Lie group method; writes solution.npz, diagnostics.csv and a ParaView series.
 
 Case sections: ``model`` (mesh, geometry, constraints, ``model.material``), ``supports``
-(``start``/``end``: clamped | pinned | free), ``loads`` (``nodal`` list of tables, ``gravity``,
+(``start``/``end``: clamped | pinned | free | prescribed, with ``start_motion``/``end_motion`` =
+{angular_velocity, velocity, ramp} for prescribed), ``loads`` (``nodal`` list of tables, ``gravity``,
 ``distributed``), ``initial`` (rigid initial velocity), ``integrator``, ``time``, ``output``.
 ``--set model.n_elements=N`` refines the (uniform) mesh of any rod case; ``--set analysis.kind=static``
 solves for the static equilibrium under the loads at ``time.t_end`` instead of integrating (two frames:
@@ -28,7 +29,12 @@ from lgbeam.io.schema import Key
 logger = logging.getLogger(__name__)
 
 _NUM = (float, list)
-SUPPORTS = ("clamped", "pinned", "free")
+SUPPORTS = ("clamped", "pinned", "free", "prescribed")
+_MOTION = {
+    "angular_velocity": Key(list, [0.0, 0.0, 0.0], doc="prescribed: spatial angular velocity ω about the node"),
+    "velocity": Key(list, [0.0, 0.0, 0.0], doc="prescribed: translational velocity u of the node"),
+    "ramp": Key(float, 0.0, doc="prescribed: smooth ramp time of ω, u from 0 (0: no ramp)"),
+}
 
 SCHEMA: dict[str, Any] = {
     "kind": Key(str, doc="case kind", choices=("rod",)),
@@ -68,6 +74,8 @@ SCHEMA: dict[str, Any] = {
     "supports": {
         "start": Key(str, "free", doc="support at s = 0", choices=SUPPORTS),
         "end": Key(str, "free", doc="support at s = L", choices=SUPPORTS),
+        "start_motion": dict(_MOTION),
+        "end_motion": dict(_MOTION),
     },
     "loads": {
         "nodal": Key(list, [], doc="list of {node, force, moment, frame, time, scale, times, values, t_on}"),
@@ -165,14 +173,17 @@ def build(case: dict[str, Any]) -> tuple[CosseratRod, np.ndarray, np.ndarray]:
             raise ValueError("model.geometry = 'polyline' needs model.points = [[x, y, z], ...]")
         q_ref = polyline(G, mesh, points=mod["points"])
     cons = mod["constraints"]
-    supports = (Support("start", case["supports"]["start"]), Support("end", case["supports"]["end"]))
+    sup = case["supports"]
+    supports = tuple(
+        Support(end, sup[end], dict(sup[f"{end}_motion"]) if sup[end] == "prescribed" else None) for end in ("start", "end")
+    )
     rod = CosseratRod(
         mesh=mesh, material=_material(mod["material"]), q_ref=q_ref, supports=supports, loads=_loads(case),
         kirchhoff="kirchhoff" in cons, inextensible="inextensible" in cons,
         radius=mod.get("display_radius") or mesh.length / 100.0,
     )
     v0 = rigid_velocity(G, q_ref, case["initial"]["angular_velocity"], case["initial"]["velocity"])
-    rod.check_initial_velocity(q_ref, v0)
+    rod.check_initial_velocity(q_ref, v0, t=float(case["time"]["t0"]))
     return rod, q_ref, v0
 
 

@@ -10,7 +10,10 @@ Q_i = q_n ∘ exp(Θ_i), Θ_i' = T⁻¹(Θ_i) V_i, and for i = 2 … s̄ one sad
     [ M            B(Q_i)ᵀ ] [V̇_i]   [ −g(t_n + c_i h, Q_i, V_i)                        ]
     [ h a_{i+1,i} B(Q_{i+1})   0 ] [Λ_i] = [ −B(Q_{i+1}) (v_n + h Σ_{j<i} a_{i+1,j} V̇_j) ]
 
-which enforces the hidden constraint B(Q_{i+1}) V_{i+1} = 0. Then q_{n+1} = Q_{s+1},
+which enforces the hidden constraint B(Q_{i+1}) V_{i+1} = 0. For rheonomic constraints Φ(t, q)
+(``lgbeam.systems.RheonomicConstraints``, e.g. prescribed support motion) the hidden constraint is
+B(t, q) v + Φ_t(t, q) = 0: every B is evaluated at its stage time (B(t_n + c_i h, Q_i)) and the
+second right-hand side gains − Φ_t(t_n + c_{i+1} h, Q_{i+1}). Then q_{n+1} = Q_{s+1},
 v_{n+1} = V_{s+1}, λ_{n+1} = Σ d_i Λ_i (eq. (15)). With m = 0 constraints the same code is an
 RKMK-type Lie group Runge–Kutta method for q' = q·v^, M v' = −g.
 
@@ -33,6 +36,7 @@ import numpy as np
 from lgbeam._typing import FloatArray
 from lgbeam.integrators._linear import SaddlePointSolver, as_matrix
 from lgbeam.integrators.tableaux import HalfExplicitTableau
+from lgbeam.systems import is_rheonomic
 
 
 def tangent_inv_apply(group: Any, xi: FloatArray, v: FloatArray) -> FloatArray:
@@ -98,8 +102,11 @@ class HalfExplicitRK:
         v: FloatArray,
         lam: FloatArray,
         vdot1: FloatArray | None = None,
+        rheonomic: bool | None = None,
     ) -> StepResult:
-        """One step t → t + h from (q, v, λ); ``vdot1`` is a first stage reused from the last step (FSAL)."""
+        """One step t → t + h from (q, v, λ); ``vdot1`` is a first stage reused from the last step (FSAL).
+
+        ``rheonomic``: whether the constraints depend on t (None: ask ``is_rheonomic(system)``)."""
         tab, G = self.tableau, system.group
         A, c, sbar, s = tab.A, tab.c, tab.stages, tab.s
         n, m = v.size, lam.size
@@ -107,16 +114,23 @@ class HalfExplicitRK:
         vdot = np.zeros((sbar, n))
         lams = np.zeros((sbar, m))
         n_eval = 0
+        rheo = is_rheonomic(system) if rheonomic is None else rheonomic
+        if rheo:
+            def jac(tt: float, X: FloatArray) -> Any:
+                return as_matrix(system.constraint_jacobian_t(tt, X))
+        else:
+            def jac(tt: float, X: FloatArray) -> Any:
+                return as_matrix(system.constraint_jacobian(X))
         if vdot1 is None:
             r1 = -system.forces(t, q, v)
             if m:
-                r1 = r1 - lin.rmatvec(as_matrix(system.constraint_jacobian(q)), lam)
+                r1 = r1 - lin.rmatvec(jac(t, q), lam)
             vdot1 = lin.explicit(r1)
             n_eval += 1
         vdot[0], dtheta[0], lams[0] = vdot1, v, lam  # T⁻¹(0) = I
         Q_next = retract(G, q, h * A[1, 0] * dtheta[0])
         Q_end = Q_next if s == 1 else None
-        B_i = as_matrix(system.constraint_jacobian(Q_next)) if m else None
+        B_i = jac(t + c[1] * h, Q_next) if m else None
         for i in range(1, sbar):
             Theta_i, Q_i = h * (A[i, :i] @ dtheta[:i]), Q_next
             V_i = v + h * (A[i, :i] @ vdot[:i])
@@ -127,8 +141,10 @@ class HalfExplicitRK:
             r1 = -system.forces(t + c[i] * h, Q_i, V_i)
             n_eval += 1
             if m:
-                B_next = as_matrix(system.constraint_jacobian(Q_next))
+                B_next = jac(t + c[i + 1] * h, Q_next)
                 r2 = -lin.matvec(B_next, v + h * (A[i + 1, :i] @ vdot[:i]))
+                if rheo:
+                    r2 = r2 - system.constraint_rate(t + c[i + 1] * h, Q_next)
                 vdot[i], lams[i] = lin.solve(r1, B_i, B_next, h * A[i + 1, i], r2)
                 B_i = B_next
             else:

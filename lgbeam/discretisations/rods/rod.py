@@ -9,7 +9,9 @@ Symbols (seed 004 §4, eqs. (23)–(25); Table 3 in /work/shared/notes/beam-refe
     T   Σ_i ℓ_i ½ (ρA |U_i|² + Ω_iᵀ ρJ Ω_i)      (trapezoidal rule, lumped; M constant diagonal)
     g   ∂V (through T⁻¹ and Ad, kernels.py) + Kelvin–Voigt C_d ẇ + (Ω×JΩ, m Ω×U) − external loads
     Φ   Kirchhoff Δs(Γ₁ − Γ₀₁, Γ₂ − Γ₀₂) per edge (eq. (25), Γ₀ = e₃ for straight/arc/helix rods),
-        optional inextensibility Δs(Γ₃ − Γ₀₃), then supports (supports.py)
+        optional inextensibility Δs(Γ₃ − Γ₀₃), then supports (supports.py): clamped, pinned, prescribed
+    Φ(t, q), Φ_t  with prescribed supports the rod is rheonomic (lgbeam.systems.RheonomicConstraints);
+        ``constraints``/``constraint_jacobian`` are then the t = 0 forms
 """
 
 from __future__ import annotations
@@ -72,7 +74,7 @@ class CosseratRod:
         object.__setattr__(self, "supports", tuple(self.supports))
         object.__setattr__(self, "loads", tuple(self.loads))
         _ = self._support_nodes, self._load_nodes  # validate node references now
-        n_pos = sum(1 for _, k in self._support_nodes if k in ("clamped", "pinned"))
+        n_pos = sum(1 for _, k in self._support_nodes if k in ("clamped", "pinned", "prescribed"))
         if self.inextensible and n_pos >= 2:
             raise ValueError(
                 "contradictory supports: an inextensible rod with positions fixed at two nodes is "
@@ -128,13 +130,28 @@ class CosseratRod:
     def _pinned(self) -> np.ndarray:
         return np.array([i for i, k in self._support_nodes if k == "pinned"], dtype=np.int64)
 
+    @cached_property
+    def _prescribed(self) -> np.ndarray:
+        return np.array([i for i, k in self._support_nodes if k == "prescribed"], dtype=np.int64)
+
+    @cached_property
+    def _motions(self) -> tuple[Any, ...]:
+        """PrescribedMotion of each prescribed node, in the order of ``_prescribed``."""
+        by_node = {self.mesh.node_index(sup.node): sup.motion for sup in self.supports if sup.kind == "prescribed"}
+        return tuple(by_node[int(i)] for i in self._prescribed)
+
+    @property
+    def rheonomic(self) -> bool:
+        """True when some support is prescribed (time-dependent constraint rows)."""
+        return bool(self._prescribed.size)
+
     @property
     def n_internal(self) -> int:
         return self.mesh.n_elements * len(self.internal_rows)
 
     @property
     def n_constraints(self) -> int:
-        return self.n_internal + 6 * self._clamped.size + 3 * self._pinned.size
+        return self.n_internal + 6 * self._clamped.size + 3 * self._pinned.size + 6 * self._prescribed.size
 
     @cached_property
     def w0(self) -> FloatArray:
@@ -208,6 +225,9 @@ class CosseratRod:
             off += 6 * self._clamped.size
         if self._pinned.size:
             parts.append(assembly.node_row_pattern(self._pinned, 3, off))
+            off += 3 * self._pinned.size
+        if self._prescribed.size:
+            parts.append(assembly.node_row_pattern(self._prescribed, 6, off))
         if not parts:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
         return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
@@ -246,7 +266,11 @@ class CosseratRod:
         ).ravel()
 
     def constraints(self, q: FloatArray) -> FloatArray:
-        """Φ(q): internal rows (edge-major), clamped (6 per node), pinned (3 per node)."""
+        """Φ(q): internal rows (edge-major), clamped (6 per node), pinned (3 per node), prescribed (6 per node, t = 0)."""
+        return self.constraints_t(0.0, q)
+
+    def constraints_t(self, t: float, q: FloatArray) -> FloatArray:
+        """Φ(t, q); only the prescribed rows depend on t."""
         q = self._q(q)
         parts = []
         if self.internal_rows:
@@ -258,10 +282,47 @@ class CosseratRod:
         if self._pinned.size:
             p = self._pinned
             parts.append((self.G.translation(q[p]) - self.G.translation(self.q_ref[p])).ravel())
+        if self._prescribed.size:
+            parts.append(self._prescribed_log(t, q).ravel())
         return np.concatenate(parts) if parts else np.zeros(0)
 
+    def prescribed_reference(self, t: float) -> tuple[FloatArray, FloatArray]:
+        """(q_ref(t) (k, 7), body velocity η(t) (k, 6)) of the k prescribed nodes (supports.py)."""
+        i = self._prescribed
+        sS = np.array([m.factor(t) for m in self._motions]).reshape(-1, 2)
+        om = np.array([m.angular_velocity for m in self._motions]).reshape(-1, 3)
+        u = np.array([m.velocity for m in self._motions]).reshape(-1, 3)
+        from lgbeam.groups import S3  # deferred like self.G
+
+        q0 = self.q_ref[i]
+        p = S3().compose(S3().exp(sS[:, 1:2] * om), q0[:, :4])
+        x = self.G.translation(q0) + sS[:, 1:2] * u
+        qr = np.concatenate([p, x], axis=1)
+        R = self.G.rotation(qr)
+        eta = sS[:, 0:1] * np.concatenate([np.einsum("kji,kj->ki", R, om), np.einsum("kji,kj->ki", R, u)], axis=1)
+        return qr, eta
+
+    def _prescribed_log(self, t: float, q: FloatArray) -> FloatArray:
+        qr, _ = self.prescribed_reference(t)
+        return self.G.log(self.G.compose(self.G.inverse(qr), q[self._prescribed]))
+
+    def constraint_rate(self, t: float, q: FloatArray) -> FloatArray:
+        """∂Φ/∂t (m,): zero except the prescribed rows, −T(−ξ)⁻¹ η(t) with ξ = log(q_ref(t)⁻¹ q_i)."""
+        out = np.zeros(self.n_constraints)
+        if self._prescribed.size:
+            q = self._q(q)
+            qr, eta = self.prescribed_reference(t)
+            xi = self.G.log(self.G.compose(self.G.inverse(qr), q[self._prescribed]))
+            rate = -np.einsum("kij,kj->ki", np.asarray(self.G.tangent_inv(-xi)), eta)
+            out[self.n_constraints - rate.size:] = rate.ravel()
+        return out
+
     def constraint_jacobian(self, q: FloatArray) -> sp.csr_array:
-        """B(q) = dΦ along left-translated directions, banded CSR (m, 6(N+1))."""
+        """B(q) = dΦ along left-translated directions, banded CSR (m, 6(N+1)) (prescribed rows at t = 0)."""
+        return self.constraint_jacobian_t(0.0, q)
+
+    def constraint_jacobian_t(self, t: float, q: FloatArray) -> sp.csr_array:
+        """B(t, q) = ∂Φ(t, ·) along left-translated directions; prescribed rows T(ξ)⁻¹, ξ = log(q_ref(t)⁻¹ q_i)."""
         q = self._q(q)
         data = []
         if self.internal_rows:
@@ -274,6 +335,8 @@ class CosseratRod:
         if self._pinned.size:
             R = self.G.rotation(q[self._pinned])
             data.append(np.concatenate([np.zeros_like(R), R], axis=2).ravel())
+        if self._prescribed.size:
+            data.append(np.asarray(self.G.tangent_inv(self._prescribed_log(t, q))).ravel())
         d = (data[0] if len(data) == 1 else np.concatenate(data)) if data else np.zeros(0)
         return self._B_csr.matrix(d)
 
@@ -318,11 +381,21 @@ class CosseratRod:
         spin = np.einsum("nij,nj->ni", R, self.node_inertia * V[:, :3])
         return np.sum(np.cross(x, p) + spin, axis=0)
 
-    def check_initial_velocity(self, q: FloatArray, v: FloatArray, tol: float = 1e-8) -> None:
-        """Raise ValueError if B(q) v ≠ 0 (hidden constraints violated by the initial velocity)."""
+    def check_initial_velocity(self, q: FloatArray, v: FloatArray, tol: float = 1e-8, t: float = 0.0) -> None:
+        """Raise ValueError if B(t, q) v + Φ_t(t, q) ≠ 0 (hidden constraints violated by the initial velocity)."""
         if self.n_constraints == 0:
             return
-        res = self.constraint_jacobian(q) @ np.asarray(v, dtype=float)
+        res = self.constraint_jacobian_t(t, q) @ np.asarray(v, dtype=float)
+        if self.rheonomic:
+            res = res + self.constraint_rate(t, q)
+            k_pre = int(np.argmax(np.abs(res[self.n_constraints - 6 * self._prescribed.size:])))
+            if abs(res[self.n_constraints - 6 * self._prescribed.size + k_pre]) > tol * max(1.0, float(np.max(np.abs(v)))):
+                node = int(self._prescribed[k_pre // 6])
+                raise ValueError(
+                    f"initial velocity of node {node} does not follow its prescribed motion at t = {t:g} "
+                    f"(|B v0 + Φ_t| = {np.linalg.norm(res):.3g}); give the rigid velocity of the motion, e.g. "
+                    "initial.angular_velocity = ω(t0) and initial.velocity = u(t0) − ω(t0) × x_node (zero with a ramp)"
+                )
         scale = max(1.0, float(np.max(np.abs(v))) if np.size(v) else 1.0)
         if np.max(np.abs(res)) > tol * scale:
             k = int(np.argmax(np.abs(res)))
