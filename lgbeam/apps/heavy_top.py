@@ -8,7 +8,6 @@ the reference's final time, so a study can mix groups and methods.
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 from typing import Any
 
@@ -63,47 +62,24 @@ def build(case: dict[str, Any]) -> tuple[HeavyTop, np.ndarray, np.ndarray]:
 
 def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False) -> RunSummary:
     """Integrate the heavy top; write solution.npz, diagnostics.csv and paraview/<name>.pvd."""
-    from lgbeam.io.progress import Progress
-    from lgbeam.io.vtk import PVDSeries, rigid_body_frame
-    from lgbeam.solve import integrate
+    from lgbeam.apps._mechanical import integrate_case, summary, write_diagnostics
+    from lgbeam.io.vtk import rigid_body_frame
 
     top, q0, v0 = build(case)
     G, run_dir = top.group, Path(run_dir)
-    integ, tm, out = case["integrator"], case["time"], case["output"]
-    series = PVDSeries(run_dir / "paraview" / f"{case['name']}.pvd") if out["vtk"] else None
 
-    def observer(t: float, q: np.ndarray, v: np.ndarray, lam: np.ndarray) -> None:
-        if series is not None:
-            R, x = G.rotation(q), G.translation(q)
-            xdot = R @ v[3:] if top.semidirect else v[3:]
-            frame = rigid_body_frame(x[None], R[None], point_data={"velocity": xdot[None],
-                                                                   "angular_velocity": v[None, :3]})
-            series.write_frame(t, frame)
+    def frame(q: np.ndarray, v: np.ndarray, lam: np.ndarray):
+        R, x = G.rotation(q), G.translation(q)
+        xdot = R @ v[3:] if top.semidirect else v[3:]
+        return rigid_body_frame(x[None], R[None], point_data={"velocity": xdot[None], "angular_velocity": v[None, :3]})
 
-    bar = Progress(tm["t0"], tm["t_end"], enabled=progress)
-    try:
-        sol = integrate(
-            top, q0, v0, (tm["t0"], tm["t_end"]), integ["method"], h=integ.get("h"), rtol=integ["rtol"],
-            atol=integ["atol"], save_every=out["every"], observer=observer, project_steps=integ["project"],
-            project_initial=case["initial"]["project"],
-            progress=(lambda t, h, na, nr: bar.update(t, h, na, nr)) if progress else None,
-        )
-    finally:
-        bar.close()
-        if series is not None:
-            series.close()
+    sol = integrate_case(top, q0, v0, case, run_dir, frame, progress=progress,
+                         project_steps=case["integrator"]["project"], project_initial=case["initial"]["project"])
     q = np.asarray(sol.q)
     np.savez(run_dir / "solution.npz", t=sol.t, positions=G.translation(q)[:, None], rotations=G.rotation(q)[:, None],
              lam=sol.lam, q=q, v=sol.v, group=G.name)
-    with open(run_dir / "diagnostics.csv", "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(["t", "h", "energy", "phi_norm", "bv_norm", "accepted"])
-        st = sol.steps
-        for row in zip(st["t"], st["h"], st["energy"], st["phi"], st["bv"], st["accepted"]):
-            w.writerow([repr(float(x)) for x in row[:5]] + [int(row[5])])
-    return RunSummary(status=sol.status, message=sol.message, n_steps=sol.stats["n_steps"],
-                      n_rejected=sol.stats["n_rejected"], t_final=float(sol.t[-1]),
-                      extra={"phi_max": float(np.nanmax(sol.steps["phi"]))})
+    write_diagnostics(run_dir / "diagnostics.csv", sol.steps)
+    return summary(sol, phi_max=float(np.nanmax(sol.steps["phi"])))
 
 
 def errors(solution: dict[str, Any], reference: dict[str, Any]) -> dict[str, float]:

@@ -12,7 +12,6 @@ the reference at t0 and the equilibrium at t_end), e.g. for spatial refinement s
 
 from __future__ import annotations
 
-import csv
 import logging
 from pathlib import Path
 from typing import Any
@@ -201,47 +200,26 @@ def rigid_velocity(G: Any, q: np.ndarray, omega: Any, velocity: Any) -> np.ndarr
 
 def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False) -> RunSummary:
     """Integrate a rod case; write solution.npz, diagnostics.csv and paraview/<name>.pvd."""
-    from lgbeam.io.progress import Progress
-    from lgbeam.io.vtk import PVDSeries
-    from lgbeam.solve import integrate
+    from lgbeam.apps._mechanical import integrate_case, summary, write_diagnostics
+    from lgbeam.io.vtk import Frame
 
     rod, q0, v0 = build(case)
     G = rod.G
     run_dir = Path(run_dir)
     if case["analysis"]["kind"] == "static":
         return _run_static(case, rod, q0, run_dir)
-    integ, tm, out = case["integrator"], case["time"], case["output"]
-    name = str(case["name"])
-    series = PVDSeries(run_dir / "paraview" / f"{name}.pvd") if out["vtk"] else None
-
-    def observer(t: float, q: np.ndarray, v: np.ndarray, lam: np.ndarray) -> None:
-        if series is not None:
-            pts, cells, pd, cd = rod.vtk_frame(q, v, lam)
-            series.write(t, pts, cells=cells, point_data=pd, cell_data=cd)
-
-    bar = Progress(tm["t0"], tm["t_end"], enabled=progress)
-    try:
-        sol = integrate(
-            rod, q0, v0, (tm["t0"], tm["t_end"]), integ["method"], h=integ.get("h"), rtol=integ["rtol"],
-            atol=integ["atol"], save_every=out["every"], observer=observer,
-            progress=(lambda t, h, na, nr: bar.update(t, h, na, nr)) if progress else None,
-        )
-    finally:
-        bar.close()
-        if series is not None:
-            series.close()
+    sol = integrate_case(rod, q0, v0, case, run_dir, lambda q, v, lam: Frame(*rod.vtk_frame(q, v, lam)),
+                         progress=progress)
     q = np.asarray(sol.q)
     np.savez(run_dir / "solution.npz", t=np.asarray(sol.t), s=rod.mesh.s, positions=G.translation(q),
              rotations=G.rotation(q), lam=np.asarray(sol.lam), q=q, v=np.asarray(sol.v), group="S3R3")
-    _write_diagnostics(run_dir / "diagnostics.csv", sol.steps)
-    steps = sol.steps
-    acc = np.asarray(steps.get("accepted", []), dtype=bool)
-    return RunSummary(status=sol.status, message=sol.message, n_steps=int(acc.sum()), n_rejected=int((~acc).sum()),
-                      t_final=float(sol.t[-1]), extra={"tip": G.translation(q[-1, -1]).tolist()})
+    write_diagnostics(run_dir / "diagnostics.csv", sol.steps)
+    return summary(sol, tip=G.translation(q[-1, -1]).tolist())
 
 
 def _run_static(case: dict[str, Any], rod: CosseratRod, q0: np.ndarray, run_dir: Path) -> RunSummary:
     """Static equilibrium at time.t_end (rods.statics); frames t0 (reference) and t_end (equilibrium)."""
+    from lgbeam.apps._mechanical import write_diagnostics
     from lgbeam.discretisations.rods.statics import static_equilibrium
     from lgbeam.io.vtk import PVDSeries
 
@@ -264,20 +242,9 @@ def _run_static(case: dict[str, Any], rod: CosseratRod, q0: np.ndarray, run_dir:
            "energy": np.array([rod.energy(t, qq, zero) for t, qq in ((t0, q0), (t1, q1))]),
            "phi": np.array([np.linalg.norm(rod.constraints(qq)) if rod.n_constraints else 0.0 for qq in q]),
            "bv": np.zeros(2)}
-    _write_diagnostics(run_dir / "diagnostics.csv", rec)
+    write_diagnostics(run_dir / "diagnostics.csv", rec)
     return RunSummary(status="ok", message="static equilibrium", n_steps=0, n_rejected=0, t_final=t1,
                       extra={"tip": G.translation(q1[-1]).tolist(), "analysis": "static"})
-
-
-def _write_diagnostics(path: Path, steps: dict[str, Any]) -> None:
-    cols = [("t", "t"), ("h", "h"), ("energy", "energy"), ("phi_norm", "phi"), ("bv_norm", "bv"), ("accepted", "accepted")]
-    n = len(np.asarray(steps.get("t", [])))
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow([c for c, _ in cols])
-        data = [np.asarray(steps.get(k, np.full(n, np.nan))) for _, k in cols]
-        for i in range(n):
-            w.writerow([repr(float(d[i])) if k != "accepted" else int(bool(d[i])) for d, (_, k) in zip(data, cols)])
 
 
 def errors(solution: dict[str, Any], reference: dict[str, Any]) -> dict[str, float]:
