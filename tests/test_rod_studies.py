@@ -208,9 +208,11 @@ def test_rod_figures_command_writes_csv_and_png(tmp_path):
 def test_roll_up_settles_back_to_the_clamp():
     """Issue 4: after the motion has died out the roll-up is the full circle, |tip − clamp| < 1e-6.
 
-    Adaptive HEDOP5 (Atol 1e-8, Rtol 1e-6) to t = 150; measured: below 1e-6 from t = 114 on,
-    2.1e-8 at t = 220 (11286 steps, 343 s). The step grows as the rod settles (×4, 4.5e-3 → 0.02).
+    Adaptive HEDOP5 (Atol 1e-8, Rtol 1e-6) to t = 200; measured (outputs/summary/rod-settling.csv):
+    the decaying oscillation of |tip − clamp| stays below 1e-6 from t ≈ 174 on (8e-6 at t = 150,
+    1.2e-7 at t = 200, 2.1e-8 at t = 220). The step grows as the rod settles (×4, 4.5e-3 → 0.02).
     """
-    d = adaptive_history(case_problem("roll-up"), 150.0, save_every=10.0)
-    assert d["gap"][-1] < 1e-6, f"|tip − clamp| = {d['gap'][-1]:.3g} at t = 150"  # issue 4 threshold
+    d = adaptive_history(case_problem("roll-up"), 200.0, save_every=5.0)
+    late = d["gap"][d["t_save"] >= 185.0]  # the last four saved states
+    assert np.max(late) < 1e-6, f"|tip − clamp| = {np.max(late):.3g} after t = 185"  # issue 4 threshold
     assert np.median(d["h"][d["t"] > 100]) > 2 * np.median(d["h"][(d["t"] > 0.2) & (d["t"] < 1.0)])
