@@ -38,7 +38,7 @@ import scipy.sparse.linalg as spla
 from lgbeam._typing import FloatArray
 from lgbeam.apps.rod import build, linear_beam_data
 from lgbeam.discretisations.fem.euler_bernoulli import EulerBernoulliBeam
-from lgbeam.discretisations.rods.statics import static_equilibrium
+from lgbeam.discretisations.rods.statics import coloured_jacobian, static_equilibrium
 from lgbeam.io.cases import load_case
 
 logger = logging.getLogger(__name__)
@@ -84,21 +84,7 @@ def tangent_stiffness(rod: Any, q: FloatArray, t: float = 0.0, eps: float = 1e-6
     def g_int(qq: FloatArray) -> FloatArray:
         return (rod.forces(t, qq, zero) + (rod.external_forces(t, qq) if rod.loads else 0.0)).reshape(n, 6)
 
-    rows, cols, vals = [], [], []
-    nodes = np.arange(n)
-    for colour in range(3):
-        group = nodes[nodes % 3 == colour]
-        for j in range(6):
-            eta = np.zeros((n, 6))
-            eta[group, j] = eps
-            d = (g_int(rod.G.compose(q, rod.G.exp(eta))) - g_int(rod.G.compose(q, rod.G.exp(-eta)))) / (2 * eps)
-            for off in (-1, 0, 1):  # force rows of the perturbed node and its neighbours
-                src = group + off
-                ok = (src >= 0) & (src < n)
-                rows.append(((6 * src[ok])[:, None] + np.arange(6)).ravel())
-                cols.append(np.repeat(6 * group[ok] + j, 6))
-                vals.append(d[src[ok]].ravel())
-    K = sp.coo_array((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(6 * n, 6 * n)).tocsr()
+    K = coloured_jacobian(rod, q, g_int, eps)
     return ((K + K.T) * 0.5).tocsr()
 
 
