@@ -58,3 +58,13 @@ def summary(sol: Solution, **extra: Any) -> RunSummary:
     """The RunSummary of a finished (or stopped) integration."""
     return RunSummary(status=sol.status, message=sol.message, n_steps=int(sol.stats["n_steps"]),
                       n_rejected=int(sol.stats["n_rejected"]), t_final=float(sol.t[-1]), extra=extra)
+
+
+def index_at_reference_end(solution: dict[str, Any], reference: dict[str, Any]) -> int:
+    """Index of the solution's saved time equal to the reference's final time (for study errors)."""
+    t_ref = float(np.asarray(reference["t"])[-1])
+    t = np.asarray(solution["t"])
+    k = int(np.argmin(np.abs(t - t_ref)))
+    if abs(t[k] - t_ref) > 1e-9 * max(1.0, abs(t_ref)):
+        raise ValueError(f"solution has no saved time at the reference's final time {t_ref}; align output.every")
+    return k

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from lgbeam.apps import RunSummary
+from lgbeam.apps._mechanical import index_at_reference_end
 from lgbeam.io.schema import Key
 from lgbeam.models.heavy_top import GROUPS, HeavyTop
 
@@ -84,11 +85,7 @@ def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False) -> RunSu
 
 def errors(solution: dict[str, Any], reference: dict[str, Any]) -> dict[str, float]:
     """Errors at the reference's final time: position, rotation (max entry) and relative λ error."""
-    t_ref = float(np.asarray(reference["t"])[-1])
-    t = np.asarray(solution["t"])
-    k = int(np.argmin(np.abs(t - t_ref)))
-    if abs(t[k] - t_ref) > 1e-9 * max(1.0, abs(t_ref)):
-        raise ValueError(f"solution has no saved time at the reference's final time {t_ref}; align output.every")
+    k = index_at_reference_end(solution, reference)
     lam, lam_ref = np.asarray(solution["lam"])[k], np.asarray(reference["lam"])[-1]
     return {
         "position": float(np.max(np.abs(np.asarray(solution["positions"])[k] - np.asarray(reference["positions"])[-1]))),

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from lgbeam.apps import RunSummary
+from lgbeam.apps._mechanical import index_at_reference_end
 from lgbeam.discretisations.rods import (
     CosseratRod, DistributedLoad, Gravity, Material, NodalLoad, RodMesh, Support, TimeFunction, arc, helix,
     polyline, straight,
@@ -254,11 +255,7 @@ def errors(solution: dict[str, Any], reference: dict[str, Any]) -> dict[str, flo
     Meshes may differ (spatial refinement studies): positions and rotations are then compared at
     the nodes with the same arclength s in both (for nested uniform meshes, the coarser mesh's
     nodes; always at least the two ends); ``tip`` is the end node s = L in both."""
-    t_ref = float(np.asarray(reference["t"])[-1])
-    t = np.asarray(solution["t"])
-    k = int(np.argmin(np.abs(t - t_ref)))
-    if abs(t[k] - t_ref) > 1e-9 * max(1.0, abs(t_ref)):
-        raise ValueError(f"solution has no saved time at the reference's final time {t_ref}; align output.every")
+    k = index_at_reference_end(solution, reference)
     x, xr = np.asarray(solution["positions"])[k], np.asarray(reference["positions"])[-1]
     R, Rr = np.asarray(solution["rotations"])[k], np.asarray(reference["rotations"])[-1]
     if x.shape != xr.shape:
