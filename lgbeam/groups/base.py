@@ -276,3 +276,15 @@ def cross(a: FloatArray, b: FloatArray) -> FloatArray:
     out[..., 1] = a2 * b0 - a0 * b2
     out[..., 2] = a0 * b1 - a1 * b0
     return out
+
+
+class MatrixGroupOps:
+    """``identity`` and ``compose`` of groups stored as square matrices (SO3, SOn, SE2, SE3):
+    the identity matrix and the matrix product."""
+
+    def identity(self, batch: tuple[int, ...] = ()) -> FloatArray:
+        k = self.param_shape[-1]  # type: ignore[attr-defined]
+        return np.broadcast_to(np.eye(k), tuple(batch) + (k, k)).copy()
+
+    def compose(self, a: FloatArray, b: FloatArray) -> FloatArray:
+        return np.matmul(self._elem(a, "a"), self._elem(b, "b"))  # type: ignore[attr-defined]

@@ -17,7 +17,7 @@ import numpy as np
 
 from lgbeam._typing import FloatArray
 from lgbeam.groups import _series as sr
-from lgbeam.groups.base import UNIT_NORM_TOL, GroupBase, _show, as_array, check_finite, check_orthonormal
+from lgbeam.groups.base import MatrixGroupOps, UNIT_NORM_TOL, GroupBase, _show, as_array, check_finite, check_orthonormal
 
 logger = logging.getLogger(__name__)
 
@@ -74,7 +74,7 @@ def _Ju(u: FloatArray) -> FloatArray:
 
 
 @dataclass(frozen=True)
-class SE2(GroupBase):
+class SE2(MatrixGroupOps, GroupBase):
     """Planar rigid motions; see the module docstring."""
 
     @property
@@ -88,12 +88,6 @@ class SE2(GroupBase):
     @property
     def param_shape(self) -> tuple[int, ...]:
         return (3, 3)
-
-    def identity(self, batch: tuple[int, ...] = ()) -> FloatArray:
-        return np.broadcast_to(np.eye(3), tuple(batch) + (3, 3)).copy()
-
-    def compose(self, a: FloatArray, b: FloatArray) -> FloatArray:
-        return np.matmul(self._elem(a, "a"), self._elem(b, "b"))
 
     def inverse(self, a: FloatArray) -> FloatArray:
         a = self._elem(a)

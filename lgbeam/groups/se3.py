@@ -19,6 +19,7 @@ import numpy as np
 from lgbeam._typing import FloatArray
 from lgbeam.groups import _series as sr
 from lgbeam.groups.base import (
+    MatrixGroupOps,
     cross,
     UNIT_NORM_TOL,
     GroupBase,
@@ -203,7 +204,7 @@ def validate_homogeneous(name: str, arr: FloatArray) -> None:
     check_orthonormal(name, arr[..., :3, :3])
 
 
-class _Homogeneous(GroupBase):
+class _Homogeneous(MatrixGroupOps, GroupBase):
     """Shared parts of SE3 and SO3xR3 (storage ``[[R, x], [0, 1]]``)."""
 
     @property
@@ -213,9 +214,6 @@ class _Homogeneous(GroupBase):
     @property
     def param_shape(self) -> tuple[int, ...]:
         return (4, 4)
-
-    def identity(self, batch: tuple[int, ...] = ()) -> FloatArray:
-        return np.broadcast_to(np.eye(4), tuple(batch) + (4, 4)).copy()
 
     def hat(self, xi: FloatArray) -> FloatArray:
         return hat_se3(self._tan(xi))
@@ -271,9 +269,6 @@ class SE3(SE3Algebra, _Homogeneous):
     @property
     def name(self) -> str:
         return "SE3"
-
-    def compose(self, a: FloatArray, b: FloatArray) -> FloatArray:
-        return np.matmul(self._elem(a, "a"), self._elem(b, "b"))
 
     def inverse(self, a: FloatArray) -> FloatArray:
         a = self._elem(a)

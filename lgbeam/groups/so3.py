@@ -16,6 +16,7 @@ import numpy as np
 from lgbeam._typing import FloatArray
 from lgbeam.groups import _series as sr
 from lgbeam.groups.base import (
+    MatrixGroupOps,
     cross,
     GroupBase,
     check_finite,
@@ -114,7 +115,7 @@ class SO3Algebra:
 
 
 @dataclass(frozen=True)
-class SO3(SO3Algebra, GroupBase):
+class SO3(SO3Algebra, MatrixGroupOps, GroupBase):
     """Rotation matrices; see the module docstring for the maps and their references."""
 
     @property
@@ -128,12 +129,6 @@ class SO3(SO3Algebra, GroupBase):
     @property
     def param_shape(self) -> tuple[int, ...]:
         return (3, 3)
-
-    def identity(self, batch: tuple[int, ...] = ()) -> FloatArray:
-        return np.broadcast_to(np.eye(3), tuple(batch) + (3, 3)).copy()
-
-    def compose(self, a: FloatArray, b: FloatArray) -> FloatArray:
-        return np.matmul(self._elem(a, "a"), self._elem(b, "b"))
 
     def inverse(self, a: FloatArray) -> FloatArray:
         return np.swapaxes(self._elem(a), -1, -2).copy()

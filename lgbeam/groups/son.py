@@ -20,13 +20,13 @@ import scipy.linalg as sla
 
 from lgbeam._typing import FloatArray
 from lgbeam.groups import _series as sr
-from lgbeam.groups.base import GroupBase, as_array, check_finite, check_orthonormal
+from lgbeam.groups.base import MatrixGroupOps, GroupBase, as_array, check_finite, check_orthonormal
 
 logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
-class SOn(GroupBase):
+class SOn(MatrixGroupOps, GroupBase):
     """Special orthogonal group of dimension ``n``; see the module docstring."""
 
     n: int = 3
@@ -58,12 +58,6 @@ class SOn(GroupBase):
         for k, (r, c) in enumerate(self._pairs):
             E[k, r, c], E[k, c, r] = 1.0, -1.0
         return E
-
-    def identity(self, batch: tuple[int, ...] = ()) -> FloatArray:
-        return np.broadcast_to(np.eye(self.n), tuple(batch) + self.param_shape).copy()
-
-    def compose(self, a: FloatArray, b: FloatArray) -> FloatArray:
-        return np.matmul(self._elem(a, "a"), self._elem(b, "b"))
 
     def inverse(self, a: FloatArray) -> FloatArray:
         return np.swapaxes(self._elem(a), -1, -2).copy()
