@@ -33,6 +33,15 @@ def _write_csv(path: Path, header: list[str], rows: list[list[object]]) -> None:
         w.writerows(rows)
 
 
+def _label(ax, xlabel: str, ylabel: str, title: str | None = None, **legend) -> None:  # type: ignore[no-untyped-def]
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(**legend)
+
+
 def _save(fig: Figure, path: Path) -> None:
     FigureCanvasAgg(fig)
     fig.tight_layout()
@@ -61,10 +70,7 @@ def orders(out: Path, group: str = "S3R3", quick: bool = False) -> list[list[obj
         axq.loglog(hs, eq, "o-", label=f"{name} ({pq:.2f})")
         axl.loglog(hs, el, "o-", label=f"{name} ({pl:.2f})")
     for ax, what in ((axq, "max error in R and x"), (axl, "relative error in λ")):
-        ax.set_xlabel("h")
-        ax.set_ylabel(what)
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7, title="method (fitted order)", title_fontsize=7)
+        _label(ax, "h", what, fontsize=7, title="method (fitted order)", title_fontsize=7)
     fig.suptitle(f"heavy top in {group}, t = {T}: errors against the minimal-coordinate reference")
     _save(fig, out / "heavy-top-orders.png")
     _write_csv(out / "heavy-top-orders.csv", ["group", "method", "h", "error_q", "error_lam_rel"], rows)
@@ -86,11 +92,7 @@ def drift(out: Path, quick: bool = False) -> dict[str, float]:
         ax.semilogy(t, phi, label=group, lw=0.8)
         rows += [[group, tt, pp] for tt, pp in zip(t[::10], phi[::10])]
         final[group] = float(phi.max())
-    ax.set_xlabel("t")
-    ax.set_ylabel("‖Φ(q)‖")
-    ax.set_title("drift-off, herk4, h = 1e-3 (index-2, no projection)")
-    ax.legend()
-    ax.grid(True, which="both", alpha=0.3)
+    _label(ax, "t", "‖Φ(q)‖", "drift-off, herk4, h = 1e-3 (index-2, no projection)")
     _save(fig, out / "heavy-top-drift.png")
     _write_csv(out / "heavy-top-drift.csv", ["group", "t", "phi_norm"], rows)
     return final
@@ -108,11 +110,7 @@ def adaptive(out: Path, quick: bool = False) -> tuple[int, int]:
     ax = fig.add_subplot()
     ax.semilogy(t[acc], h[acc], "-", lw=0.8, label=f"accepted ({acc.sum()})")
     ax.semilogy(t[~acc], h[~acc], "rx", label=f"rejected ({(~acc).sum()})")
-    ax.set_xlabel("t")
-    ax.set_ylabel("h")
-    ax.set_title("heavy top, adaptive HEDOP5, rtol = atol = 1e-8")
-    ax.legend()
-    ax.grid(True, which="both", alpha=0.3)
+    _label(ax, "t", "h", "heavy top, adaptive HEDOP5, rtol = atol = 1e-8")
     _save(fig, out / "heavy-top-adaptive.png")
     _write_csv(out / "heavy-top-adaptive.csv", ["t", "h", "err", "accepted"],
                [[a, b, c, int(d)] for a, b, c, d in zip(st["t"], st["h"], st["err"], st["accepted"])])
