@@ -28,14 +28,10 @@ from scipy.integrate import solve_ivp
 
 from lgbeam._typing import FloatArray
 from lgbeam.groups import S3R3, SE3, S3xR3, SO3xR3
-from lgbeam.groups.base import cross
+from lgbeam.groups.base import cross, hat3
 
 GROUPS = {"SO3xR3": SO3xR3, "SE3": SE3, "S3xR3": S3xR3, "S3R3": S3R3}
 SEMIDIRECT = {"SE3", "S3R3"}
-
-
-def _hat(w: FloatArray) -> FloatArray:
-    return np.array([[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]])
 
 
 @dataclass(frozen=True)
@@ -86,7 +82,7 @@ class HeavyTop:
     def constraint_jacobian(self, q: FloatArray) -> FloatArray:
         R, x = self.group.rotation(q), self.group.translation(q)
         right = np.eye(3) if self.semidirect else R.T
-        return np.hstack([_hat(R.T @ x), right])
+        return np.hstack([hat3(R.T @ x), right])
 
     def energy(self, t: float, q: FloatArray, v: FloatArray) -> float:
         Om, U = v[:3], v[3:]
@@ -122,7 +118,7 @@ def reference_solution(top: HeavyTop, t_eval: FloatArray, omega0=(0.0, 150.0, -4
 
     def rhs(t, y):
         R, Om = y[:9].reshape(3, 3), y[9:]
-        return np.concatenate([(R @ _hat(Om)).ravel(), omega_dot(R, Om)])
+        return np.concatenate([(R @ hat3(Om)).ravel(), omega_dot(R, Om)])
 
     t_eval = np.atleast_1d(np.asarray(t_eval, dtype=float))
     y0 = np.concatenate([np.eye(3).ravel(), np.asarray(omega0, dtype=float)])

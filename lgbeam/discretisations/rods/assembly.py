@@ -43,11 +43,6 @@ def node_row_pattern(nodes: IntArray, rows_per_node: int, row_offset: int) -> tu
     return rows.ravel(), cols.ravel()
 
 
-def csr_from_pattern(rows: IntArray, cols: IntArray, data: FloatArray, shape: tuple[int, int]) -> sp.csr_array:
-    """CSR matrix from COO triplets (duplicates add)."""
-    return sp.coo_array((data, (rows, cols)), shape=shape).tocsr()
-
-
 class CSRPattern:
     """A fixed CSR sparsity pattern from COO (rows, cols); ``matrix(data)`` places COO-ordered data
     without re-sorting (duplicates must not occur). Every matrix shares one read-only pair of index
