@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import logging
 import time as _time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -125,9 +126,18 @@ def _interpolate(system: Any, st: StepResult, q0, v0, lam0, h: float, sigma: flo
     return q, v, (1 - sigma) * lam0 + sigma * st.lam
 
 
-def _residuals(system: Any, t: float, q: FloatArray, v: FloatArray) -> tuple[float, float, float]:
-    phi = float(np.linalg.norm(_phi(system, t, q))) if system.n_constraints else 0.0
-    bv = float(np.linalg.norm(_hidden(system, t, q, v))) if system.n_constraints else 0.0
+def _residuals(system: Any, t: float, q: FloatArray, v: FloatArray, lin: SaddlePointSolver | None = None,
+               rheonomic: bool | None = None) -> tuple[float, float, float]:
+    """(‖Φ‖, ‖B v (+ Φ_t)‖, energy) after a step; ``lin`` lets B v use the stage solver's cached pattern."""
+    rheo = is_rheonomic(system) if rheonomic is None else rheonomic
+    phi = bv = 0.0
+    if system.n_constraints:
+        phi = float(np.linalg.norm(system.constraints_t(t, q) if rheo else system.constraints(q)))
+        B = _jac(system, t, q)
+        hidden = lin.matvec(B, v) if lin is not None else B @ v
+        if rheo:
+            hidden = hidden + system.constraint_rate(t, q)
+        bv = float(np.linalg.norm(hidden))
     energy = float(system.energy(t, q, v)) if hasattr(system, "energy") else float("nan")
     return phi, bv, energy
 
@@ -277,7 +287,7 @@ def integrate(
             t, q, v, lam = t_new, q_new, v_new, lam_new
             n_acc += 1
             vdot1 = st.vdot_end if not project_steps else None
-            phi, bv, energy = _residuals(system, t, q, v)
+            phi, bv, energy = _residuals(system, t, q, v, lin, rheonomic)
             for k, val in zip(("t", "h", "err", "accepted", "phi", "bv", "energy"), (t, h_try, err, 1.0, phi, bv, energy)):
                 rec[k].append(val)
             if save_times is None:

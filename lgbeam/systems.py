@@ -74,7 +74,8 @@ class RheonomicConstraints(Protocol):
 
 def is_rheonomic(system: Any) -> bool:
     """True when ``system`` has time-dependent constraints that the integrator must account for."""
-    return isinstance(system, RheonomicConstraints) and bool(system.rheonomic)
+    # the cheap attribute test first: a runtime Protocol isinstance costs ~50 µs (called per step)
+    return bool(getattr(system, "rheonomic", False)) and isinstance(system, RheonomicConstraints)
 
 
 @runtime_checkable

@@ -72,6 +72,28 @@ class Product(GroupBase):
     def log(self, a: FloatArray) -> FloatArray:
         return self._flat(self.G.log(self._elem(a)))
 
+    def retract(self, a: FloatArray, xi: FloatArray) -> FloatArray:
+        """``a ∘ exp(ξ)`` blockwise (``G.retract`` when ``G`` has a fused one)."""
+        ops = self._jit_ops(a, xi, self.param_shape)
+        if ops is not None:  # the integrator's hot path: one unbatched configuration, one compiled call
+            return ops["retract"](a, xi.reshape(self.n, self.G.dim))
+        a, blocks = self._elem(a, "a"), self._blocks(xi)
+        if hasattr(self.G, "retract"):
+            return self.G.retract(a, blocks)
+        return self.G.compose(a, self.G.exp(blocks))
+
+    def _jit_ops(self, a: Any, b: Any, a_shape: tuple[int, ...]) -> dict[str, Any] | None:
+        """``G``'s compiled kernels (``lgbeam.jit``) when they apply to the unbatched float64 C-contiguous
+        operands ``a`` (of shape ``a_shape``) and ``b`` (a flat tangent), else None (the checked path)."""
+        ops = getattr(self.G, "jit_ops", None)
+        if ops is None or type(a) is not np.ndarray or type(b) is not np.ndarray:
+            return None
+        if a.dtype != np.float64 or b.dtype != np.float64 or not (a.flags.c_contiguous and b.flags.c_contiguous):
+            return None
+        if b.shape != (self.dim,) or a.shape != a_shape:
+            return None
+        return ops
+
     def hat(self, xi: FloatArray) -> FloatArray:
         """Stacked algebra matrices ``(..., n, *G.hat shape)``."""
         return self.G.hat(self._blocks(xi))
@@ -99,6 +121,10 @@ class Product(GroupBase):
 
     def tangent_inv_apply(self, xi: FloatArray, v: FloatArray) -> FloatArray:
         """``T(ξ)⁻¹ v`` for flat ``ξ, v`` ``(..., n·dim)``; flat result."""
+        ops = self._jit_ops(xi, v, (self.dim,))
+        if ops is not None:
+            d = self.G.dim
+            return ops["tangent_inv_apply"](xi.reshape(self.n, d), v.reshape(self.n, d)).reshape(self.dim)
         return self._flat(self.G.tangent_inv_apply(self._blocks(xi), self._blocks(v, "v")))
 
     def block_diag(self, blocks: FloatArray) -> sp.csr_array:

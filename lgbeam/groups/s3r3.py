@@ -15,14 +15,24 @@ from typing import Any
 
 import numpy as np
 
+from lgbeam import jit
 from lgbeam._typing import FloatArray
 from lgbeam.groups import _series as sr
-from lgbeam.groups.base import GroupBase, as_array, cross, check_finite, matrix_to_quat, quat_conj, quat_mul
-from lgbeam.groups.base import quat_rotate, quat_to_matrix
+from lgbeam.groups.base import (
+    GroupBase,
+    as_array,
+    check_finite,
+    cross,
+    matrix_to_quat,
+    quat_conj,
+    quat_mul,
+    quat_rotate,
+    quat_to_matrix,
+)
 from lgbeam.groups.s3 import check_unit_quaternion
 from lgbeam.groups.se3 import (
-    SE3Algebra,
     Ad_se3,
+    SE3Algebra,
     hat_se3,
     vee_se3,
 )
@@ -61,7 +71,12 @@ class _Quat7(GroupBase):
         return vee_se3(self.name, X)
 
     def rotation(self, a: FloatArray) -> FloatArray:
-        return quat_to_matrix(self._elem(a)[..., :4])
+        if jit.ENABLED and (rows := jit.fast_rows(a, 7)) is not None:
+            return jit.quat_to_matrix(rows).reshape(a.shape[:-1] + (3, 3))
+        a = self._elem(a)
+        if jit.ENABLED:
+            return jit.quat_to_matrix(jit.as_rows(a, 7)).reshape(a.shape[:-1] + (3, 3))
+        return quat_to_matrix(a[..., :4])
 
     def translation(self, a: FloatArray) -> FloatArray:
         return self._elem(a)[..., 4:].copy()
@@ -93,6 +108,8 @@ class S3R3(SE3Algebra, _Quat7):
 
     def compose(self, a: FloatArray, b: FloatArray) -> FloatArray:
         a, b = self._elem(a, "a"), self._elem(b, "b")
+        if jit.ENABLED and a.shape == b.shape:
+            return jit.s3r3_compose(jit.as_rows(a, 7), jit.as_rows(b, 7)).reshape(a.shape)
         return _pack(quat_mul(a[..., :4], b[..., :4]), a[..., 4:] + quat_rotate(a[..., :4], b[..., 4:]))
 
     def inverse(self, a: FloatArray) -> FloatArray:
@@ -103,6 +120,8 @@ class S3R3(SE3Algebra, _Quat7):
     def exp(self, xi: FloatArray) -> FloatArray:
         """Seed 004 eq. (18): ``(exp_S³(Ω), T_S³ᵀ(Ω) U)`` with ``Tᵀ(Ω) = T(−Ω)``."""
         xi = self._tan(xi)
+        if jit.ENABLED:
+            return jit.s3r3_exp(jit.as_rows(xi, 6)).reshape(xi.shape[:-1] + (7,))
         W, U = xi[..., :3], xi[..., 3:]
         n2 = np.sum(W * W, axis=-1)
         n = np.sqrt(n2)
@@ -119,9 +138,37 @@ class S3R3(SE3Algebra, _Quat7):
 
     def log(self, a: FloatArray) -> FloatArray:
         a = self._elem(a)
+        if jit.ENABLED:
+            return jit.s3r3_log(jit.as_rows(a, 7)).reshape(a.shape[:-1] + (6,))
         W = quat_log(a[..., :4])
         return np.concatenate([W, tangent_inv_so3_apply(-W, a[..., 4:])], axis=-1)
 
     def Ad(self, a: FloatArray) -> FloatArray:
         a = self._elem(a)
         return Ad_se3(quat_to_matrix(a[..., :4]), a[..., 4:])
+
+    @property
+    def jit_ops(self) -> dict[str, Any] | None:
+        """Compiled kernels on (K, 7)/(K, 6) C-contiguous float64 rows (``lgbeam.jit``), or None when disabled."""
+        if not jit.ENABLED:
+            return None
+        return {"retract": jit.s3r3_retract, "tangent_inv_apply": jit.s3r3_tinv_apply}
+
+    def retract(self, a: FloatArray, xi: FloatArray) -> FloatArray:
+        """``a ∘ exp(ξ)`` (the stage update of seed 004 eq. (12)), fused into one kernel when compiled."""
+        if (jit.ENABLED and (ra := jit.fast_rows(a, 7)) is not None and (rx := jit.fast_rows(xi, 6)) is not None
+                and a.shape[:-1] == xi.shape[:-1]):
+            return jit.s3r3_retract(ra, rx).reshape(a.shape)
+        a, xi = self._elem(a), self._tan(xi)
+        if jit.ENABLED and a.shape[:-1] == xi.shape[:-1]:
+            return jit.s3r3_retract(jit.as_rows(a, 7), jit.as_rows(xi, 6)).reshape(a.shape)
+        return self.compose(a, self.exp(xi))
+
+    def tangent_inv_apply(self, xi: FloatArray, v: FloatArray) -> FloatArray:
+        if (jit.ENABLED and (rx := jit.fast_rows(xi, 6)) is not None and (rv := jit.fast_rows(v, 6)) is not None
+                and xi.shape == v.shape):
+            return jit.s3r3_tinv_apply(rx, rv).reshape(xi.shape)
+        xi, v = self._tan(xi), self._tan(v, "v")
+        if jit.ENABLED and xi.shape == v.shape:
+            return jit.s3r3_tinv_apply(jit.as_rows(xi, 6), jit.as_rows(v, 6)).reshape(xi.shape)
+        return super().tangent_inv_apply(xi, v)

@@ -27,6 +27,7 @@ import scipy.sparse.linalg as spla
 from scipy.linalg.lapack import dgbsv
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
+from lgbeam import jit
 from lgbeam._typing import FloatArray, Matrix
 
 
@@ -98,6 +99,7 @@ class _ProductPattern:
         self.indptr, self.indices, self.m, self.n = indptr, indices, m, n
         self.rows = np.repeat(np.arange(m, dtype=np.intp), np.diff(indptr))
         cols = np.asarray(indices, dtype=np.intp)
+        self.cols = cols
         order = np.argsort(cols, kind="stable")
         counts = np.bincount(cols, minlength=n)
         start = np.concatenate([[0], np.cumsum(counts)[:-1]])
@@ -210,10 +212,24 @@ class SaddlePointSolver:
         """Return (V̇, Λ) of ``[[M, B_iᵀ], [γ B_next, 0]] [V̇; Λ] = [r1; r2]``."""
         if B_i is not None and B_i.shape[0] and (pat := self._pattern(B_i, B_next)) is not None:
             d = self._cache["diag"]
+            if jit.ENABLED and pat.banded:  # the same algorithm in one compiled call
+                vdot, lam, info = jit.schur_stage_solve(
+                    d, r1, r2 / gamma, B_next.data, B_i.data, pat.rows, pat.cols, pat.pa, pat.pb, pat.weight,
+                    pat.target, pat.kl, pat.ku, pat.perm, pat.pos)
+                if info > 0 or not np.isfinite(lam).all():
+                    raise SingularStageMatrix("B M⁻¹ Bᵀ is singular (zero pivot) or B non-finite: redundant or "
+                                              "contradictory constraints")
+                return vdot, lam
             a = d * r1
             rhs = pat.matvec(B_next.data, a) - r2 / gamma
             lam = pat.schur_solve(B_next.data, B_i.data, rhs)
             return a - d * pat.rmatvec(B_i.data, lam), lam
+        if (jit.ENABLED and type(B_i) is np.ndarray and type(B_next) is np.ndarray and isinstance(self.Minv, np.ndarray)
+                and B_i.shape[0]):  # small dense systems (one body): one compiled call
+            vdot, lam, info = jit.dense_stage_solve(self.Minv, B_i, B_next, r1, r2 / gamma)
+            if info > 0 or not np.isfinite(lam).all():
+                raise SingularStageMatrix("B M⁻¹ Bᵀ is singular or B non-finite: redundant or contradictory constraints")
+            return vdot, lam
         a = self.Minv @ r1
         if B_i is None or B_i.shape[0] == 0:
             return a, np.zeros(0)

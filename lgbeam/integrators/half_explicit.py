@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from lgbeam import jit
 from lgbeam._typing import FloatArray
 from lgbeam.integrators._linear import SaddlePointSolver, as_matrix
 from lgbeam.integrators.tableaux import HalfExplicitTableau
@@ -46,8 +47,20 @@ def tangent_inv_apply(group: Any, xi: FloatArray, v: FloatArray) -> FloatArray:
     return group.tangent_inv(xi) @ v
 
 
+def _comb(c: FloatArray, S: FloatArray, k: int) -> FloatArray:
+    """Σ_{j<k} c[j] S[j] (numpy path of ``jit.comb_rows``)."""
+    return c[:k] @ S[:k]
+
+
+def _axpy(base: FloatArray, c: FloatArray, S: FloatArray, k: int) -> FloatArray:
+    """base + Σ_{j<k} c[j] S[j] (numpy path of ``jit.axpy_rows``)."""
+    return base + c[:k] @ S[:k]
+
+
 def retract(group: Any, q: FloatArray, theta: FloatArray) -> FloatArray:
-    """q ∘ exp(θ)."""
+    """q ∘ exp(θ) (through the group's fused ``retract`` when it has one)."""
+    if hasattr(group, "retract"):
+        return group.retract(q, theta)
     return group.compose(q, group.exp(theta))
 
 
@@ -131,18 +144,20 @@ class HalfExplicitRK:
         Q_next = retract(G, q, h * A[1, 0] * dtheta[0])
         Q_end = Q_next if s == 1 else None
         B_i = jac(t + c[1] * h, Q_next) if m else None
+        hA = h * A
+        comb, axpy = (jit.comb_rows, jit.axpy_rows) if jit.ENABLED and v.dtype == np.float64 else (_comb, _axpy)
         for i in range(1, sbar):
-            Theta_i, Q_i = h * (A[i, :i] @ dtheta[:i]), Q_next
-            V_i = v + h * (A[i, :i] @ vdot[:i])
+            Theta_i, Q_i = comb(hA[i], dtheta, i), Q_next
+            V_i = axpy(v, hA[i], vdot, i)
             dtheta[i] = tangent_inv_apply(G, Theta_i, V_i)
-            Q_next = retract(G, q, h * (A[i + 1, : i + 1] @ dtheta[: i + 1]))
+            Q_next = retract(G, q, comb(hA[i + 1], dtheta, i + 1))
             if i + 1 == s:
                 Q_end = Q_next
             r1 = -system.forces(t + c[i] * h, Q_i, V_i)
             n_eval += 1
             if m:
                 B_next = jac(t + c[i + 1] * h, Q_next)
-                r2 = -lin.matvec(B_next, v + h * (A[i + 1, :i] @ vdot[:i]))
+                r2 = -lin.matvec(B_next, axpy(v, hA[i + 1], vdot, i))
                 if rheo:
                     r2 = r2 - system.constraint_rate(t + c[i + 1] * h, Q_next)
                 vdot[i], lams[i] = lin.solve(r1, B_i, B_next, h * A[i + 1, i], r2)

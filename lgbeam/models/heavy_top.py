@@ -28,7 +28,7 @@ from scipy.integrate import solve_ivp
 
 from lgbeam._typing import FloatArray
 from lgbeam.groups import S3R3, SE3, S3xR3, SO3xR3
-from lgbeam.groups.base import cross, hat3
+from lgbeam.groups.base import hat3
 
 GROUPS = {"SO3xR3": SO3xR3, "SE3": SE3, "S3xR3": S3xR3, "S3R3": S3R3}
 SEMIDIRECT = {"SE3", "S3R3"}
@@ -44,6 +44,10 @@ class HeavyTop:
     X: tuple[float, float, float] = (0.0, 1.0, 0.0)
     gravity: tuple[float, float, float] = (0.0, 0.0, -9.81)
     group: Any = field(init=False)
+    semidirect: bool = field(init=False)  # SE3/S3R3: body-frame U (x' = R U)
+    _J: FloatArray = field(init=False, repr=False, compare=False)
+    _gamma: FloatArray = field(init=False, repr=False, compare=False)
+    _X: FloatArray = field(init=False, repr=False, compare=False)
     mass_is_constant: bool = True
     mass_block: int = 6
 
@@ -53,10 +57,10 @@ class HeavyTop:
         if not self.mass_value > 0 or min(self.inertia) <= 0:
             raise ValueError(f"mass and inertia must be positive, got m = {self.mass_value}, J = {self.inertia}")
         object.__setattr__(self, "group", GROUPS[self.group_name]())
-
-    @property
-    def semidirect(self) -> bool:
-        return self.group_name in SEMIDIRECT
+        object.__setattr__(self, "semidirect", self.group_name in SEMIDIRECT)
+        object.__setattr__(self, "_J", np.asarray(self.inertia, dtype=float))
+        object.__setattr__(self, "_gamma", np.asarray(self.gravity, dtype=float))
+        object.__setattr__(self, "_X", np.asarray(self.X, dtype=float))
 
     @property
     def n_constraints(self) -> int:
@@ -66,23 +70,32 @@ class HeavyTop:
         return sp.csr_array(sp.diags_array(np.r_[self.inertia, [self.mass_value] * 3]))
 
     def forces(self, t: float, q: FloatArray, v: FloatArray) -> FloatArray:
-        J, m, gam = np.asarray(self.inertia), self.mass_value, np.asarray(self.gravity)
-        Om, U = v[:3], v[3:]
+        # 3-vectors in Python floats: a numpy call per cross product costs more than its arithmetic
+        o0, o1, o2, u0, u1, u2 = np.asarray(v, dtype=float).tolist()
+        J0, J1, J2 = self.inertia
+        m = self.mass_value
+        g = [(J2 - J1) * o1 * o2, (J0 - J2) * o2 * o0, (J1 - J0) * o0 * o1]  # Ω × JΩ
         if self.semidirect:
-            R = self.group.rotation(q)
-            f = m * cross(Om, U) - m * (R.T @ gam)
+            r0, r1, r2 = (self._gamma @ self.group.rotation(q)).tolist()  # Rᵀγ
+            g += [m * (o1 * u2 - o2 * u1 - r0), m * (o2 * u0 - o0 * u2 - r1), m * (o0 * u1 - o1 * u0 - r2)]
         else:
-            f = -m * gam
-        return np.concatenate([cross(Om, J * Om), f])
+            g += [-m * gk for gk in self.gravity]
+        return np.array(g)
 
     def constraints(self, q: FloatArray) -> FloatArray:
         R, x = self.group.rotation(q), self.group.translation(q)
-        return R.T @ x - np.asarray(self.X)
+        return x @ R - self._X  # Rᵀx − X
 
     def constraint_jacobian(self, q: FloatArray) -> FloatArray:
+        """B = [(Rᵀx)~, I] (semidirect) or [(Rᵀx)~, Rᵀ] (direct), (3, 6)."""
         R, x = self.group.rotation(q), self.group.translation(q)
-        right = np.eye(3) if self.semidirect else R.T
-        return np.hstack([hat3(R.T @ x), right])
+        y0, y1, y2 = (x @ R).tolist()
+        if self.semidirect:
+            return np.array([[0.0, -y2, y1, 1.0, 0.0, 0.0], [y2, 0.0, -y0, 0.0, 1.0, 0.0], [-y1, y0, 0.0, 0.0, 0.0, 1.0]])
+        B = np.empty((3, 6))
+        B[:, :3] = [[0.0, -y2, y1], [y2, 0.0, -y0], [-y1, y0, 0.0]]
+        B[:, 3:] = R.T
+        return B
 
     def energy(self, t: float, q: FloatArray, v: FloatArray) -> float:
         Om, U = v[:3], v[3:]

@@ -9,7 +9,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from lgbeam._sparse import csr_like
-
 from lgbeam._typing import FloatArray, IntArray
 
 
@@ -64,3 +63,7 @@ class CSRPattern:
 
     def matrix(self, data: FloatArray) -> sp.csr_array:
         return csr_like(self.template, np.ascontiguousarray(data[self.perm], dtype=float))
+
+    def matrix_sorted(self, data: FloatArray) -> sp.csr_array:
+        """The matrix from entries already in CSR order (``data[perm]`` of ``matrix``)."""
+        return csr_like(self.template, data)

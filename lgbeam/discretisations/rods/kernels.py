@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from lgbeam import jit
 from lgbeam._typing import FloatArray
 from lgbeam.groups.base import quat_mul, quat_rotate
 from lgbeam.groups.se3 import tangent_inv_pair
@@ -48,8 +49,10 @@ def edge_kinematics(q: FloatArray) -> tuple[FloatArray, FloatArray]:
 
     xi_e = log(q_{i−1}⁻¹ q_i) (N, 6) as ``edge_logs``; JJ (N, 6, 12) holds [Jm_e | Jp_e] row by row,
     with Jp_e = T(xi_e)⁻¹ and Jm_e = −T(xi_e)⁻¹ Ad(r_e⁻¹) = −T(−xi_e)⁻¹ (``tangent_inv_pair``), equal
-    to ``edge_jacobians`` up to round-off.
+    to ``edge_jacobians`` up to round-off. One compiled loop when ``lgbeam.jit`` is enabled.
     """
+    if jit.ENABLED:
+        return jit.rod_edge_kinematics(np.ascontiguousarray(q, dtype=float))
     pa = q[:-1, :4] * _CONJ
     rp = quat_mul(pa, q[1:, :4])
     rx = quat_rotate(pa, q[1:, 4:] - q[:-1, 4:])  # R(p_a)ᵀ (x_b − x_a)

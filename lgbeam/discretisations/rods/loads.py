@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from lgbeam import jit
 from lgbeam._typing import FloatArray
+from lgbeam.groups.base import quat_conj, quat_to_matrix
 
 
 @dataclass(frozen=True)
@@ -81,12 +83,14 @@ class NodalLoad:
     moment: FloatArray = field(default_factory=lambda: np.zeros(3))
     frame: str = "spatial"
     time: TimeFunction = field(default_factory=TimeFunction)
+    pair: FloatArray = field(init=False, repr=False, compare=False)  # (moment, force), (6,)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "force", _vec3("nodal load force", self.force))
         object.__setattr__(self, "moment", _vec3("nodal load moment", self.moment))
         if self.frame not in ("spatial", "body"):
             raise ValueError(f"load frame must be 'spatial' or 'body' (follower), got {self.frame!r}")
+        object.__setattr__(self, "pair", np.concatenate([self.moment, self.force]))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -118,7 +122,7 @@ Load = NodalLoad | DistributedLoad | Gravity
 
 def external_forces(
     t: float,
-    R: FloatArray,
+    p: FloatArray,
     loads: tuple[Load, ...],
     node_ids: tuple[int, ...],
     weights: FloatArray,
@@ -126,24 +130,48 @@ def external_forces(
 ) -> FloatArray:
     """Body-frame generalised external forces (N+1, 6) = (moment, force) per node at time t.
 
+    ``p`` (N+1, 4) are the nodal unit quaternions (R_iᵀ a = R(p̄_i) a for spatial vectors a); a
+    configuration (N+1, 7) of S³⋉R³ may be passed as it is (only its first four columns are read);
     ``node_ids[k]`` is the resolved node of ``loads[k]`` (−1 for non-nodal loads); ``weights`` are
     the trapezoidal nodal lengths ℓ_i.
     """
-    n = R.shape[0]
-    spatial = np.zeros((n, 6))
+    n = p.shape[0]
     body = np.zeros((n, 6))
+    spatial: FloatArray | None = None  # (n, 6) once a load acts on every node
+    idx, vec, is_spatial = [], [], []  # nodal loads: rotated at their own nodes only
     for load, i in zip(loads, node_ids, strict=True):  # loop over load objects, not nodes
         if isinstance(load, NodalLoad):
-            p = load.time(t)
-            target = spatial if load.frame == "spatial" else body
-            target[i, :3] += p * load.moment
-            target[i, 3:] += p * load.force
-        elif isinstance(load, DistributedLoad):
+            idx.append(i), vec.append(load.time(t) * load.pair), is_spatial.append(load.frame == "spatial")
+            continue
+        if spatial is None:
+            spatial = np.zeros((n, 6))
+        if isinstance(load, DistributedLoad):
             target = spatial if load.frame == "spatial" else body
             target[:, 3:] += load.time(t) * weights[:, None] * load.force
         else:
             spatial[:, 3:] += rhoA * weights[:, None] * load.acceleration
-    # R_iᵀ a for spatial vectors a (moment and force blocks)
-    body[:, :3] += np.einsum("nji,nj->ni", R, spatial[:, :3])
-    body[:, 3:] += np.einsum("nji,nj->ni", R, spatial[:, 3:])
+    if spatial is not None:  # R_iᵀ a for the spatial moment and force blocks
+        body += rotate_pairs(quat_conj(p[:, :4]), spatial)
+    if idx:
+        add_nodal_loads(body, p, np.array(idx, dtype=np.intp), np.array(vec), np.array(is_spatial))
     return body
+
+
+def add_nodal_loads(body: FloatArray, p: FloatArray, idx: np.ndarray, vec: FloatArray, is_spatial: np.ndarray) -> None:
+    """body[idx_k] += vec_k (body frame) or R(p_idx_k)ᵀ vec_k (spatial), in place; (k,) loads, (k, 6) pairs."""
+    if jit.ENABLED:
+        jit.add_nodal_loads(body, np.ascontiguousarray(p, dtype=float), idx, vec, is_spatial)
+        return
+    vec = vec.copy()
+    sp_ = np.flatnonzero(is_spatial)
+    if sp_.size:
+        vec[sp_] = rotate_pairs(quat_conj(p[idx[sp_], :4]), vec[sp_])
+    np.add.at(body, idx, vec)
+
+
+def rotate_pairs(p: FloatArray, a: FloatArray) -> FloatArray:
+    """(R(p_i) a_i[:3], R(p_i) a_i[3:]) for (n, 4) unit quaternions and (n, 6) vector pairs."""
+    if jit.ENABLED:
+        return jit.rotate_pairs(np.ascontiguousarray(p, dtype=float), np.ascontiguousarray(a, dtype=float))
+    R = quat_to_matrix(p)
+    return np.concatenate([np.einsum("nij,nj->ni", R, a[:, :3]), np.einsum("nij,nj->ni", R, a[:, 3:])], axis=1)

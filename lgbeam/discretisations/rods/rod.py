@@ -24,9 +24,11 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from lgbeam import jit
 from lgbeam._typing import FloatArray
+
 from . import assembly, kernels
-from .loads import DistributedLoad, Gravity, Load, NodalLoad, external_forces
+from .loads import DistributedLoad, Gravity, Load, NodalLoad, add_nodal_loads, external_forces
 from .material import Material
 from .mesh import RodMesh
 from .supports import Support, resolve_supports
@@ -86,7 +88,7 @@ class CosseratRod:
 
     # ------------------------------------------------------------------ structure
     @cached_property
-    def G(self) -> Any:  # noqa: N802 (the group's name)
+    def G(self) -> Any:
         from lgbeam.groups.s3r3 import S3R3  # deferred import: keeps this module importable alone
 
         return S3R3()
@@ -173,6 +175,27 @@ class CosseratRod:
         return assembly.block_diagonal(diag)
 
     @cached_property
+    def _mass_diag(self) -> FloatArray:
+        return self._mass.diagonal()
+
+    @cached_property
+    def _nodal_loads(self) -> tuple[np.ndarray, FloatArray, np.ndarray] | None:
+        """(nodes, (moment, force) pairs, spatial flags) when every load is a nodal one, else None."""
+        if not self.loads or not all(isinstance(ld, NodalLoad) for ld in self.loads):
+            return None
+        return (np.array(self._load_nodes, dtype=np.intp), np.array([ld.pair for ld in self.loads]),
+                np.array([ld.frame == "spatial" for ld in self.loads]))
+
+    @cached_property
+    def _B_gather(self) -> np.ndarray | None:
+        """Flat indices into JJ (N, 6, 12) that give B's CSR entries directly (only internal rows), else None."""
+        if not self.internal_rows or self.n_constraints != self.n_internal:
+            return None
+        n = self.mesh.n_elements
+        flat = np.arange(n * 72).reshape(n, 6, 12)[:, self._rows_index, :].ravel()
+        return flat[self._B_csr.perm]
+
+    @cached_property
     def _B_csr(self) -> assembly.CSRPattern:
         rr, cc = self._B_pattern
         return assembly.CSRPattern(rr, cc, (self.n_constraints, 6 * self.n_nodes))
@@ -246,12 +269,16 @@ class CosseratRod:
         V = np.asarray(v, dtype=float).reshape(self.n_nodes, 6)
         xi, JJ = self._edges(q)
         C_ds, Cw0, Cd_ds, J, m = self._kv
-        sigma = C_ds * xi - Cw0  # C (xi/Δs − w0), kernels.edge_stress
-        if Cd_ds is not None:
-            sigma += Cd_ds * kernels.pair_rates(JJ, V)
-        g = kernels.scatter_pair_forces(JJ, sigma)
-        g += kernels.gyroscopic(V, J, m)
-        g = g.ravel()
+        if jit.ENABLED:
+            g = jit.rod_internal_forces(xi, JJ, np.ascontiguousarray(V), C_ds, Cw0,
+                                        C_ds if Cd_ds is None else Cd_ds, Cd_ds is not None, J, m).ravel()
+        else:
+            sigma = C_ds * xi - Cw0  # C (xi/Δs − w0), kernels.edge_stress
+            if Cd_ds is not None:
+                sigma += Cd_ds * kernels.pair_rates(JJ, V)
+            g = kernels.scatter_pair_forces(JJ, sigma)
+            g += kernels.gyroscopic(V, J, m)
+            g = g.ravel()
         if self.loads:
             g -= self.external_forces(t, q)
         return g
@@ -260,9 +287,13 @@ class CosseratRod:
         """Body-frame generalised external loads f (6(N+1),) at time t; they enter g as −f."""
         if not self.loads:
             return np.zeros(6 * self.n_nodes)
-        R = self.G.rotation(self._q(q))
+        if (nodal := self._nodal_loads) is not None:  # the common case: a few nodal loads, no field loads
+            body = np.zeros((self.n_nodes, 6))
+            scale = np.array([ld.time(t) for ld in self.loads])
+            add_nodal_loads(body, self._q(q), nodal[0], scale[:, None] * nodal[1], nodal[2])
+            return body.ravel()
         return external_forces(
-            t, R, self.loads, self._load_nodes, self.mesh.node_weights, self.material.rhoA
+            t, self._q(q), self.loads, self._load_nodes, self.mesh.node_weights, self.material.rhoA
         ).ravel()
 
     def constraints(self, q: FloatArray) -> FloatArray:
@@ -324,6 +355,8 @@ class CosseratRod:
     def constraint_jacobian_t(self, t: float, q: FloatArray) -> sp.csr_array:
         """B(t, q) = ∂Φ(t, ·) along left-translated directions; prescribed rows T(ξ)⁻¹, ξ = log(q_ref(t)⁻¹ q_i)."""
         q = self._q(q)
+        if self._B_gather is not None:  # internal rows only: one gather straight into CSR order
+            return self._B_csr.matrix_sorted(self._edges(q)[1].ravel()[self._B_gather])
         data = []
         if self.internal_rows:
             _, JJ = self._edges(q)
@@ -359,7 +392,7 @@ class CosseratRod:
     def kinetic_energy(self, v: FloatArray) -> float:
         """T = ½ vᵀ M v."""
         v = np.asarray(v, dtype=float)
-        return float(0.5 * v @ (self._mass @ v))
+        return float(0.5 * v @ (self._mass_diag * v))
 
     def energy(self, t: float, q: FloatArray, v: FloatArray) -> float:
         """Total mechanical energy T + V (conserved without damping and time-dependent loads)."""
