@@ -341,6 +341,19 @@ def rod_internal_forces(xi, JJ, V, C_ds, Cw0, Cd_ds, damped, J, m):  # type: ign
 
 
 @_njit
+def rod_elastic_energy(xi, ds, w0, C):  # type: ignore[no-untyped-def]
+    """Σ_e Δs_e ½ Σ_k C_k (xi_ek/Δs_e − w0_ek)², as ``kernels.elastic_energy`` (C the diagonal stiffness)."""
+    V = 0.0
+    for e in range(xi.shape[0]):
+        s = 0.0
+        for k in range(6):
+            dw = xi[e, k] / ds[e] - w0[e, k]
+            s += C[k] * dw * dw
+        V += 0.5 * ds[e] * s
+    return V
+
+
+@_njit
 def rotate_pairs(p, a):  # type: ignore[no-untyped-def]
     """(R(p_i) a_i[:3], R(p_i) a_i[3:]) for (n, 4) unit quaternions and (n, 6) vector pairs."""
     out = np.empty((p.shape[0], 6))
@@ -452,7 +465,7 @@ def band_lu_solve(ab, kl, ku, b):  # type: ignore[no-untyped-def]
 def dense_stage_solve(Minv, B_i, B_next, r1, r2g):  # type: ignore[no-untyped-def]
     """(V̇, Λ, info) of [[M, B_iᵀ], [γ B_next, 0]] [V̇; Λ] = [r1; γ r2g] for small dense M⁻¹ (n, n) and
     B (m, n), through S = B_next M⁻¹ B_iᵀ and Gaussian elimination with partial pivoting (info = k + 1 for a
-    zero pivot in column k)."""
+    zero pivot in column k, −1 for a non-finite multiplier)."""
     m = B_i.shape[0]
     a = Minv @ r1
     MB = Minv @ B_i.T
@@ -464,6 +477,8 @@ def dense_stage_solve(Minv, B_i, B_next, r1, r2g):  # type: ignore[no-untyped-de
         for j in range(m):
             ab[j, 2 * kl + i - j] = S[i, j]
     info = band_lu_solve(ab, kl, kl, lam)
+    if info == 0 and not np.isfinite(lam).all():
+        info = -1
     return a - MB @ lam, lam, info
 
 
@@ -490,7 +505,8 @@ def schur_stage_solve(d, r1, r2g, data_next, data_i, rows, cols, pa, pb, weight,
     """(V̇, Λ, info) of [[M, B_iᵀ], [γ B_next, 0]] [V̇; Λ] = [r1; γ r2g] with M⁻¹ = diag(d), both B in one
     CSR pattern (entries ``rows``/``cols``): the Schur complement S = B_next M⁻¹ B_iᵀ is gathered from the
     entry pairs (pa, pb) into band storage at ``target`` (rows/columns permuted by ``perm``/``pos``) and
-    solved by ``band_lu_solve``; as ``lgbeam.integrators._linear._ProductPattern``."""
+    solved by ``band_lu_solve``; as ``lgbeam.integrators._linear._ProductPattern``. info: 0, k + 1 for a zero
+    pivot in column k, −1 for a non-finite multiplier."""
     m = pos.shape[0]
     ldab = 2 * kl + ku + 1
     a = d * r1
@@ -503,6 +519,8 @@ def schur_stage_solve(d, r1, r2g, data_next, data_i, rows, cols, pa, pb, weight,
     x = rhs[perm]
     info = band_lu_solve(ab.reshape(m, ldab), kl, ku, x)
     lam = x[pos]
+    if info == 0 and not np.isfinite(lam).all():
+        info = -1
     out = a.copy()
     for e in range(rows.shape[0]):
         out[cols[e]] -= d[cols[e]] * data_i[e] * lam[rows[e]]
@@ -513,7 +531,7 @@ def fast_rows(a: object, width: int) -> FloatArray | None:
     """``a`` viewed as (K, width) rows when it is a C-contiguous float64 ndarray whose last axis has
     ``width`` entries (the integrator's hot path, where the checked conversions cost more than the
     kernels), else None."""
-    if (type(a) is np.ndarray and a.dtype == np.float64 and a.flags.c_contiguous and a.ndim
+    if (type(a) is np.ndarray and a.dtype.char == "d" and a.flags.c_contiguous and a.ndim
             and a.shape[-1] == width):
         return a.reshape(-1, width)
     return None

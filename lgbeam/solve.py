@@ -15,6 +15,7 @@ constraint B(q) v + Φ_t(t, q); scleronomic systems take exactly the old path.
 from __future__ import annotations
 
 import logging
+import math
 import time as _time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -126,18 +127,34 @@ def _interpolate(system: Any, st: StepResult, q0, v0, lam0, h: float, sigma: flo
     return q, v, (1 - sigma) * lam0 + sigma * st.lam
 
 
+def _all_finite(*arrays: FloatArray) -> bool:
+    """True when every entry is finite. A NaN or ±inf makes a sum non-finite, so one finite sum per array
+    settles it; only a non-finite sum (possibly overflow of huge finite entries) needs the elementwise test."""
+    for a in arrays:
+        if not math.isfinite(float(np.sum(a))) and not np.isfinite(a).all():
+            return False
+    return True
+
+
+def _norm(x: FloatArray) -> float:
+    """Euclidean norm without BLAS: for long vectors a threaded ddot can stall for milliseconds on a loaded
+    machine, and this runs after every step."""
+    x = np.asarray(x, dtype=float)
+    return math.sqrt(float(np.einsum("i,i->", x, x))) if x.ndim == 1 else float(np.linalg.norm(x))
+
+
 def _residuals(system: Any, t: float, q: FloatArray, v: FloatArray, lin: SaddlePointSolver | None = None,
                rheonomic: bool | None = None) -> tuple[float, float, float]:
     """(‖Φ‖, ‖B v (+ Φ_t)‖, energy) after a step; ``lin`` lets B v use the stage solver's cached pattern."""
     rheo = is_rheonomic(system) if rheonomic is None else rheonomic
     phi = bv = 0.0
     if system.n_constraints:
-        phi = float(np.linalg.norm(system.constraints_t(t, q) if rheo else system.constraints(q)))
+        phi = _norm(system.constraints_t(t, q) if rheo else system.constraints(q))
         B = _jac(system, t, q)
         hidden = lin.matvec(B, v) if lin is not None else B @ v
         if rheo:
             hidden = hidden + system.constraint_rate(t, q)
-        bv = float(np.linalg.norm(hidden))
+        bv = _norm(hidden)
     energy = float(system.energy(t, q, v)) if hasattr(system, "energy") else float("nan")
     return phi, bv, energy
 
@@ -245,8 +262,7 @@ def integrate(
             except FloatingPointError:  # numpy set to raise (np.seterr): an exploding trial step
                 st = None
             n_eval += st.n_force_evals if st is not None else 0
-            finite = st is not None and bool(
-                np.all(np.isfinite(st.q)) and np.all(np.isfinite(st.v)) and np.all(np.isfinite(st.lam)))
+            finite = st is not None and _all_finite(st.q, st.v, st.lam)
             if adaptive:
                 err = np.inf
                 if finite:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -42,11 +43,11 @@ class Product(GroupBase):
     def name(self) -> str:
         return f"{self.G.name}^{self.n}"
 
-    @property
+    @cached_property
     def dim(self) -> int:
         return int(self.n) * self.G.dim
 
-    @property
+    @cached_property
     def param_shape(self) -> tuple[int, ...]:
         return (int(self.n), *self.G.param_shape)
 
@@ -88,7 +89,7 @@ class Product(GroupBase):
         ops = getattr(self.G, "jit_ops", None)
         if ops is None or type(a) is not np.ndarray or type(b) is not np.ndarray:
             return None
-        if a.dtype != np.float64 or b.dtype != np.float64 or not (a.flags.c_contiguous and b.flags.c_contiguous):
+        if a.dtype.char != "d" or b.dtype.char != "d" or not (a.flags.c_contiguous and b.flags.c_contiguous):
             return None
         if b.shape != (self.dim,) or a.shape != a_shape:
             return None

@@ -98,6 +98,9 @@ class _Quat7(GroupBase):
         return arr
 
 
+_JIT_OPS: dict[str, Any] = {}  # filled on first use (lgbeam.jit imports this package)
+
+
 @dataclass(frozen=True)
 class S3R3(SE3Algebra, _Quat7):
     """Semidirect product S³ ⋉ R³ of seed 004; see the module docstring."""
@@ -152,7 +155,9 @@ class S3R3(SE3Algebra, _Quat7):
         """Compiled kernels on (K, 7)/(K, 6) C-contiguous float64 rows (``lgbeam.jit``), or None when disabled."""
         if not jit.ENABLED:
             return None
-        return {"retract": jit.s3r3_retract, "tangent_inv_apply": jit.s3r3_tinv_apply}
+        if not _JIT_OPS:
+            _JIT_OPS.update(retract=jit.s3r3_retract, tangent_inv_apply=jit.s3r3_tinv_apply)
+        return _JIT_OPS
 
     def retract(self, a: FloatArray, xi: FloatArray) -> FloatArray:
         """``a ∘ exp(ξ)`` (the stage update of seed 004 eq. (12)), fused into one kernel when compiled."""

@@ -118,9 +118,12 @@ class _ProductPattern:
         self.ldab = 2 * self.kl + self.ku + 1
         self.banded = self.ldab <= BAND_LIMIT or m <= DENSE_LIMIT
         self.perm, self.pos = perm, pos
-        self.pa, self.pb, self.weight = pa, pb, minv[cols[pa]]
         # band storage ab[kl + ku + i − j, j] = S[i, j] (permuted), column-major: flat j*ldab + row
-        self.target = lp * self.ldab + (self.kl + self.ku + kp - lp)
+        target = lp * self.ldab + (self.kl + self.ku + kp - lp)
+        by_target = np.argsort(target, kind="stable")  # pairs in storage order: sequential writes
+        pa, pb, k, l = pa[by_target], pb[by_target], k[by_target], l[by_target]
+        self.pa, self.pb, self.weight = pa, pb, minv[cols[pa]]
+        self.target = target[by_target]
         self.k, self.l = k, l
 
     @staticmethod
@@ -216,7 +219,7 @@ class SaddlePointSolver:
                 vdot, lam, info = jit.schur_stage_solve(
                     d, r1, r2 / gamma, B_next.data, B_i.data, pat.rows, pat.cols, pat.pa, pat.pb, pat.weight,
                     pat.target, pat.kl, pat.ku, pat.perm, pat.pos)
-                if info > 0 or not np.isfinite(lam).all():
+                if info != 0:
                     raise SingularStageMatrix("B M⁻¹ Bᵀ is singular (zero pivot) or B non-finite: redundant or "
                                               "contradictory constraints")
                 return vdot, lam
@@ -227,7 +230,7 @@ class SaddlePointSolver:
         if (jit.ENABLED and type(B_i) is np.ndarray and type(B_next) is np.ndarray and isinstance(self.Minv, np.ndarray)
                 and B_i.shape[0]):  # small dense systems (one body): one compiled call
             vdot, lam, info = jit.dense_stage_solve(self.Minv, B_i, B_next, r1, r2 / gamma)
-            if info > 0 or not np.isfinite(lam).all():
+            if info != 0:
                 raise SingularStageMatrix("B M⁻¹ Bᵀ is singular or B non-finite: redundant or contradictory constraints")
             return vdot, lam
         a = self.Minv @ r1

@@ -88,6 +88,9 @@ def scatter_edge_forces(Jm: FloatArray, Jp: FloatArray, sigma: FloatArray) -> Fl
 
 def elastic_energy(xi: FloatArray, ds: FloatArray, w0: FloatArray, C: FloatArray) -> float:
     """V = Σ_e Δs_e ½ (w_e − w0_e)ᵀ C (w_e − w0_e) (midpoint rule per edge)."""
+    if jit.ENABLED:
+        return float(jit.rod_elastic_energy(np.ascontiguousarray(xi, dtype=float), np.asarray(ds, dtype=float),
+                                            np.ascontiguousarray(w0, dtype=float), np.asarray(C, dtype=float)))
     dw = xi / ds[:, None] - w0
     return float(0.5 * np.sum(ds[:, None] * C * dw * dw))
 

@@ -279,7 +279,10 @@ class CosseratRod:
             g = kernels.scatter_pair_forces(JJ, sigma)
             g += kernels.gyroscopic(V, J, m)
             g = g.ravel()
-        if self.loads:
+        if (nodal := self._nodal_loads) is not None:  # −f added in place at the loaded nodes only
+            scale = np.array([-ld.time(t) for ld in self.loads])
+            add_nodal_loads(g.reshape(self.n_nodes, 6), q, nodal[0], scale[:, None] * nodal[1], nodal[2])
+        elif self.loads:
             g -= self.external_forces(t, q)
         return g
 
@@ -392,7 +395,7 @@ class CosseratRod:
     def kinetic_energy(self, v: FloatArray) -> float:
         """T = ½ vᵀ M v."""
         v = np.asarray(v, dtype=float)
-        return float(0.5 * v @ (self._mass_diag * v))
+        return float(0.5 * np.einsum("i,i,i->", v, self._mass_diag, v))  # no BLAS: a threaded ddot stalls when loaded
 
     def energy(self, t: float, q: FloatArray, v: FloatArray) -> float:
         """Total mechanical energy T + V (conserved without damping and time-dependent loads)."""
