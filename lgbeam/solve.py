@@ -255,7 +255,7 @@ def integrate(
                 break
             h_try = min(h, t_end - t) if adaptive else (min(h, t_end - t) if n_acc + 1 < n_fixed else t_end - t)
             try:
-                st = integ.step(system, lin, t, h_try, q, v, lam, vdot1, rheonomic=rheonomic)
+                st = integ.step(system, lin, t, h_try, q, v, lam, vdot1, rheonomic=rheonomic, with_error=adaptive)
             except SingularStageMatrix as exc:
                 status, message = "singular", f"stage system singular at t = {t:.6g}: {exc}; check the constraints/supports"
                 break

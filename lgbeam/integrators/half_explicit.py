@@ -116,10 +116,12 @@ class HalfExplicitRK:
         lam: FloatArray,
         vdot1: FloatArray | None = None,
         rheonomic: bool | None = None,
+        with_error: bool = True,
     ) -> StepResult:
         """One step t → t + h from (q, v, λ); ``vdot1`` is a first stage reused from the last step (FSAL).
 
-        ``rheonomic``: whether the constraints depend on t (None: ask ``is_rheonomic(system)``)."""
+        ``rheonomic``: whether the constraints depend on t (None: ask ``is_rheonomic(system)``);
+        ``with_error=False`` skips the embedded error estimate (fixed steps do not use it)."""
         tab, G = self.tableau, system.group
         A, c, sbar, s = tab.A, tab.c, tab.stages, tab.s
         n, m = v.size, lam.size
@@ -164,12 +166,12 @@ class HalfExplicitRK:
                 B_i = B_next
             else:
                 vdot[i] = lin.explicit(r1)
-        theta = h * (A[s] @ dtheta)
+        theta = comb(hA[s], dtheta, sbar)
         q1 = Q_end if Q_end is not None else retract(G, q, theta)
-        v1 = v + h * (A[s] @ vdot)
+        v1 = axpy(v, hA[s], vdot, sbar)
         lam1 = tab.d @ lams
         error = None
-        if tab.b_hat is not None:
+        if tab.b_hat is not None and with_error:
             error = np.concatenate([theta - h * (tab.b_hat @ dtheta), h * ((A[s] - tab.b_hat) @ vdot)])
         return StepResult(
             q=q1, v=v1, lam=lam1, theta=theta, error=error, vdot_start=vdot1,
