@@ -365,12 +365,13 @@ def rotate_pairs(p, a):  # type: ignore[no-untyped-def]
 
 
 @_njit
-def add_nodal_loads(body, p, idx, vec, is_spatial):  # type: ignore[no-untyped-def]
-    """body[idx_k] += vec_k, rotated by R(p_idx_k)ᵀ first when ``is_spatial[k]`` (in place)."""
+def add_nodal_loads(body, p, idx, vec, is_spatial, scale):  # type: ignore[no-untyped-def]
+    """body[idx_k] += s_k vec_k, rotated by R(p_idx_k)ᵀ first when ``is_spatial[k]`` (in place)."""
     for k in range(idx.shape[0]):
         i = idx[k]
+        s = scale[k]
         for b in range(0, 6, 3):
-            a0, a1, a2 = vec[k, b], vec[k, b + 1], vec[k, b + 2]
+            a0, a1, a2 = s * vec[k, b], s * vec[k, b + 1], s * vec[k, b + 2]
             if is_spatial[k]:
                 a0, a1, a2 = _rotate(p[i, 0], -p[i, 1], -p[i, 2], -p[i, 3], a0, a1, a2)
             body[i, b] += a0

@@ -153,16 +153,19 @@ def external_forces(
     if spatial is not None:  # R_iᵀ a for the spatial moment and force blocks
         body += rotate_pairs(quat_conj(p[:, :4]), spatial)
     if idx:
-        add_nodal_loads(body, p, np.array(idx, dtype=np.intp), np.array(vec), np.array(is_spatial))
+        add_nodal_loads(body, p, np.array(idx, dtype=np.intp), np.array(vec), np.array(is_spatial), np.ones(len(idx)))
     return body
 
 
-def add_nodal_loads(body: FloatArray, p: FloatArray, idx: np.ndarray, vec: FloatArray, is_spatial: np.ndarray) -> None:
-    """body[idx_k] += vec_k (body frame) or R(p_idx_k)ᵀ vec_k (spatial), in place; (k,) loads, (k, 6) pairs."""
+def add_nodal_loads(
+    body: FloatArray, p: FloatArray, idx: np.ndarray, vec: FloatArray, is_spatial: np.ndarray, scale: FloatArray
+) -> None:
+    """body[idx_k] += s_k vec_k (body frame) or s_k R(p_idx_k)ᵀ vec_k (spatial), in place; (k,) loads, (k, 6)
+    (moment, force) pairs, (k,) scales."""
     if jit.ENABLED:
-        jit.add_nodal_loads(body, np.ascontiguousarray(p, dtype=float), idx, vec, is_spatial)
+        jit.add_nodal_loads(body, np.ascontiguousarray(p, dtype=float), idx, vec, is_spatial, scale)
         return
-    vec = vec.copy()
+    vec = scale[:, None] * vec
     sp_ = np.flatnonzero(is_spatial)
     if sp_.size:
         vec[sp_] = rotate_pairs(quat_conj(p[idx[sp_], :4]), vec[sp_])

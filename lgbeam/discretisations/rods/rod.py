@@ -281,7 +281,7 @@ class CosseratRod:
             g = g.ravel()
         if (nodal := self._nodal_loads) is not None:  # −f added in place at the loaded nodes only
             scale = np.array([-ld.time(t) for ld in self.loads])
-            add_nodal_loads(g.reshape(self.n_nodes, 6), q, nodal[0], scale[:, None] * nodal[1], nodal[2])
+            add_nodal_loads(g.reshape(self.n_nodes, 6), q, nodal[0], nodal[1], nodal[2], scale)
         elif self.loads:
             g -= self.external_forces(t, q)
         return g
@@ -293,7 +293,7 @@ class CosseratRod:
         if (nodal := self._nodal_loads) is not None:  # the common case: a few nodal loads, no field loads
             body = np.zeros((self.n_nodes, 6))
             scale = np.array([ld.time(t) for ld in self.loads])
-            add_nodal_loads(body, self._q(q), nodal[0], scale[:, None] * nodal[1], nodal[2])
+            add_nodal_loads(body, self._q(q), nodal[0], nodal[1], nodal[2], scale)
             return body.ravel()
         return external_forces(
             t, self._q(q), self.loads, self._load_nodes, self.mesh.node_weights, self.material.rhoA
