@@ -354,6 +354,32 @@ def rod_elastic_energy(xi, ds, w0, C):  # type: ignore[no-untyped-def]
 
 
 @_njit
+def rod_step_residuals(xi, JJ, q, V, rows, phi_ref, ds, w0, C, mass_diag, node_mass, gvec):  # type: ignore[no-untyped-def]
+    """(‖Φ‖, ‖B v‖, T + V) of a rod whose constraints are the internal rows ``rows`` of every edge:
+    Φ_e = xi_e[rows] − phi_ref_e, (B v)_e = JJ_e[rows] [v_e; v_{e+1}], T = ½ Σ M_ii v_i², V elastic
+    (``rod_elastic_energy``) − Σ m_i γ·x_i."""
+    phi2 = 0.0
+    bv2 = 0.0
+    for e in range(xi.shape[0]):
+        for r in range(rows.shape[0]):
+            k = rows[r]
+            d = xi[e, k] - phi_ref[e, r]
+            phi2 += d * d
+            b = 0.0
+            for j in range(6):
+                b += JJ[e, k, j] * V[e, j] + JJ[e, k, 6 + j] * V[e + 1, j]
+            bv2 += b * b
+    T = 0.0
+    for i in range(V.shape[0]):
+        for j in range(6):
+            T += 0.5 * mass_diag[6 * i + j] * V[i, j] * V[i, j]
+    G = 0.0
+    for i in range(q.shape[0]):
+        G += node_mass[i] * (gvec[0] * q[i, 4] + gvec[1] * q[i, 5] + gvec[2] * q[i, 6])
+    return math.sqrt(phi2), math.sqrt(bv2), T + rod_elastic_energy(xi, ds, w0, C) - G
+
+
+@_njit
 def rotate_pairs(p, a):  # type: ignore[no-untyped-def]
     """(R(p_i) a_i[:3], R(p_i) a_i[3:]) for (n, 4) unit quaternions and (n, 6) vector pairs."""
     out = np.empty((p.shape[0], 6))

@@ -145,8 +145,11 @@ def _norm(x: FloatArray) -> float:
 
 def _residuals(system: Any, t: float, q: FloatArray, v: FloatArray, lin: SaddlePointSolver | None = None,
                rheonomic: bool | None = None) -> tuple[float, float, float]:
-    """(‖Φ‖, ‖B v (+ Φ_t)‖, energy) after a step; ``lin`` lets B v use the stage solver's cached pattern."""
+    """(‖Φ‖, ‖B v (+ Φ_t)‖, energy) after a step; ``lin`` lets B v use the stage solver's cached pattern.
+    A system may compute all three at once (``step_residuals``, e.g. the rod's compiled pass)."""
     rheo = is_rheonomic(system) if rheonomic is None else rheonomic
+    if not rheo and hasattr(system, "step_residuals") and (fused := system.step_residuals(t, q, v)) is not None:
+        return fused
     phi = bv = 0.0
     if system.n_constraints:
         phi = _norm(system.constraints_t(t, q) if rheo else system.constraints(q))

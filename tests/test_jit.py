@@ -179,3 +179,22 @@ def test_integration_matches_numpy_path(monkeypatch: pytest.MonkeyPatch) -> None
         close(fast.q[-1], ref.q[-1], 1e-11)
         close(fast.v[-1], ref.v[-1], 1e-10)
         close(fast.lam[-1], ref.lam[-1], 1e-9)
+
+
+def test_fused_step_residuals_match_the_generic_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rod's one-pass (‖Φ‖, ‖Bv‖, energy) against the driver's generic evaluation on the numpy path;
+    with supports (roll-up: a clamp) the rod declines and the driver evaluates them itself."""
+    from lgbeam import solve
+
+    for case, expect_fused in (("flying-spaghetti", True), ("roll-up", False)):
+        rod, q0, v0 = _rod(case=case, sets=["model.n_elements=9"])
+        rng = np.random.default_rng(6)
+        q, v = rod.group.retract(q0, 0.1 * rng.normal(size=v0.size)), rng.normal(size=v0.size)
+        fused = rod.step_residuals(0.0, q, v)
+        assert (fused is not None) == expect_fused
+        monkeypatch.setattr(jit, "ENABLED", False)
+        ref = solve._residuals(rod, 0.0, q, v)
+        monkeypatch.setattr(jit, "ENABLED", True)
+        close(solve._residuals(rod, 0.0, q, v), ref, 1e-12)
+        if fused is not None:
+            close(fused, ref, 1e-12)

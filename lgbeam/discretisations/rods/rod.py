@@ -397,6 +397,18 @@ class CosseratRod:
         v = np.asarray(v, dtype=float)
         return float(0.5 * np.einsum("i,i,i->", v, self._mass_diag, v))  # no BLAS: a threaded ddot stalls when loaded
 
+    def step_residuals(self, t: float, q: FloatArray, v: FloatArray) -> tuple[float, float, float] | None:
+        """(‖Φ‖, ‖B v‖, energy) in one compiled pass when the constraints are internal rows only (the driver's
+        per-step diagnostics); None otherwise (the driver then evaluates them one by one)."""
+        if not jit.ENABLED or self._B_gather is None:
+            return None
+        q = self._q(q)
+        xi, JJ = self._edges(q)
+        g = sum((ld.acceleration for ld in self.loads if isinstance(ld, Gravity)), np.zeros(3))
+        V = np.ascontiguousarray(v, dtype=float).reshape(self.n_nodes, 6)
+        return jit.rod_step_residuals(xi, JJ, q, V, self._rows_index, self._phi_ref, self.mesh.ds, self.w0,
+                                      self.material.stiffness, self._mass_diag, self.node_mass, g)
+
     def energy(self, t: float, q: FloatArray, v: FloatArray) -> float:
         """Total mechanical energy T + V (conserved without damping and time-dependent loads)."""
         return self.kinetic_energy(v) + self.potential_energy(q)
