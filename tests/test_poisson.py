@@ -92,7 +92,7 @@ def test_exponential_midpoint_is_a_poisson_map():
     defects = {}
     for name in ("exp-midpoint", "disex", "energy-exp"):
         m = POISSON_INTEGRATORS[name](solver=solver)
-        P = _fd_jacobian(lambda z, m=m: m.step(sysm, 0.3 if name != "disex" else 0.05, z).y, y)
+        P = _fd_jacobian(lambda z, m=m, name=name: m.step(sysm, 0.3 if name != "disex" else 0.05, z).y, y)
         defects[name] = np.abs(P @ J @ P.T - J).max()
     assert defects["exp-midpoint"] <= 1e-9  # issue 6 bound; central FD error O(eps²) + 1e-15/eps
     assert defects["disex"] <= 1e-9  # composition of Poisson maps (Theorem 13)
@@ -155,7 +155,7 @@ def test_orders_on_nls_soliton():
     L = 60.0
     g = FourierGrid(385, L)  # spatial error e^{−πk_max/2} ≈ 1e−14
     sysm = NLS(g, kappa=-1.0, form="complex")
-    exact = lambda t: nls_soliton(g.x, t, eta=1.0, velocity=2 * np.pi / L * 4, x0=L / 2, length=L)  # noqa: E731
+    exact = lambda t: nls_soliton(g.x, t, eta=1.0, velocity=2 * np.pi / L * 4, x0=L / 2, length=L)
     cases = {"exp-midpoint": ([1 / 10, 1 / 20, 1 / 40], 2), "energy-exp": ([1 / 10, 1 / 20, 1 / 40], 2),
              "disex": ([1 / 80, 1 / 160, 1 / 320], 5), "exp-euler": ([1 / 40, 1 / 80, 1 / 160], 1)}
     for name, (hs, order) in cases.items():
@@ -170,7 +170,7 @@ def test_orders_on_kdv_soliton():
     L = 80.0
     g = FourierGrid(255, L)
     kdv = KdV(g, nu=1.0)
-    exact = lambda t: kdv_soliton(g.x, t, c=1.0, nu=1.0, x0=30.0, length=L)  # noqa: E731
+    exact = lambda t: kdv_soliton(g.x, t, c=1.0, nu=1.0, x0=30.0, length=L)
     for name, hs in {"exp-midpoint": [1 / 20, 1 / 40, 1 / 80], "energy-exp": [1 / 10, 1 / 20, 1 / 40]}.items():
         errs = [np.abs(integrate_poisson(kdv, make_poisson_integrator(name), exact(0.0), h=h, t_end=1.0,
                                          save_every=10**6).y[-1] - exact(1.0)).max() for h in hs]
@@ -210,3 +210,75 @@ def test_registry_names_and_orders():
     orders = {name: make_poisson_integrator(name).order for name in POISSON_INTEGRATORS}
     assert orders == {"exp-midpoint": 2, "disex": 5, "energy-exp": 2, "midpoint": 2, "midpoint-newton": 2,
                       "discrete-gradient": 2, "exp-euler": 1}
+
+
+def _reference_fixed_point(G, x, tol, max_iter=100):
+    """The documented stopping rule, evaluated literally (scale computed at every iteration)."""
+    previous = np.inf
+    for m in range(1, max_iter + 1):
+        x_new = G(x)
+        r = np.max(np.abs(x_new - x))
+        scale = max(1.0, np.max(np.abs(x_new)))
+        x = x_new
+        if r <= tol * scale or (r <= 100 * np.finfo(float).eps * scale and r >= previous):
+            return x, m
+        previous = r
+    return x, max_iter
+
+
+@pytest.mark.parametrize("tol", [1e-15, 1e-14, 1e-10])
+@pytest.mark.parametrize("size", [1e-3, 1.0, 1e3])
+def test_fixed_point_stopping_decisions_match_the_literal_rule(tol, size, rng):
+    """The solver skips the scale reduction where no stopping test can pass: same iterates, same counts."""
+    for _ in range(5):
+        c = size * (rng.standard_normal(40) + 1j * rng.standard_normal(40))
+        q = rng.uniform(0.05, 0.3)  # Lipschitz constant ≤ 2q < 1
+        G = lambda x, c=c, q=q: c + q * size * np.cos(np.abs(x) / size + x.real / size)
+        ref_x, ref_m = _reference_fixed_point(G, c, tol)
+        res = FixedPoint(tol=tol).solve(G, c)
+        assert res.iterations == ref_m and np.array_equal(res.x, ref_x)
+
+
+def _soliton_run(name, predictor, h, tol=1e-12, t_end=0.25):
+    L = 60.0
+    g = FourierGrid(129, L)
+    sysm = NLS(g, kappa=-1.0, form="complex")
+    y0 = nls_soliton(g.x, 0.0, eta=1.0, velocity=2 * np.pi / L * 4, x0=L / 2, length=L)
+    integ = make_poisson_integrator(name, tol=tol, predictor=predictor)
+    return integrate_poisson(sysm, integ, y0, h=h, t_end=t_end, save_every=10**6)
+
+
+@pytest.mark.parametrize("name, h, stages", [("exp-midpoint", 1 / 160, 1), ("disex", 1 / 40, 6),
+                                             ("energy-exp", 1 / 80, 1)])
+def test_predictors_move_only_the_starting_point(name, h, stages):
+    """Opt-in predictors: the same fixed points (to the solver tolerance), fewer iterations; the
+    default start is unchanged (``"none"``)."""
+    ref = _soliton_run(name, "none", h)
+    its = {"none": ref.iterations.mean() / stages}
+    for predictor in ("previous", "linear", "quadratic", "cubic"):
+        run = _soliton_run(name, predictor, h)
+        assert run.status == "ok"
+        assert np.abs(run.y[-1] - ref.y[-1]).max() <= 1e-10  # tol 1e-12, contraction ρ < 1, ≤ 60 solves
+        its[predictor] = run.iterations.mean() / stages
+    assert its["cubic"] < its["linear"] < its["previous"] < its["none"], its
+    assert its["none"] == _soliton_run(name, "none", h).iterations.mean() / stages  # stateless default
+
+
+def test_predictor_uses_history_only_when_the_step_continues():
+    L = 60.0
+    g = FourierGrid(65, L)
+    sysm = NLS(g, kappa=-1.0, form="complex")
+    y0 = nls_soliton(g.x, 0.0, eta=1.0, velocity=0.4, x0=L / 2, length=L)
+    plain = Disex(solver=FixedPoint(tol=1e-12))
+    pred = Disex(solver=FixedPoint(tol=1e-12), predictor="linear")
+    y1 = pred.step(sysm, 0.02, y0).y  # no history: the default start
+    assert pred.step(sysm, 0.02, y0.copy()).iterations == plain.step(sysm, 0.02, y0).iterations  # not y1: no history
+    first = pred.step(sysm, 0.02, y0)
+    cont = pred.step(sysm, 0.02, first.y)
+    assert cont.iterations < plain.step(sysm, 0.02, first.y).iterations  # continuing: predicted
+    assert np.abs(pred.step(sysm, 0.01, cont.y).y - plain.step(sysm, 0.01, cont.y).y).max() <= 1e-11  # new h
+    assert np.abs(y1 - plain.step(sysm, 0.02, y0).y).max() == 0.0
+    with pytest.raises(ValueError, match="unknown predictor"):
+        Disex(predictor="quartic")
+    with pytest.raises(ValueError, match="predictor"):
+        make_poisson_integrator("midpoint", predictor="linear")

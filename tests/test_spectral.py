@@ -11,7 +11,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 
-from lgbeam.discretisations.spectral import NLS, FourierGrid, KdV, kdv_soliton, nls_plane_wave, nls_soliton, phi_symbol
+from lgbeam.discretisations.spectral import (
+    NLS,
+    FourierGrid,
+    KdV,
+    kdv_soliton,
+    nls_plane_wave,
+    nls_soliton,
+    phi_symbol,
+)
 
 
 @pytest.mark.parametrize("n, length", [(15, 2 * np.pi), (21, 7.3)])
@@ -121,14 +129,14 @@ def _time_derivative(fn, t, dt=1e-4):
 def test_nls_exact_solutions_satisfy_semidiscrete_system():
     g = FourierGrid(33, 2 * np.pi)
     sysm = NLS(g, kappa=1.0, form="real")
-    wave = lambda t: nls_plane_wave(g.x, t, amplitude=0.7, wavenumber=3.0, kappa=1.0)  # noqa: E731
+    wave = lambda t: nls_plane_wave(g.x, t, amplitude=0.7, wavenumber=3.0, kappa=1.0)
     y = sysm.from_field(wave(0.2))
     F = sysm.apply_S(sysm.apply_A(y) + sysm.grad_potential(y))
     assert_allclose(sysm.to_field(F), _time_derivative(wave, 0.2), atol=1e-9)  # FD error ~dt⁴·ω⁵
     L = 60.0  # sech tail e^{−L/2} ≈ 1e−13: the wrapped soliton is smooth to round-off
     g2 = FourierGrid(385, L)
     foc = NLS(g2, kappa=-1.0, form="complex")
-    sol = lambda t: nls_soliton(g2.x, t, eta=1.0, velocity=2 * np.pi / L * 4, x0=L / 2, length=L)  # noqa: E731
+    sol = lambda t: nls_soliton(g2.x, t, eta=1.0, velocity=2 * np.pi / L * 4, x0=L / 2, length=L)
     y = sol(0.3)
     F = foc.apply_S(foc.apply_A(y) + foc.grad_potential(y))
     assert_allclose(F, _time_derivative(sol, 0.3), atol=1e-8)  # spectral error e^{−π k_max/2} ≪ FD error
@@ -138,7 +146,7 @@ def test_kdv_soliton_satisfies_semidiscrete_system():
     L = 80.0  # sech² tail 12 e^{−L/2} ≈ 5e−17: no wrap jump for D3 to amplify (k_max³ ≈ 10³)
     g = FourierGrid(255, L)
     kdv = KdV(g, nu=1.0)
-    sol = lambda t: kdv_soliton(g.x, t, c=1.0, nu=1.0, x0=30.0, length=L)  # noqa: E731
+    sol = lambda t: kdv_soliton(g.x, t, c=1.0, nu=1.0, x0=30.0, length=L)
     u = sol(0.1)
     F = kdv.apply_S(kdv.apply_A(u) + kdv.grad_potential(u))
     assert_allclose(F, _time_derivative(sol, 0.1), atol=1e-8)  # FD error O(dt⁴); spectral e^{−πk_max}
@@ -180,6 +188,6 @@ def test_jacobians_match_finite_differences(rng):
     for system in (NLS(FourierGrid(9)), KdV(FourierGrid(9), nu=0.3)):
         y = rng.standard_normal(system.n_state)
         v = rng.standard_normal(system.n_state)
-        F = lambda z: system.apply_S(system.apply_A(z) + system.grad_potential(z))  # noqa: E731, B023
+        F = lambda z: system.apply_S(system.apply_A(z) + system.grad_potential(z))  # noqa: B023
         fd = (F(y + 1e-6 * v) - F(y - 1e-6 * v)) / 2e-6
         assert_allclose(system.jacobian(y) @ v, fd, atol=1e-7)  # central difference O(1e-12·F''')

@@ -4,4 +4,4 @@ from lgbeam.discretisations.spectral.fourier import FourierGrid, phi_symbol
 from lgbeam.discretisations.spectral.kdv import KdV, kdv_soliton
 from lgbeam.discretisations.spectral.nls import NLS, nls_plane_wave, nls_soliton
 
-__all__ = ["FourierGrid", "KdV", "NLS", "kdv_soliton", "nls_plane_wave", "nls_soliton", "phi_symbol"]
+__all__ = ["NLS", "FourierGrid", "KdV", "kdv_soliton", "nls_plane_wave", "nls_soliton", "phi_symbol"]

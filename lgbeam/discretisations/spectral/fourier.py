@@ -122,25 +122,37 @@ class FourierGrid:
         return self.n_nodes // 2 + 1
 
     def symbol(self, order: int) -> Array:
-        """Fourier symbol of D_order: (ik)^order, shape (N,)."""
+        """Fourier symbol of D_order: (ik)^order, shape (N,) (cached, read-only)."""
         if order not in (1, 2, 3):
             raise ValueError(f"derivative order must be 1, 2 or 3, got {order}")
-        return (1j * self.k) ** order if order != 2 else -(self.k**2)
+        return self._symbols[order]
+
+    @cached_property
+    def _symbols(self) -> dict[int, Array]:
+        out = {order: (1j * self.k) ** order if order != 2 else -(self.k**2) for order in (1, 2, 3)}
+        for arr in out.values():
+            arr.setflags(write=False)
+        return out
 
     # ------------------------------------------------------------------ application
-    def phi_multiplier(self, order: int, h: float, lam: Array, key: str) -> Array:
-        """φ_order(h λ) for the symbol ``lam`` (named ``key``), memoised per (key, order, h).
+    def cached(self, key: tuple, build: Callable[[], Array]) -> Array:
+        """``build()`` memoised under ``key`` (a hashable tuple naming the operator, its order and h).
 
-        The memo is a pure cache (at most 64 entries); it never changes a result.
+        A pure cache for multipliers (at most 256 entries, then cleared); it never changes a result.
+        The arrays are made read-only so that no caller can alter a cached operator.
         """
-        memo_key = (key, order, float(h))
-        out = self._memo.get(memo_key)
+        out = self._memo.get(key)
         if out is None:
-            if len(self._memo) >= 64:
+            if len(self._memo) >= 256:
                 self._memo.clear()
-            out = phi_symbol(order, h * lam)
-            self._memo[memo_key] = out
+            out = np.asarray(build())
+            out.setflags(write=False)
+            self._memo[key] = out
         return out
+
+    def phi_multiplier(self, order: int, h: float, lam: Array, key: str) -> Array:
+        """φ_order(h λ) for the symbol ``lam`` (named ``key``), memoised per (key, order, h)."""
+        return self.cached((key, order, float(h)), lambda: phi_symbol(order, h * lam))
 
     def apply(self, multiplier: Array, y: Array) -> Array:
         """F⁻¹[multiplier · F[y]] along the last axis.
@@ -151,6 +163,13 @@ class FourierGrid:
         if np.iscomplexobj(y):
             return np.fft.ifft(multiplier * np.fft.fft(y, axis=-1), axis=-1)
         half = multiplier[: self.n_rfft]
+        return np.fft.irfft(half * np.fft.rfft(y, axis=-1), n=self.n_nodes, axis=-1)
+
+    def apply_real(self, half: Array, y: Array) -> Array:
+        """F⁻¹[half · F[y]] for real ``y`` with a half-spectrum multiplier (length ``n_rfft``).
+
+        The inner-loop form of ``apply`` for real operators: no type test, no slicing.
+        """
         return np.fft.irfft(half * np.fft.rfft(y, axis=-1), n=self.n_nodes, axis=-1)
 
     def diff(self, y: Array, order: int = 1) -> Array:

@@ -16,7 +16,7 @@ from functools import cached_property
 import numpy as np
 
 from lgbeam._typing import Array, FloatArray
-from lgbeam.discretisations.spectral.fourier import FourierGrid, sech
+from lgbeam.discretisations.spectral.fourier import FourierGrid, phi_symbol, sech
 
 logger = logging.getLogger(__name__)
 
@@ -64,6 +64,30 @@ class KdV:
     def _lambda(self) -> Array:
         return 1j * self.nu * self.grid.k**3
 
+    @cached_property
+    def _key(self) -> tuple:
+        return ("kdv", float(self.nu))
+
+    @cached_property
+    def _ik_half(self) -> Array:
+        """Half-spectrum (rfft) symbol of D1: ik for k ≥ 0."""
+        return self.grid.symbol(1)[: self.grid.n_rfft]
+
+    @cached_property
+    def _minus_ik_half(self) -> Array:
+        """Half-spectrum symbol of S = −D1."""
+        return -self._ik_half
+
+    @cached_property
+    def _d2_half(self) -> Array:
+        """Half-spectrum symbol of D2 (−k²)."""
+        return self.grid.symbol(2)[: self.grid.n_rfft]
+
+    def _phi_half(self, k: int, h: float) -> Array:
+        """φ_k(hSA) on the half spectrum, memoised per (k, h)."""
+        m = self.grid.n_rfft
+        return self.grid.cached(self._key + ("phi", k, float(h)), lambda: phi_symbol(k, h * self._lambda[:m]))
+
     def _check(self, y: Array) -> None:
         if y.shape[-1] != self.n_state:
             raise ValueError(f"KdV (N={self.grid.n_nodes}) expects states of length {self.n_state}, got {y.shape}")
@@ -71,16 +95,31 @@ class KdV:
             raise ValueError("KdV states are real nodal values; got a complex array")
 
     def apply_S(self, y: Array) -> Array:
-        return -self.grid.diff(y, 1)
+        return self.grid.apply_real(self._minus_ik_half, y)
 
     def apply_A(self, y: Array) -> Array:
-        return self.nu * self.grid.diff(y, 2)
+        return self.nu * self.grid.apply_real(self._d2_half, y)
 
     def potential(self, y: Array) -> float:
         return float(np.sum(y**3) / 6.0)
 
     def grad_potential(self, y: Array) -> Array:
         return 0.5 * y**2
+
+    def nonlinear_field(self, y: Array, scale: float = 1.0) -> Array:
+        """scale · S∇U(y) = −scale · D1(u²/2) in one FFT pair (optional fused capability).
+
+        The factor −1/2 sits in the half-spectrum multiplier (exact: a power of two), so the result
+        is bitwise ``scale * apply_S(grad_potential(y))``.
+        """
+        out = self.grid.apply_real(self._field_half, y * y)
+        if scale != 1.0:
+            out *= scale
+        return out
+
+    @cached_property
+    def _field_half(self) -> Array:
+        return -0.5 * self._ik_half
 
     def inner(self, a: Array, b: Array) -> float:
         return float(np.dot(a, b))
@@ -91,13 +130,13 @@ class KdV:
     def phi(self, k: int, h: float, y: Array) -> Array:
         """φ_k(h S A) y exactly, mode by mode (zero mode: φ_k(0) = 1/k!)."""
         self._check(y)
-        return self.grid.apply(self.grid.phi_multiplier(k, h, self._lambda, f"kdv{self.nu!r}"), y)
+        return self.grid.apply_real(self._phi_half(k, h), y)
 
     def phi_S(self, k: int, h: float, y: Array) -> Array:
         """φ_k(h S A) S y in one FFT pair (optional fused capability used by energy-exp)."""
         self._check(y)
-        mult = self.grid.phi_multiplier(k, h, self._lambda, f"kdv{self.nu!r}")
-        return self.grid.apply(-mult * self.grid.symbol(1), y)
+        mult = self.grid.cached(self._key + ("phiS", k, float(h)), lambda: -self._phi_half(k, h) * self._ik_half)
+        return self.grid.apply_real(mult, y)
 
     def discrete_gradient(self, y0: Array, y1: Array) -> Array:
         """∇̄U = (u₀² + u₀u₁ + u₁²)/6: symmetric, ⟨∇̄U, u₁ − u₀⟩ = U(u₁) − U(u₀) exactly."""

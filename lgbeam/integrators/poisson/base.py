@@ -8,6 +8,7 @@ baseline only — ``jacobian`` (a dense or sparse matrix of the full field).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -40,8 +41,21 @@ class PoissonStep:
     reason: str = ""
 
 
+@runtime_checkable
+class HasFusedField(Protocol):
+    """Optional capability: ``nonlinear_field(y, scale=1.0)`` = scale · S∇U(y), fused, a new array.
+
+    Speed only; it must equal ``scale * apply_S(grad_potential(y))`` (our Fourier systems: bitwise).
+    """
+
+    def nonlinear_field(self, y: Array, scale: float = 1.0) -> Array: ...
+
+
 def nonlinear_field(system: SemilinearPoissonSystem, y: Array) -> Array:
     """f(y) = S ∇U(y), the non-stiff part (seed 003 eq. (2.5): f = J ∇V)."""
+    fused = getattr(system, "nonlinear_field", None)
+    if fused is not None:
+        return fused(y)
     return system.apply_S(system.grad_potential(y))
 
 
@@ -50,8 +64,29 @@ def full_field(system: SemilinearPoissonSystem, y: Array) -> Array:
     return system.apply_S(system.apply_A(y) + system.grad_potential(y))
 
 
+def stage_map(system: SemilinearPoissonSystem, base: Array, scale: float) -> Callable[[Array], Array]:
+    """The fixed-point map Q ↦ base + scale · f(Q) of an exponential-midpoint stage.
+
+    With the fused capability the sum is formed in place in the fresh array the system returns
+    (same values as ``base + scale * f(Q)``: IEEE addition is commutative).
+    """
+    fused = getattr(system, "nonlinear_field", None)
+    if fused is None:
+        return lambda Q: base + scale * system.apply_S(system.grad_potential(Q))
+
+    def G(Q: Array) -> Array:
+        v = fused(Q, scale)
+        v += base
+        return v
+
+    return G
+
+
 def require(system: Any, capability: type, method: str, what: str) -> None:
-    """Raise a ValueError naming the missing capability of ``system`` for ``method``."""
+    """Raise a ValueError naming the missing capability of ``system`` for ``method``.
+
+    A ValueError, like every other configuration error the app reports (not a TypeError).
+    """
     if not isinstance(system, capability):
-        raise ValueError(f"{method} needs {what}; {type(system).__name__} does not provide it "
-                         f"(choose another integrator.method)")
+        msg = f"{method} needs {what}; {type(system).__name__} does not provide it (choose another integrator.method)"
+        raise ValueError(msg)  # noqa: TRY004

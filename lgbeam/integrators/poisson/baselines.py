@@ -69,7 +69,7 @@ class ImplicitMidpointNewton:
             solve = spla.splu(M).solve
         else:
             lu = sla.lu_factor(np.eye(Jf.shape[0]) - 0.5 * h * np.asarray(Jf))
-            solve = lambda r: sla.lu_solve(lu, r)  # noqa: E731
+            solve = lambda r: sla.lu_solve(lu, r)
 
         def newton_map(ym: Array) -> Array:
             return ym - solve(ym - y - 0.5 * h * full_field(system, ym))
