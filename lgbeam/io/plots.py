@@ -110,6 +110,9 @@ def _plot_diagnostics(diag: dict[str, np.ndarray], fig_dir: Path) -> list[Path]:
         fig = Figure(figsize=(6, 3.5))
         ax = fig.add_subplot()
         tt, h = _positive(t, diag["h"][sel])
+        if h.size and h.max() <= h.min() * (1 + 1e-6):  # fixed steps: a flat line needs explicit log limits
+            ax.set_yscale("log")
+            ax.set_ylim(h.min() / 2, h.max() * 2)
         ax.semilogy(tt, h, ".-", ms=2, lw=0.5, label="accepted")
         if acc is not None and np.any(~sel):
             tr, hr = _positive(diag["t"][~sel], diag["h"][~sel])
