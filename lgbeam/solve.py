@@ -131,7 +131,11 @@ def _all_finite(*arrays: FloatArray) -> bool:
     """True when every entry is finite. A NaN or ±inf makes a sum non-finite, so one finite sum per array
     settles it; only a non-finite sum (possibly overflow of huge finite entries) needs the elementwise test."""
     for a in arrays:
-        if not math.isfinite(float(np.sum(a))) and not np.isfinite(a).all():
+        try:
+            total = float(np.sum(a))
+        except FloatingPointError:  # numpy set to raise (np.seterr) on overflow or inf − inf
+            total = math.inf
+        if not math.isfinite(total) and not np.isfinite(a).all():
             return False
     return True
 

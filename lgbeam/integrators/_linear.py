@@ -228,7 +228,8 @@ class SaddlePointSolver:
             lam = pat.schur_solve(B_next.data, B_i.data, rhs)
             return a - d * pat.rmatvec(B_i.data, lam), lam
         if (jit.ENABLED and type(B_i) is np.ndarray and type(B_next) is np.ndarray and isinstance(self.Minv, np.ndarray)
-                and B_i.shape[0]):  # small dense systems (one body): one compiled call
+                and B_i.shape[0] and B_i.dtype.char == B_next.dtype.char == np.asarray(r1).dtype.char == "d"):
+            # small dense systems (one body): one compiled call
             vdot, lam, info = jit.dense_stage_solve(self.Minv, B_i, B_next, r1, r2 / gamma)
             if info != 0:
                 raise SingularStageMatrix("B M⁻¹ Bᵀ is singular or B non-finite: redundant or contradictory constraints")
