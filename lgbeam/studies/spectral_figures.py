@@ -7,14 +7,16 @@
 Setup (the thesis states no initial data; notes/003-ch2.md §5.0): the table cases ``nls-table``
 (defocusing NLS, n = 161 as Fig. 2.5) and ``kdv-zk`` (u₀ = cos x, ν = 5·10⁻⁴, n = 1001 as Fig. 2.8).
 Error = max over t = 0.1, 0.2, …, 1 of the max-norm difference to a reference computed by DISEX
-(``H_REF``: h = 1/2560 for NLS, 1/80000 for KdV, where larger DISEX steps are unstable), solver tol
-1e-14, on the same grid (time error only); the reference's own error is estimated from the DISEX run at
-2·h_ref (difference / 31, row ``reference-check``; that run is also DISEX's point in the figure).
+(``H_REF``: h = 1/2560 for NLS, 1/80000 for KdV, where some larger DISEX steps are resonant and blow
+up), solver tol 1e-14, on the same grid (time error only); the difference to the DISEX run at 2·h_ref
+bounds the reference's own error (row ``reference-check``; that run is also a DISEX point in the figure).
+``--stability`` scans which steps keep exp-midpoint and DISEX stable over [0, 1] on KdV n = 1001
+(``spectral-kdv-stability.csv``).
 CPU time = ``time.process_time`` of the integration (runs under 0.5 s are repeated up to 5 times and
 the minimum is kept). The steps of each method are given by ``sweeps``; a run that fails (the solver
 stops converging after an instability) is drawn as a cross at the top of the figure.
-The quasi-Newton midpoint runs on NLS only (as in the thesis, which extrapolated it for KdV: one step
-at n = 1001 builds and factorises a dense 1001 × 1001 matrix, ≈ 0.3 s, and h ≲ 3e-5 means ≈ 3·10⁴ steps).
+The quasi-Newton midpoint runs on NLS only (as in the thesis, which extrapolated it for KdV to 4·10⁴ s
+at h ≈ 3e-5: one step at n = 1001 builds and factorises a dense 1001 × 1001 matrix, ≈ 0.3 s).
 """
 
 from __future__ import annotations
