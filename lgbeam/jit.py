@@ -407,9 +407,8 @@ def add_nodal_loads(body, p, idx, vec, is_spatial, scale):  # type: ignore[no-un
 
 # --------------------------------------------------------------------------- stage combinations
 @_njit
-def comb_rows(c, S, k):  # type: ignore[no-untyped-def]
-    """Σ_{j<k} c[j] S[j] for S (≥k, n): the stage sums h Σ a_ij Θ̇_j of eq. (12) in one call."""
-    out = np.zeros(S.shape[1])
+def _accumulate(out, c, S, k):  # type: ignore[no-untyped-def]
+    """out += Σ_{j<k} c[j] S[j], in place (zero coefficients skipped)."""
     for j in range(k):
         cj = c[j]
         if cj != 0.0:
@@ -419,15 +418,15 @@ def comb_rows(c, S, k):  # type: ignore[no-untyped-def]
 
 
 @_njit
+def comb_rows(c, S, k):  # type: ignore[no-untyped-def]
+    """Σ_{j<k} c[j] S[j] for S (≥k, n): the stage sums h Σ a_ij Θ̇_j of eq. (12) in one call."""
+    return _accumulate(np.zeros(S.shape[1]), c, S, k)
+
+
+@_njit
 def axpy_rows(base, c, S, k):  # type: ignore[no-untyped-def]
     """base + Σ_{j<k} c[j] S[j] (the stage velocities v_n + h Σ a_ij V̇_j)."""
-    out = base.copy()
-    for j in range(k):
-        cj = c[j]
-        if cj != 0.0:
-            for l in range(out.shape[0]):
-                out[l] += cj * S[j, l]
-    return out
+    return _accumulate(base.copy(), c, S, k)
 
 
 # --------------------------------------------------------------------------- banded stage solve

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from lgbeam import jit
 from lgbeam._typing import FloatArray
 from lgbeam.groups.base import GroupBase, as_array
 
@@ -87,11 +88,9 @@ class Product(GroupBase):
         """``G``'s compiled kernels (``lgbeam.jit``) when they apply to the unbatched float64 C-contiguous
         operands ``a`` (of shape ``a_shape``) and ``b`` (a flat tangent), else None (the checked path)."""
         ops = getattr(self.G, "jit_ops", None)
-        if ops is None or type(a) is not np.ndarray or type(b) is not np.ndarray:
+        if ops is None or getattr(a, "shape", None) != a_shape or getattr(b, "shape", None) != (self.dim,):
             return None
-        if a.dtype.char != "d" or b.dtype.char != "d" or not (a.flags.c_contiguous and b.flags.c_contiguous):
-            return None
-        if b.shape != (self.dim,) or a.shape != a_shape:
+        if jit.fast_rows(a, a_shape[-1]) is None or jit.fast_rows(b, self.dim) is None:
             return None
         return ops
 

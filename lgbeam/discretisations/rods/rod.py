@@ -290,11 +290,6 @@ class CosseratRod:
         """Body-frame generalised external loads f (6(N+1),) at time t; they enter g as −f."""
         if not self.loads:
             return np.zeros(6 * self.n_nodes)
-        if (nodal := self._nodal_loads) is not None:  # the common case: a few nodal loads, no field loads
-            body = np.zeros((self.n_nodes, 6))
-            scale = np.array([ld.time(t) for ld in self.loads])
-            add_nodal_loads(body, self._q(q), nodal[0], nodal[1], nodal[2], scale)
-            return body.ravel()
         return external_forces(
             t, self._q(q), self.loads, self._load_nodes, self.mesh.node_weights, self.material.rhoA
         ).ravel()
