@@ -10,6 +10,7 @@ import pytest
 from lgbeam import jit
 from lgbeam.groups import S3R3, Product
 
+
 @pytest.fixture(autouse=True)
 def _compiled(monkeypatch: pytest.MonkeyPatch) -> None:
     """Run with the kernels on even under LGBEAM_JIT=0 (numba is a dependency, so it is importable)."""
