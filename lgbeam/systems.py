@@ -15,9 +15,27 @@ Semilinear Poisson systems (seed 003 ch. 2): y' = S (A y + ∇U(y)), H = ½⟨y,
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+import functools
+from dataclasses import dataclass
+from typing import Any, Generic as Generic_, Protocol, runtime_checkable
 
 from lgbeam._typing import Array, FloatArray, Matrix
+
+
+@dataclass(frozen=True, slots=True)
+class MechanicalState:
+    """The state of a constrained mechanical system: q ∈ G, body velocity v ∈ Rⁿ, multipliers λ ∈ Rᵐ.
+
+    ``lam`` None in an initial state means "the consistent λ₀" (computed by the method's ``init``).
+    A ``Solution`` of a mechanical run holds the saved states stacked along a leading axis.
+    """
+
+    q: FloatArray
+    v: FloatArray
+    lam: FloatArray | None = None
+
+    def arrays(self) -> tuple[FloatArray, ...]:
+        return (self.q, self.v) if self.lam is None else (self.q, self.v, self.lam)
 
 
 @runtime_checkable
@@ -37,6 +55,9 @@ class LieGroup(Protocol):
     def log(self, a: FloatArray) -> FloatArray: ...
     def tangent(self, xi: FloatArray) -> Any: ...
     def tangent_inv(self, xi: FloatArray) -> Any: ...
+    def tangent_inv_apply(self, xi: FloatArray, v: FloatArray) -> FloatArray: ...
+    def retract(self, a: FloatArray, xi: FloatArray) -> FloatArray: ...
+    def validate(self, a: Any) -> FloatArray: ...
 
 
 @runtime_checkable
@@ -86,6 +107,29 @@ class HasEnergy(Protocol):
 
 
 @runtime_checkable
+class HasMassBlocks(Protocol):
+    """Optional capability: M is block diagonal with blocks of this size (inverted blockwise; default 6)."""
+
+    @property
+    def mass_block(self) -> int: ...
+
+
+@runtime_checkable
+class HasVariableMass(Protocol):
+    """Optional capability: ``mass_is_constant`` False declares M(q) configuration dependent."""
+
+    @property
+    def mass_is_constant(self) -> bool: ...
+
+
+@runtime_checkable
+class HasStepResiduals(Protocol):
+    """Optional capability: (‖Φ‖, ‖B v‖, energy) after a step in one fused pass, or None to fall back."""
+
+    def step_residuals(self, t: float, q: FloatArray, v: FloatArray) -> tuple[float, float, float] | None: ...
+
+
+@runtime_checkable
 class LieGroupODE(Protocol):
     """y' = y · ξ(t, y)^ : an unconstrained ODE on a Lie group (RKMK, commutator-free)."""
 
@@ -103,3 +147,68 @@ class SemilinearPoissonSystem(Protocol):
     def grad_potential(self, y: Array) -> Array: ...
     def hamiltonian(self, y: Array) -> float: ...
     def phi(self, k: int, h: float, y: Array) -> Array: ...
+
+
+@runtime_checkable
+class HasDiscreteGradient(Protocol):
+    """Optional capability: a symmetric discrete gradient ∇̄U(y₀, y₁) of the potential (seed 003 (2.11))."""
+
+    def discrete_gradient(self, y0: Array, y1: Array) -> Array: ...
+
+
+@runtime_checkable
+class HasJacobian(Protocol):
+    """Optional capability: the Jacobian of the full field S(A + ∇²U(y)) (quasi-Newton baseline)."""
+
+    def jacobian(self, y: Array) -> Any: ...
+
+
+@runtime_checkable
+class HasFusedField(Protocol):
+    """Optional capability: ``nonlinear_field(y, scale=1.0)`` = scale · S∇U(y), fused, a new array.
+
+    Speed only; it must equal ``scale * apply_S(grad_potential(y))`` (our Fourier systems: bitwise).
+    """
+
+    def nonlinear_field(self, y: Array, scale: float = 1.0) -> Array: ...
+
+
+@runtime_checkable
+class HasFusedPhiS(Protocol):
+    """Optional capability: ``phi_S(k, h, y)`` = φ_k(hSA) S y in one transform (speed only)."""
+
+    def phi_S(self, k: int, h: float, y: Array) -> Array: ...
+
+
+def protocol_members(protocol: type) -> tuple[str, ...]:
+    """The public members a runtime protocol requires (methods and properties), in definition order."""
+    names: list[str] = []
+    for klass in reversed(protocol.__mro__):
+        if klass in (object, Protocol, Generic_) or not getattr(klass, "_is_protocol", False):
+            continue
+        for name in list(getattr(klass, "__annotations__", {})) + list(vars(klass)):
+            if not name.startswith("_") and name not in names:
+                names.append(name)
+    return tuple(names)
+
+
+def missing_members(obj: Any, protocol: type) -> tuple[str, ...]:
+    """The members of ``protocol`` that ``obj`` lacks (empty when it satisfies the protocol)."""
+    return tuple(name for name in protocol_members(protocol) if not hasattr(obj, name))
+
+
+@functools.cache
+def _class_supports(cls: type, protocol: type) -> bool | None:
+    """Whether the class has every member of ``protocol``; None when only an instance can tell (the
+    protocol has data members, which may be set in ``__init__``)."""
+    methods_only = all(callable(getattr(protocol, name, None)) and not isinstance(getattr(protocol, name), property)
+                       for name in protocol_members(protocol))
+    has_all = all(hasattr(cls, name) for name in protocol_members(protocol))
+    return has_all if methods_only or has_all else None
+
+
+def supports(obj: Any, protocol: type) -> bool:
+    """``isinstance(obj, protocol)`` for a runtime protocol, memoised per class when the protocol names
+    methods only (a runtime protocol check costs microseconds; this one is a dictionary lookup)."""
+    known = _class_supports(type(obj), protocol)
+    return isinstance(obj, protocol) if known is None else known

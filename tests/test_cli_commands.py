@@ -18,7 +18,8 @@ import pytest
 
 import fake_app
 from lgbeam.cli.main import main
-from lgbeam.io.cases import list_cases, load_case
+from lgbeam.apps import load_case
+from lgbeam.io.cases import list_cases
 from lgbeam.io.vtk import read_pvd
 
 

@@ -11,7 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import fake_app
-from lgbeam.io.cases import apply_override, dumps_toml, load_case, parse_value, write_toml
+from lgbeam.apps import load_case
+from lgbeam.io.cases import apply_override, dumps_toml, parse_value, write_toml
 from lgbeam.io.schema import CaseError
 
 

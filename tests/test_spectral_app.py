@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from lgbeam.apps import spectral
-from lgbeam.io.cases import load_case
+from lgbeam.studies import spectral_hmax
+from lgbeam.apps import load_case
 
 
 @pytest.mark.parametrize("name, overrides", [
@@ -28,7 +29,7 @@ def test_case_runs_write_complete_run_folder(name, overrides, tmp_path):
     assert sol[field].shape == (sol["t"].size, case["grid"]["n"])
     assert np.iscomplexobj(sol[field]) == (case["kind"] == "nls")
     header = (tmp_path / "diagnostics.csv").read_text().splitlines()[0]
-    assert header == "t,h,energy,mass,momentum,iterations"
+    assert header == "t,h,err,accepted,iterations,energy,mass,momentum"
     pvd = ET.parse(tmp_path / "paraview" / f"{case['name']}.pvd").getroot()
     assert len(pvd.findall(".//DataSet")) == sol["t"].size
     if "max_error_final" in summary.extra:  # exact solutions: time error O(h²) at these steps
@@ -62,7 +63,7 @@ def test_bad_case_input(tmp_path):
 def test_hmax_study_tiny(tmp_path):
     """Midpoint-FP h_max falls with n like ~2/k_max² (thesis Table 2.3); energy-exp's does not."""
     case, _ = load_case("nls-table", [])
-    rows = spectral.hmax_study(case, [11, 21], ["midpoint", "energy-exp"], tmp_path, n_steps=50,
+    rows = spectral_hmax.hmax_study(case, [11, 21], ["midpoint", "energy-exp"], tmp_path, n_steps=50,
                                rel_precision=0.2, h_hi=0.2, confirm=2)
     h = {(r["method"], r["n"]): r["h_max"] for r in rows}
     for n, kmax in ((11, 5), (21, 10)):  # fixed-point contraction needs h ≲ 2/k_max² (notes §5.1)
@@ -82,22 +83,22 @@ def test_hmax_search_confirms_below(monkeypatch):
         calls.append(h)
         return (h <= 0.3 or 0.9 <= h <= 1.0), 1.0
 
-    monkeypatch.setattr(spectral, "passes_hmax_criterion", fake)
-    h, its = spectral._largest_passing_h(None, None, None, 1.0, 0.05, confirm=8)
+    monkeypatch.setattr(spectral_hmax, "passes_hmax_criterion", fake)
+    h, its = spectral_hmax._largest_passing_h(None, None, None, 1.0, 0.05, confirm=8)
     assert 0.3 / 1.05 <= h <= 0.3 and its == 1.0
     assert 1.0 in calls  # the unconfirmed search would have stopped at h_hi = 1
-    h0, _ = spectral._largest_passing_h(None, None, None, 1.0, 0.05, confirm=0)
+    h0, _ = spectral_hmax._largest_passing_h(None, None, None, 1.0, 0.05, confirm=0)
     assert h0 == 1.0
 
 
 def test_hmax_markdown_slopes_and_thesis_columns():
-    rows = [{"method": m, "n": n, "h_max": h, "iter_avg": 3.0, "thesis_h_max": spectral.THESIS_HMAX["nls"][m][n],
-             "thesis_iter_avg": spectral.THESIS_ITERS["nls"][m][n], "thesis_h_passes": True,
+    rows = [{"method": m, "n": n, "h_max": h, "iter_avg": 3.0, "thesis_h_max": spectral_hmax.THESIS_HMAX["nls"][m][n],
+             "thesis_iter_avg": spectral_hmax.THESIS_ITERS["nls"][m][n], "thesis_h_passes": True,
              "iter_avg_at_thesis_h": 2.0}
             for m, hs in (("energy-exp", (1.0, 1.0)), ("midpoint", (0.02, 0.005))) for n, h in zip((21, 41), hs)]
-    md = spectral.hmax_markdown(rows, "nls")
+    md = spectral_hmax.hmax_markdown(rows, "nls")
     assert md.index("| midpoint |") < md.index("energy-exp")  # thesis column order
-    slopes = spectral.hmax_slopes(rows)
+    slopes = spectral_hmax.hmax_slopes(rows)
     assert slopes["energy-exp"] == pytest.approx(0.0, abs=1e-12)
     assert slopes["midpoint"] == pytest.approx(np.log(0.25) / np.log(41 / 21))
     assert "0.02 (3.0) / 0.01 (12.9)" in md and "slope of log h_max" in md
@@ -108,9 +109,9 @@ def test_merge_hmax_tables(tmp_path):
     from lgbeam.studies import spectral_figures as sf
 
     case, _ = load_case("nls-table", [])
-    spectral.hmax_study(case, [11], ["energy-exp"], tmp_path / "a", n_steps=20, h_hi=0.1, rel_precision=0.5,
+    spectral_hmax.hmax_study(case, [11], ["energy-exp"], tmp_path / "a", n_steps=20, h_hi=0.1, rel_precision=0.5,
                         confirm=1)
-    spectral.hmax_study(case, [11], ["midpoint"], tmp_path / "b", n_steps=20, h_hi=0.1, rel_precision=0.5,
+    spectral_hmax.hmax_study(case, [11], ["midpoint"], tmp_path / "b", n_steps=20, h_hi=0.1, rel_precision=0.5,
                         confirm=1)
     rows = sf.merge_hmax("nls", [tmp_path / "a" / "hmax.csv", tmp_path / "b" / "hmax.csv"], tmp_path / "out")
     assert [r["method"] for r in rows] == ["midpoint", "energy-exp"]
@@ -145,13 +146,13 @@ def test_table23_nls_hmax_scaling(tmp_path):
     the quasi-Newton midpoint's independent of n and at least the thesis' 0.1."""
     case, _ = load_case("nls-table", [])
     ns = [21, 41, 81, 161]
-    rows = spectral.hmax_study(case, ns, ["midpoint", "discrete-gradient"], tmp_path / "fp")
+    rows = spectral_hmax.hmax_study(case, ns, ["midpoint", "discrete-gradient"], tmp_path / "fp")
     h = {(r["method"], r["n"]): r["h_max"] for r in rows}
     for name in ("midpoint", "discrete-gradient"):  # ρ(SA) = k_max² ∝ n² (notes §5.1); ±0.3 as the issue's
         p = _slope(ns, [h[(name, n)] for n in ns])  # order tolerance
         assert abs(p + 2.0) <= 0.3, (name, p)
-    flat = spectral.hmax_study(case, [21, 161], ["energy-exp"], tmp_path / "ee")
-    flat += spectral.hmax_study(case, [21, 41], ["midpoint-newton"], tmp_path / "newton")
+    flat = spectral_hmax.hmax_study(case, [21, 161], ["energy-exp"], tmp_path / "ee")
+    flat += spectral_hmax.hmax_study(case, [21, 41], ["midpoint-newton"], tmp_path / "newton")
     for name in ("energy-exp", "midpoint-newton"):
         hs = [r["h_max"] for r in flat if r["method"] == name]
         assert max(hs) / min(hs) <= 1.1, (name, hs)  # flat up to the 5 % bisection precision (twice)
@@ -167,13 +168,13 @@ def test_table24_kdv_hmax_scaling(tmp_path):
     # The thesis' range (Table 2.4 starts at n = 401): there ν k_max³ (= 4000 at n = 401) dominates the
     # nonlinear term's u k_max (≈ 200); at n = 201 both are comparable and the slope is −2.35 (measured).
     ns = [401, 601, 801]
-    rows = spectral.hmax_study(case, ns, ["midpoint", "discrete-gradient"], tmp_path / "fp")
+    rows = spectral_hmax.hmax_study(case, ns, ["midpoint", "discrete-gradient"], tmp_path / "fp")
     h = {(r["method"], r["n"]): r["h_max"] for r in rows}
     for name in ("midpoint", "discrete-gradient"):
         p = _slope(ns, [h[(name, n)] for n in ns])
         assert abs(p + 3.0) <= 0.3, (name, p)  # ρ(SA) = ν k_max³ ∝ n³ (notes §5.2)
-    more = spectral.hmax_study(case, [401, 801], ["energy-exp"], tmp_path / "ee")
-    more += spectral.hmax_study(case, [401, 601], ["exp-midpoint"], tmp_path / "em")
+    more = spectral_hmax.hmax_study(case, [401, 801], ["energy-exp"], tmp_path / "ee")
+    more += spectral_hmax.hmax_study(case, [401, 601], ["exp-midpoint"], tmp_path / "em")
     he = [r["h_max"] for r in more if r["method"] == "energy-exp"]
     assert max(he) / min(he) <= 1.1, he  # flat up to the 5 % bisection precision (twice)
     assert min(he) >= 0.005  # the thesis' 0.005 passes at every n

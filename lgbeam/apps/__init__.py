@@ -47,3 +47,10 @@ def get_app(kind: str) -> ModuleType:
     if kind not in APPS:
         raise ValueError(f"unknown case kind {kind!r}; known kinds: {', '.join(sorted(APPS))}")
     return importlib.import_module(APPS[kind])
+
+
+def load_case(name_or_path: Any, overrides: list[str] | None = None) -> tuple[dict[str, Any], Any]:
+    """Find, read, override and validate a case against its kind's ``SCHEMA``; (resolved case, path)."""
+    from lgbeam.io.cases import load_case_with
+
+    return load_case_with(name_or_path, overrides, lambda kind: get_app(kind))

@@ -14,9 +14,12 @@ from typing import Any
 import numpy as np
 
 from lgbeam.apps import RunSummary
-from lgbeam.apps._mechanical import index_at_reference_end
-from lgbeam.io.schema import Key
+from lgbeam.apps._runner import Problem, index_at_reference_end, run_problem
+from lgbeam.integrators.registry import methods_for
+from lgbeam.io.schema import Key, integrator_section, output_section, time_section
 from lgbeam.models.heavy_top import GROUPS, HeavyTop
+from lgbeam.solve import MechanicalState, Solution
+from lgbeam.systems import ConstrainedMechanicalSystem
 
 SCHEMA: dict[str, Any] = {
     "kind": Key(str, doc="case kind", choices=("heavy-top",)),
@@ -33,15 +36,11 @@ SCHEMA: dict[str, Any] = {
         "omega": Key(list, [0.0, 150.0, -4.61538], doc="initial body angular velocity Ω(0)"),
         "project": Key(bool, False, doc="project inconsistent initial data onto the constraints"),
     },
-    "integrator": {
-        "method": Key(str, "hedop5", doc="integrator name (lgbeam.integrators.INTEGRATORS)"),
-        "h": Key(float, None, doc="fixed step size; omit for adaptive stepping"),
-        "rtol": Key(float, 1e-8, doc="relative tolerance (adaptive)"),
-        "atol": Key(float, 1e-8, doc="absolute tolerance (adaptive)"),
-        "project": Key(bool, False, doc="project q onto Φ = 0 and v onto B v = 0 after every step"),
-    },
-    "time": {"t0": Key(float, 0.0, doc="start time"), "t_end": Key(float, doc="end time")},
-    "output": {"every": Key(float, 0.01, doc="save interval"), "vtk": Key(bool, True, doc="write ParaView files")},
+    "integrator": integrator_section(
+        tuple(methods_for(ConstrainedMechanicalSystem)), "hedop5", rtol=1e-8, atol=1e-8,
+        project=Key(bool, False, doc="project q onto Φ = 0 and v onto B v = 0 after every step")),
+    "time": time_section(),
+    "output": output_section(0.01),
 }
 
 
@@ -61,26 +60,32 @@ def build(case: dict[str, Any]) -> tuple[HeavyTop, np.ndarray, np.ndarray]:
     return top, q0, v0
 
 
+def problem(case: dict[str, Any]) -> Problem:
+    """The heavy top of a validated case as a ``Problem`` for the runner."""
+    top, q0, v0 = build(case)
+    G = top.group
+
+    def frame(y: MechanicalState):
+        from lgbeam.io.vtk import rigid_body_frame
+
+        R, x = G.rotation(y.q), G.translation(y.q)
+        xdot = R @ y.v[3:] if top.semidirect else y.v[3:]
+        return rigid_body_frame(x[None], R[None], point_data={"velocity": xdot[None], "angular_velocity": y.v[None, :3]})
+
+    def arrays(sol: Solution) -> dict[str, Any]:
+        q = np.asarray(sol.q)
+        return {"t": sol.t, "positions": G.translation(q)[:, None], "rotations": G.rotation(q)[:, None],
+                "lam": sol.lam, "q": q, "v": sol.v, "group": G.name}
+
+    return Problem(top, MechanicalState(q0, v0), frame, arrays,
+                   summary=lambda sol: {"phi_max": float(np.nanmax(sol.steps["phi"]))},
+                   method_options={"project_steps": case["integrator"]["project"],
+                                   "project_initial": case["initial"]["project"]})
+
+
 def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False) -> RunSummary:
     """Integrate the heavy top; write solution.npz, diagnostics.csv and paraview/<name>.pvd."""
-    from lgbeam.apps._mechanical import integrate_case, summary, write_diagnostics
-    from lgbeam.io.vtk import rigid_body_frame
-
-    top, q0, v0 = build(case)
-    G, run_dir = top.group, Path(run_dir)
-
-    def frame(q: np.ndarray, v: np.ndarray, lam: np.ndarray):
-        R, x = G.rotation(q), G.translation(q)
-        xdot = R @ v[3:] if top.semidirect else v[3:]
-        return rigid_body_frame(x[None], R[None], point_data={"velocity": xdot[None], "angular_velocity": v[None, :3]})
-
-    sol = integrate_case(top, q0, v0, case, run_dir, frame, progress=progress,
-                         project_steps=case["integrator"]["project"], project_initial=case["initial"]["project"])
-    q = np.asarray(sol.q)
-    np.savez(run_dir / "solution.npz", t=sol.t, positions=G.translation(q)[:, None], rotations=G.rotation(q)[:, None],
-             lam=sol.lam, q=q, v=sol.v, group=G.name)
-    write_diagnostics(run_dir / "diagnostics.csv", sol.steps)
-    return summary(sol, phi_max=float(np.nanmax(sol.steps["phi"])))
+    return run_problem(case, run_dir, problem(case), progress=progress)
 
 
 def errors(solution: dict[str, Any], reference: dict[str, Any]) -> dict[str, float]:

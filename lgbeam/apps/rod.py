@@ -19,12 +19,25 @@ from typing import Any
 import numpy as np
 
 from lgbeam.apps import RunSummary
-from lgbeam.apps._mechanical import index_at_reference_end
+from lgbeam.apps._runner import Problem, index_at_reference_end, run_problem, write_diagnostics
 from lgbeam.discretisations.rods import (
-    CosseratRod, DistributedLoad, Gravity, Material, NodalLoad, RodMesh, Support, TimeFunction, arc, helix,
-    polyline, straight,
+    CosseratRod,
+    DistributedLoad,
+    Gravity,
+    Material,
+    NodalLoad,
+    RodMesh,
+    Support,
+    TimeFunction,
+    arc,
+    helix,
+    polyline,
+    straight,
 )
-from lgbeam.io.schema import Key
+from lgbeam.integrators.registry import methods_for
+from lgbeam.io.schema import Key, integrator_section, output_section, time_section
+from lgbeam.solve import MechanicalState, Solution
+from lgbeam.systems import ConstrainedMechanicalSystem
 
 logger = logging.getLogger(__name__)
 
@@ -86,19 +99,14 @@ SCHEMA: dict[str, Any] = {
         "velocity": Key(list, [0.0, 0.0, 0.0], doc="rigid translational velocity (spatial)"),
         "angular_velocity": Key(list, [0.0, 0.0, 0.0], doc="rigid angular velocity about the origin (spatial)"),
     },
-    "integrator": {
-        "method": Key(str, "hedop5", doc="integrator name (lgbeam.integrators)"),
-        "h": Key(float, None, doc="fixed step size; omit for adaptive stepping"),
-        "rtol": Key(float, 1e-6, doc="relative tolerance (adaptive)"),
-        "atol": Key(float, 1e-8, doc="absolute tolerance (adaptive)"),
-    },
-    "time": {"t0": Key(float, 0.0, doc="start time"), "t_end": Key(float, doc="end time")},
+    "integrator": integrator_section(tuple(methods_for(ConstrainedMechanicalSystem)), "hedop5"),
+    "time": time_section(),
     "analysis": {
         "kind": Key(str, "dynamic", doc="'dynamic' (time integration) or 'static' (equilibrium under the loads "
                     "at time.t_end, Lie group Newton; the settled state of a damped case)", choices=("dynamic", "static")),
         "load_steps": Key(int, 1, doc="load increments of the static solver (raise for large deflections)"),
     },
-    "output": {"every": Key(float, 0.05, doc="save interval"), "vtk": Key(bool, True, doc="write ParaView files")},
+    "output": output_section(0.05),
 }
 
 _LOAD_KEYS = {"node", "force", "moment", "frame", "time", "scale", "times", "values", "t_on"}
@@ -199,28 +207,35 @@ def rigid_velocity(G: Any, q: np.ndarray, omega: Any, velocity: Any) -> np.ndarr
     return np.concatenate([Om, U], axis=1).ravel()
 
 
-def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False) -> RunSummary:
-    """Integrate a rod case; write solution.npz, diagnostics.csv and paraview/<name>.pvd."""
-    from lgbeam.apps._mechanical import integrate_case, summary, write_diagnostics
+def problem(case: dict[str, Any]) -> Problem:
+    """A dynamic rod case as a ``Problem`` for the runner."""
     from lgbeam.io.vtk import Frame
 
     rod, q0, v0 = build(case)
     G = rod.G
-    run_dir = Path(run_dir)
+
+    def arrays(sol: Solution) -> dict[str, Any]:
+        q = np.asarray(sol.q)
+        return {"t": np.asarray(sol.t), "s": rod.mesh.s, "positions": G.translation(q), "rotations": G.rotation(q),
+                "lam": np.asarray(sol.lam), "q": q, "v": np.asarray(sol.v), "group": "S3R3"}
+
+    def tip(sol: Solution) -> dict[str, Any]:
+        return {"tip": G.translation(np.asarray(sol.q)[-1, -1]).tolist()}
+
+    return Problem(rod, MechanicalState(q0, v0), lambda y: Frame(*rod.vtk_frame(y.q, y.v, y.lam)), arrays,
+                   summary=tip)
+
+
+def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False) -> RunSummary:
+    """Integrate a rod case; write solution.npz, diagnostics.csv and paraview/<name>.pvd."""
     if case["analysis"]["kind"] == "static":
-        return _run_static(case, rod, q0, run_dir)
-    sol = integrate_case(rod, q0, v0, case, run_dir, lambda q, v, lam: Frame(*rod.vtk_frame(q, v, lam)),
-                         progress=progress)
-    q = np.asarray(sol.q)
-    np.savez(run_dir / "solution.npz", t=np.asarray(sol.t), s=rod.mesh.s, positions=G.translation(q),
-             rotations=G.rotation(q), lam=np.asarray(sol.lam), q=q, v=np.asarray(sol.v), group="S3R3")
-    write_diagnostics(run_dir / "diagnostics.csv", sol.steps)
-    return summary(sol, tip=G.translation(q[-1, -1]).tolist())
+        rod, q0, _ = build(case)
+        return _run_static(case, rod, q0, Path(run_dir))
+    return run_problem(case, run_dir, problem(case), progress=progress)
 
 
 def _run_static(case: dict[str, Any], rod: CosseratRod, q0: np.ndarray, run_dir: Path) -> RunSummary:
     """Static equilibrium at time.t_end (rods.statics); frames t0 (reference) and t_end (equilibrium)."""
-    from lgbeam.apps._mechanical import write_diagnostics
     from lgbeam.discretisations.rods.statics import static_equilibrium
     from lgbeam.io.vtk import PVDSeries
 

@@ -1,8 +1,8 @@
 """App for case kinds ``nls`` and ``kdv``: Fourier pseudospectral NLS/KdV with the Poisson integrators.
 
-Writes ``solution.npz`` (t, x, length, psi complex or u), ``diagnostics.csv`` (t, h, energy, mass,
-momentum, iterations; one row per step) and ``paraview/<name>.pvd`` (1-D line meshes). ``hmax_study``
-implements the written h_max criterion of Tables 2.3/2.4 (docs/exponential-integrators.md).
+Writes ``solution.npz`` (t, x, length, psi complex or u), ``diagnostics.csv`` (the runner's columns with
+energy, mass and momentum; one row per step) and ``paraview/<name>.pvd`` (1-D line meshes). The h_max
+study of Tables 2.3/2.4 is ``lgbeam.studies.spectral_hmax``.
 
 Initial data (the thesis states none; notes/003-ch2.md §5.0): ``soliton`` (exact, NLS focusing
 κ = −1 / KdV), ``plane-wave`` (exact NLS), ``table`` (NLS ψ₀ = 0.5e^{ix}(1 + 0.2cos x) + 0.3e^{−2ix},
@@ -11,19 +11,20 @@ notes §6) and ``cos`` (KdV u₀ = cos x, Zabusky–Kruskal-like, for Table 2.4)
 
 from __future__ import annotations
 
-import csv
 import logging
 import math
-import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from lgbeam.apps import RunSummary
+from lgbeam.apps._runner import Problem, run_problem
 from lgbeam.discretisations.spectral import NLS, FourierGrid, KdV, kdv_soliton, nls_plane_wave, nls_soliton
-from lgbeam.integrators.poisson import POISSON_INTEGRATORS, integrate_poisson, make_poisson_integrator
-from lgbeam.io.schema import Key
+from lgbeam.integrators.registry import methods_for
+from lgbeam.io.schema import Key, integrator_section, output_section, time_section
+from lgbeam.solve import Solution
+from lgbeam.systems import SemilinearPoissonSystem
 
 logger = logging.getLogger(__name__)
 
@@ -49,19 +50,12 @@ SCHEMA: dict[str, Any] = {
         "wavenumber": Key(float, 1.0, doc="NLS plane-wave wavenumber"),
         "x0": Key(float, 0.0, doc="soliton centre at t = 0 (default: L/2 when 0)"),
     },
-    "integrator": {
-        "method": Key(str, "energy-exp", doc="Poisson integrator", choices=tuple(POISSON_INTEGRATORS)),
-        "h": Key(float, 0.01, doc="fixed step size"),
-        "tol": Key(float, 1e-14, doc="fixed-point relative tolerance"),
-        "max_iter": Key(int, 100, doc="fixed-point iteration limit per solve"),
-        "rtol": Key(float, None, doc="unused (fixed steps)"),
-        "atol": Key(float, None, doc="unused (fixed steps)"),
-    },
-    "time": {"t0": Key(float, 0.0, doc="start time"), "t_end": Key(float, 1.0, doc="end time")},
-    "output": {
-        "every": Key(float, 0.1, doc="save interval (time units, rounded to whole steps)"),
-        "vtk": Key(bool, True, doc="write the ParaView series"),
-    },
+    "integrator": integrator_section(
+        tuple(methods_for(SemilinearPoissonSystem)), "energy-exp", h=0.01, rtol=None, atol=None,
+        tol=Key(float, 1e-14, doc="fixed-point relative tolerance"),
+        max_iter=Key(int, 100, doc="fixed-point iteration limit per solve")),
+    "time": time_section(1.0),
+    "output": output_section(0.1),
 }
 
 
@@ -77,9 +71,9 @@ def build(case: dict[str, Any]) -> tuple[Any, np.ndarray, Any]:
         if ini["kind"] == "soliton":
             if system.kappa != -1.0:
                 raise ValueError("initial.kind = 'soliton' needs the focusing NLS: set nls.kappa = -1")
-            exact = lambda t: nls_soliton(grid.x, t, eta=ini["amplitude"], velocity=ini["velocity"], x0=x0, length=L)  # noqa: E731
+            exact = lambda t: nls_soliton(grid.x, t, eta=ini["amplitude"], velocity=ini["velocity"], x0=x0, length=L)
         elif ini["kind"] == "plane-wave":
-            exact = lambda t: nls_plane_wave(grid.x, t, amplitude=ini["amplitude"], wavenumber=ini["wavenumber"],  # noqa: E731
+            exact = lambda t: nls_plane_wave(grid.x, t, amplitude=ini["amplitude"], wavenumber=ini["wavenumber"],
                                              kappa=system.kappa)
         elif ini["kind"] == "table":
             psi = grid.sample(lambda x: 0.5 * np.exp(1j * x) * (1 + 0.2 * np.cos(x)) + 0.3 * np.exp(-2j * x),
@@ -93,52 +87,44 @@ def build(case: dict[str, Any]) -> tuple[Any, np.ndarray, Any]:
         return system, system.from_field(exact(0.0)), exact
     system = KdV(grid, nu=case["kdv"]["nu"])
     if ini["kind"] == "soliton":
-        exact = lambda t: kdv_soliton(grid.x, t, c=ini["amplitude"], nu=system.nu, x0=x0, length=L)  # noqa: E731
+        exact = lambda t: kdv_soliton(grid.x, t, c=ini["amplitude"], nu=system.nu, x0=x0, length=L)
         return system, exact(0.0), exact
     if ini["kind"] == "cos":
         return system, grid.sample(lambda x: np.cos(2 * np.pi * x / L), name="initial.kind = 'cos'"), None
     raise ValueError(f"initial.kind = {ini['kind']!r} is for NLS; KdV takes soliton or cos")
 
 
-def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False) -> RunSummary:
-    """Integrate a validated ``nls``/``kdv`` case and write the run folder."""
-    run_dir = Path(run_dir)
+def problem(case: dict[str, Any]) -> tuple[Problem, Any]:
+    """(the runner's ``Problem``, exact(t) or None) of a validated ``nls``/``kdv`` case."""
+    from lgbeam.io.vtk import line_frame
+
     system, y0, exact = build(case)
-    integ = case["integrator"]
-    method = make_poisson_integrator(integ["method"], tol=integ["tol"], max_iter=integ["max_iter"])
-    h, t0, t_end = integ["h"], case["time"]["t0"], case["time"]["t_end"]
-    save_every = max(1, int(round(case["output"]["every"] / h)))
     field_name = "psi" if case["kind"] == "nls" else "u"
     grid = system.grid
-    series = None
-    if case["output"]["vtk"]:
-        from lgbeam.io.vtk import PVDSeries, line_frame
-        series = PVDSeries(run_dir / "paraview" / f"{case['name']}.pvd")
+    options = {"tol": case["integrator"]["tol"], "max_iter": case["integrator"]["max_iter"]}
 
-    def observer(i: int, t: float, y: np.ndarray) -> None:
-        if series is not None:
-            series.write_frame(t, line_frame(grid.x, {field_name: system.to_field(y)}))
+    def arrays(sol: Solution) -> dict[str, Any]:
+        fields = np.stack([system.to_field(y) for y in sol.y])
+        return {"t": sol.t, "x": grid.x, "length": grid.length, field_name: fields}
 
-    try:
-        res = integrate_poisson(system, method, y0, h=h, t_end=t_end, t0=t0, save_every=save_every,
-                                monitor=system.invariants, observer=observer)
-    finally:
-        if series is not None:
-            series.close()
-    fields = np.stack([system.to_field(y) for y in res.y])
-    np.savez(run_dir / "solution.npz", t=res.t, x=grid.x, length=grid.length, **{field_name: fields})
-    cols = ["t", "h", "energy", "mass", "momentum", "iterations"]
-    with open(run_dir / "diagnostics.csv", "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(cols)
-        w.writerows(np.column_stack([res.steps[c] for c in cols]).tolist())
-    E = res.steps["energy"]
-    extra = {"energy_error": float(np.max(np.abs(E - E[0])) / max(abs(E[0]), 1e-300)),
-             "mean_iterations": float(res.iterations.mean()) if res.n_steps else 0.0}
-    if exact is not None:
-        extra["max_error_final"] = float(np.max(np.abs(fields[-1] - exact(res.t[-1] - t0))))
-    status = "ok" if res.status == "ok" else ("interrupted" if res.status == "interrupted" else f"failed: {res.message}")
-    return RunSummary(status=status, message=res.message, n_steps=res.n_steps, t_final=float(res.t[-1]), extra=extra)
+    def summary(sol: Solution) -> dict[str, Any]:
+        E = sol.steps["energy"][sol.accepted]
+        extra = {"energy_error": float(np.max(np.abs(E - E[0])) / max(abs(E[0]), 1e-300)),
+                 "mean_iterations": float(sol.iterations.mean()) if sol.n_steps else 0.0}
+        if exact is not None:
+            final = system.to_field(sol.final)
+            extra["max_error_final"] = float(np.max(np.abs(final - exact(sol.t[-1] - case["time"]["t0"]))))
+        return extra
+
+    frame = lambda y: line_frame(grid.x, {field_name: system.to_field(y)})
+    return Problem(system, y0, frame, arrays, summary=summary, diagnostics=lambda t, y: system.invariants(y),
+                   method_options=options), exact
+
+
+def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False) -> RunSummary:
+    """Integrate a validated ``nls``/``kdv`` case and write the run folder."""
+    prob, _ = problem(case)
+    return run_problem(case, run_dir, prob, progress=progress)
 
 
 def errors(solution: dict[str, Any], reference: dict[str, Any]) -> dict[str, float]:
@@ -154,252 +140,3 @@ def errors(solution: dict[str, Any], reference: dict[str, Any]) -> dict[str, flo
         raise ValueError(f"solution and reference grids differ ({a.shape} vs {b.shape}); keep grid.n fixed in a time study")
     dx = float(reference["length"]) / b.size
     return {"max": float(np.max(np.abs(a - b))), "l2": float(np.sqrt(dx * np.sum(np.abs(a - b) ** 2)))}
-
-
-# ------------------------------------------------------------------------------------ h_max study
-_NLS_N = (11, 21, 41, 61, 81, 121, 161, 201, 401)
-_KDV_N = (401, 601, 801, 1001, 1201, 1401)
-THESIS_HMAX = {  # seed 003 Tables 2.3 (NLS) and 2.4 (KdV): h_max per method and n
-    "nls": {"midpoint": {11: .02, 21: .01, 41: 4e-3, 61: 2e-3, 81: 1e-3, 121: 5e-4, 161: 2e-4, 201: 1e-4, 401: 4e-5},
-            "midpoint-newton": dict.fromkeys(_NLS_N, 0.1),
-            "exp-midpoint": {11: .1, 21: .08, 41: .06, 61: .04, 81: .04, 121: .04, 161: .01, 201: 8e-3, 401: 5e-3},
-            "discrete-gradient": {11: .02, 21: .01, 41: 4e-3, 61: 2e-3, 81: 1e-3, 121: 5e-4, 161: 2e-4, 201: 1e-4,
-                                  401: 4e-5},
-            "energy-exp": dict.fromkeys(_NLS_N, 0.1),
-            "disex": {11: .1, 21: .03, 41: .03, 61: .025, 81: .025, 121: .01, 161: .01, 201: 8e-3, 401: 4e-3}},
-    "kdv": {"midpoint": {401: 4e-4, 601: 1e-4, 801: 6e-5, 1001: 3e-5, 1201: 1e-5, 1401: 1e-5},
-            "midpoint-newton": {401: 4e-4, 601: 1e-4, 801: 5e-5, 1001: 3e-5, 1201: 1e-5, 1401: 1e-5},
-            "exp-midpoint": {401: 8e-4, 601: 6e-4, 801: 6e-4, 1001: 6e-4, 1201: 6e-4, 1401: 6e-4},
-            "discrete-gradient": {401: 4e-4, 601: 1e-4, 801: 5e-5, 1001: 3e-5, 1201: 1e-5, 1401: 1e-5},
-            "energy-exp": dict.fromkeys(_KDV_N, 0.005),
-            "disex": {401: 4e-4, 601: 4e-4, 801: 1e-4, 1001: 1e-4, 1201: 1e-4, 1401: 1e-4}},
-}
-THESIS_ITERS = {  # the same tables' mean iteration counts over the first 1000 steps (DISEX: sum of 6 sub-steps)
-    "nls": {"midpoint": dict(zip(_NLS_N, (14.2, 12.9, 7.9, 2.1, 4.1, 13.9, 3.9, 3.08, 2))),
-            "midpoint-newton": dict.fromkeys(_NLS_N, 8.3),
-            "exp-midpoint": dict(zip(_NLS_N, (12.6, 12.6, 10.9, 8.1, 8.1, 8.1, 5, 4.7, 4.9))),
-            "discrete-gradient": dict(zip(_NLS_N, (14, 11.8, 5.8, 4, 3, 3.4, 2, 2, 1))),
-            "energy-exp": dict(zip(_NLS_N, (11.9, 12, 12, 12, 12, 12, 12, 12, 12))),
-            "disex": dict(zip(_NLS_N, (101.4, 47.7, 49.2, 44.5, 44.6, 43.3, 30.5, 30, 32)))},
-    "kdv": {"midpoint": dict(zip(_KDV_N, (17.9, 4.2, 18.5, 7.7, 2, 1))),
-            "midpoint-newton": dict(zip(_KDV_N, (25.5, 7.3, 4.4, 11.0, 2, 2))),
-            "exp-midpoint": dict(zip(_KDV_N, (8.4, 8.6, 9.4, 10.6, 11.4, 16.1))),
-            "discrete-gradient": dict(zip(_KDV_N, (15.4, 3.4, 3.5, 14.9, 1, 1))),
-            "energy-exp": dict(zip(_KDV_N, (14.9, 14.8, 14.9, 14.8, 14.8, 14.8))),
-            "disex": dict(zip(_KDV_N, (26.9, 48.0, 19, 19, 22, 34)))},
-}
-HMAX_METHODS = ("midpoint", "midpoint-newton", "exp-midpoint", "discrete-gradient", "energy-exp", "disex")
-"""The six columns of Tables 2.3/2.4, in the thesis' order."""
-
-
-HMAX_CRITERION = (
-    "h passes if, over the first 1000 steps from the case's initial data, (i) the fixed-point solver "
-    "converges (tol = integrator.tol, at most integrator.max_iter iterations) at every step and (ii) "
-    "max_k |H_k - H_0| <= 1e-2 |H_0|; h_max = the largest passing h, found by halving from h_hi "
-    "(NLS 4.0, KdV 0.05) and then bisecting in log h to 5 %, such that the 8 steps h_max*2^(-i/8), "
-    "i = 1..8 (down to h_max/2), pass too (else the search restarts below the smallest failing one)"
-)
-
-
-class _EnergyCriterionFailed(Exception):
-    """Raised by the h_max monitor at the first step whose energy error exceeds the threshold."""
-
-
-def method_system(method: str, system: Any, y0: np.ndarray) -> tuple[Any, np.ndarray]:
-    """The system (and initial state) a method runs on: the quasi-Newton midpoint needs a Jacobian,
-    which the NLS has in its real stacked form only (same H, same dynamics); others run unchanged."""
-    if method == "midpoint-newton" and isinstance(system, NLS) and system.form != "real":
-        real = NLS(system.grid, kappa=system.kappa, form="real")
-        return real, real.from_field(system.to_field(y0))
-    return system, y0
-
-
-def passes_hmax_criterion(system: Any, method: Any, y0: np.ndarray, h: float, *, n_steps: int = 1000,
-                          energy_tol: float = 1e-2) -> tuple[bool, float]:
-    """The written h_max criterion (``HMAX_CRITERION``): over the first ``n_steps`` steps of size h,
-    (i) the solver converges within its iteration limit at every step and (ii)
-    max_k |H_k − H_0| / |H_0| ≤ energy_tol. Returns (passed, mean iterations).
-
-    A run stops at the first step that violates (ii) (the outcome is the same as checking at the end)."""
-    H0 = system.hamiltonian(y0)
-    bound = energy_tol * abs(H0)
-
-    def monitor(y: np.ndarray) -> dict[str, float]:
-        H = system.hamiltonian(y)
-        if not abs(H - H0) <= bound:  # also catches NaN
-            raise _EnergyCriterionFailed
-        return {"energy": H}
-
-    try:
-        res = integrate_poisson(system, method, y0, h=h, t_end=n_steps * h, save_every=n_steps + 1,
-                                monitor=monitor, log_failure=False)
-    except _EnergyCriterionFailed:
-        return False, float("nan")
-    if res.status != "ok":
-        return False, float("nan")
-    return True, float(res.iterations.mean())
-
-
-def _halve_and_bisect(system: Any, method: Any, y0: np.ndarray, h_hi: float, rel_precision: float, *,
-                      hi_fails: bool = False, **crit: Any) -> tuple[float, float]:
-    """Halve from ``h_hi`` until a step passes, then bisect in log h; (h or 0, mean iterations)."""
-    hi, lo, its = h_hi, None, float("nan")
-    if not hi_fails:
-        ok, it = passes_hmax_criterion(system, method, y0, hi, **crit)
-        if ok:
-            return hi, it
-    while lo is None and hi > 1e-7:
-        ok, it = passes_hmax_criterion(system, method, y0, hi / 2, **crit)
-        if ok:
-            lo, its = hi / 2, it
-        else:
-            hi = hi / 2
-    while lo is not None and hi / lo > 1 + rel_precision:
-        mid = math.sqrt(hi * lo)
-        ok, it = passes_hmax_criterion(system, method, y0, mid, **crit)
-        lo, hi, its = (mid, hi, it) if ok else (lo, mid, its)
-    return (lo if lo is not None else 0.0), its
-
-
-def confirm_below(system: Any, method: Any, y0: np.ndarray, h: float, confirm: int = 8, **crit: Any) -> float | None:
-    """Test h·2^(−i/confirm), i = confirm, …, 1 (from h/2 upwards); the first (smallest) failing step, or
-    None when all pass."""
-    for i in range(confirm, 0, -1):
-        g = h * 2.0 ** (-i / confirm)
-        if not passes_hmax_criterion(system, method, y0, g, **crit)[0]:
-            return g
-    return None
-
-
-def _largest_passing_h(system: Any, method: Any, y0: np.ndarray, h_hi: float, rel_precision: float,
-                       confirm: int = 8, **crit: Any) -> tuple[float, float]:
-    """h_max of ``HMAX_CRITERION``: halve and bisect (``_halve_and_bisect``) to a passing h, then require
-    the ``confirm`` steps h·2^(−i/confirm) (down to h/2) to pass too; if one fails, search again below
-    the smallest failing one. The pass set need not be an interval (KdV exp-midpoint/DISEX at n ≥ 801
-    fail and pass alternately as h varies by a few per cent, docs/spectral.md), so an unconfirmed
-    bisection could return an isolated passing h. (h_max or 0, mean iterations at h_max)."""
-    h, its = _halve_and_bisect(system, method, y0, h_hi, rel_precision, **crit)
-    while h > 0 and confirm:
-        g = confirm_below(system, method, y0, h, confirm, **crit)
-        if g is None:
-            break
-        h, its = _halve_and_bisect(system, method, y0, g, rel_precision, hi_fails=True, **crit)
-    return h, its
-
-
-def _thesis(table: dict[str, Any], kind: str, name: str, n: int) -> float:
-    return float(table.get(kind, {}).get(name, {}).get(int(n), float("nan")))
-
-
-def hmax_study(case: dict[str, Any], ns: list[int], methods: list[str] | None, out_dir: Path, *,
-               n_steps: int = 1000, energy_tol: float = 1e-2, h_hi: float | None = None,
-               rel_precision: float = 0.05, confirm: int = 8) -> list[dict[str, Any]]:
-    """Largest h passing ``passes_hmax_criterion`` for each method and n (seed 003 Tables 2.3/2.4).
-
-    The bracket starts at ``h_hi`` (default 4.0 for NLS, 0.05 for KdV: well above every thesis value,
-    so that no h_max is the top of the bracket) and halves until a step passes; then bisects in log h
-    to ``rel_precision``, and requires ``confirm`` steps below h_max (down to h_max/2) to pass too
-    (``_largest_passing_h``). ``methods`` defaults to the thesis' six columns (``HMAX_METHODS``); the
-    quasi-Newton midpoint runs on the real stacked NLS (``method_system``). Writes ``out_dir/hmax.csv``
-    and ``out_dir/hmax.md`` (the table beside the thesis numbers, fitted slopes) and returns the rows
-    (with ``cpu_s``, the process time of each search).
-    """
-    kind = case["kind"]
-    methods = methods or list(HMAX_METHODS)
-    unknown = [m for m in methods if m not in POISSON_INTEGRATORS or m == "exp-euler"]
-    if unknown:
-        raise ValueError(f"h_max study: unknown or explicit methods {unknown}; choose from "
-                         f"{', '.join(m for m in POISSON_INTEGRATORS if m != 'exp-euler')}")
-    h_hi = h_hi or (4.0 if kind == "nls" else 0.05)
-    rows: list[dict[str, Any]] = []
-    for n in ns:
-        sub = {**case, "grid": {**case["grid"], "n": int(n)}}
-        system, y0, _ = build(sub)
-        for name in methods:
-            m = make_poisson_integrator(name, tol=case["integrator"]["tol"], max_iter=case["integrator"]["max_iter"])
-            sys_m, y0_m = method_system(name, system, y0)
-            t0 = time.process_time()
-            h_max, its = _largest_passing_h(sys_m, m, y0_m, h_hi, rel_precision, confirm, n_steps=n_steps,
-                                            energy_tol=energy_tol)
-            thesis = _thesis(THESIS_HMAX, kind, name, n)
-            at_thesis, its_thesis_h = False, float("nan")  # the thesis' h under our criterion
-            if not math.isnan(thesis):
-                at_thesis, its_thesis_h = ((True, its) if thesis == h_max else passes_hmax_criterion(
-                    sys_m, m, y0_m, thesis, n_steps=n_steps, energy_tol=energy_tol))
-            row = {"method": name, "n": int(n), "h_max": h_max, "iter_avg": its, "thesis_h_max": thesis,
-                   "thesis_iter_avg": _thesis(THESIS_ITERS, kind, name, n),
-                   "ratio": float("nan") if math.isnan(thesis) else h_max / thesis,
-                   "thesis_h_passes": at_thesis, "iter_avg_at_thesis_h": its_thesis_h,
-                   "cpu_s": round(time.process_time() - t0, 2)}
-            logger.info("h_max %s n=%d: %.3g (thesis %.3g), %.0f s", name, n, h_max, thesis, row["cpu_s"])
-            rows.append(row)
-            write_hmax(rows, kind, out_dir)  # after every cell: a long study interrupted keeps its rows
-    write_hmax(rows, kind, out_dir)
-    return rows
-
-
-def write_hmax(rows: list[dict[str, Any]], kind: str, out_dir: Path) -> None:
-    """``out_dir/hmax.csv`` (one row per method and n) and ``out_dir/hmax.md`` (``hmax_markdown``)."""
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    with open(out_dir / "hmax.csv", "w", newline="", encoding="utf-8") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]) if rows else ["method", "n", "h_max"])
-        w.writeheader()
-        w.writerows(rows)
-    (out_dir / "hmax.md").write_text(hmax_markdown(rows, kind), encoding="utf-8")
-
-
-def hmax_slopes(rows: list[dict[str, Any]], *, n_min: int = 0) -> dict[str, float]:
-    """Least-squares slope of log h_max against log n per method (rows with h_max > 0 and n ≥ n_min;
-    NaN with fewer than two n)."""
-    out: dict[str, float] = {}
-    for name in dict.fromkeys(r["method"] for r in rows):
-        pts = sorted((r["n"], r["h_max"]) for r in rows if r["method"] == name and r["h_max"] > 0 and r["n"] >= n_min)
-        ns, hs = zip(*pts) if len(pts) >= 2 else ((), ())
-        out[name] = float(np.polyfit(np.log(ns), np.log(hs), 1)[0]) if ns else float("nan")
-    return out
-
-
-def hmax_markdown(rows: list[dict[str, Any]], kind: str) -> str:
-    """The h_max table as Markdown: one row per n, one column per method (thesis order first),
-    cells "ours (mean iterations) / thesis (its iterations)", then the fitted slopes of both."""
-    methods = sorted(dict.fromkeys(r["method"] for r in rows),
-                     key=lambda m: HMAX_METHODS.index(m) if m in HMAX_METHODS else len(HMAX_METHODS))
-    ns = sorted({r["n"] for r in rows})
-    cell = {(r["method"], r["n"]): r for r in rows}
-
-    def its(x: Any) -> str:
-        return f" ({float(x):.1f})" if x not in (None, "") and not math.isnan(float(x)) else ""
-
-    def fmt(r: dict[str, Any] | None) -> str:
-        if r is None:
-            return "—"
-        return (f"{r['h_max']:.3g}{its(r['iter_avg'])} / {r['thesis_h_max']:.3g}"
-                f"{its(r.get('thesis_iter_avg'))}")
-
-    ours = hmax_slopes(rows)
-    thesis_rows = [{"method": m, "n": n, "h_max": _thesis(THESIS_HMAX, kind, m, n)} for m in methods for n in ns
-                   if (m, n) in cell]
-    theirs = hmax_slopes(thesis_rows)
-    label = {"nls": "NLS", "kdv": "KdV"}.get(kind, kind)
-    head = (f"h_max (mean iterations) / thesis h_max (thesis mean iterations), {label}; "
-            f"criterion: {HMAX_CRITERION}\n\n")
-    lines = ["| n | " + " | ".join(methods) + " |", "|---|" + "---|" * len(methods)]
-    lines += [f"| {n} | " + " | ".join(fmt(cell.get((m, n))) for m in methods) + " |" for n in ns]
-    lines.append("| slope of log h_max vs log n | "
-                 + " | ".join("—" if math.isnan(ours[m]) else f"{ours[m]:.2f} / {theirs[m]:.2f}" for m in methods)
-                 + " |")
-    lines.append("\nSlopes are fitted over the n present in each column (ours and the thesis' values at the same n).")
-
-    def at_thesis_h(r: dict[str, Any] | None) -> str:
-        if r is None or "thesis_h_passes" not in r:
-            return "—"
-        passed = str(r["thesis_h_passes"]).lower() in ("true", "1")
-        return (f"{float(r['iter_avg_at_thesis_h']):.1f}" if passed else "fails") + its(r.get("thesis_iter_avg"))
-
-    note = ("Mean iterations over the first 1000 steps at the thesis' h_max: ours (thesis); "
-            "\"fails\" = the thesis' h does not pass our criterion.")
-    lines += ["", note, "",
-              "| n | " + " | ".join(methods) + " |", "|---|" + "---|" * len(methods)]
-    lines += [f"| {n} | " + " | ".join(at_thesis_h(cell.get((m, n))) for m in methods) + " |" for n in ns]
-    return head + "\n".join(lines) + "\n"

@@ -14,16 +14,17 @@ logger = logging.getLogger(__name__)
 
 
 def _step_cost(n: int, n_steps: int) -> float:
+    from lgbeam.apps import load_case
     from lgbeam.apps.rod import build
-    from lgbeam.io.cases import load_case
-    from lgbeam.solve import integrate
+    from lgbeam.solve import ConstantStep, MechanicalState, integrate
 
     case, _ = load_case("flying-spaghetti", [f"model.n_elements={n}"])
     rod, q0, v0 = build(case)
     h = 1e-3 * 16 / n  # explicit stages: the axial wave ω ≈ 2√(EA/ρA)/Δs must satisfy ωh ≲ 3 (CFL)
-    integrate(rod, q0, v0, (0.0, 2 * h), "hedop5", h=h)  # warm-up (caches, imports)
+    y0 = MechanicalState(q0, v0)
+    integrate(rod, "hedop5", y0, (0.0, 2 * h), controller=ConstantStep(h))  # warm-up (caches, imports)
     t0 = time.perf_counter()
-    sol = integrate(rod, q0, v0, (0.0, n_steps * h), "hedop5", h=h)
+    sol = integrate(rod, "hedop5", y0, (0.0, n_steps * h), controller=ConstantStep(h))
     wall = time.perf_counter() - t0
     if sol.status != "ok":
         raise RuntimeError(f"benchmark run N={n} failed: {sol.message}")
@@ -31,14 +32,14 @@ def _step_cost(n: int, n_steps: int) -> float:
 
 
 def _spaghetti(t_end: float) -> tuple[float, int, int]:
+    from lgbeam.apps import load_case
     from lgbeam.apps.rod import build
-    from lgbeam.io.cases import load_case
-    from lgbeam.solve import integrate
+    from lgbeam.solve import AdaptiveStep, MechanicalState, integrate
 
     case, _ = load_case("flying-spaghetti")
     rod, q0, v0 = build(case)
     t0 = time.perf_counter()
-    sol = integrate(rod, q0, v0, (0.0, t_end), "hedop5", rtol=1e-6, atol=1e-8)
+    sol = integrate(rod, "hedop5", MechanicalState(q0, v0), (0.0, t_end), controller=AdaptiveStep(rtol=1e-6, atol=1e-8))
     wall = time.perf_counter() - t0
     acc = np.asarray(sol.steps["accepted"], dtype=bool)
     return wall, int(acc.sum()), int((~acc).sum())

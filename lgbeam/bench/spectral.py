@@ -49,7 +49,8 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from lgbeam.discretisations.spectral import NLS, FourierGrid, KdV, kdv_soliton, nls_soliton, phi_symbol
-from lgbeam.integrators.poisson import integrate_poisson, make_poisson_integrator
+from lgbeam.integrators.registry import make_method
+from lgbeam.solve import ConstantStep, SaveAt, integrate
 
 logger = logging.getLogger(__name__)
 
@@ -219,9 +220,9 @@ def _advance(system: Any, method: str, param: float, y0: np.ndarray) -> tuple[li
         nl = 1 if (method == "strang" and isinstance(system, NLS)) else 4
         return ys, n, nl * n, float("nan")
     name, predictor = OURS[method]
-    integ = make_poisson_integrator(name, tol=TOL[name], predictor=predictor)
-    run = integrate_poisson(system, integ, y0, h=T_END / n, t_end=T_END, save_every=max(1, n // N_SAVE),
-                            monitor=lambda v: {})
+    integ = make_method(name, tol=TOL[name], predictor=predictor)
+    run = integrate(system, integ, y0, (0.0, T_END), controller=ConstantStep(T_END / n),
+                    save=SaveAt(steps=max(1, n // N_SAVE)), diagnostics=False)
     if run.status != "ok":
         raise RuntimeError(run.message)
     evals = int(run.iterations.sum())

@@ -115,8 +115,8 @@ def write_csv(rep: ModesReport, path: Path) -> None:
 
 
 def load_case(name_or_path: str, overrides: list[str]) -> tuple[dict[str, Any], Path]:
-    """``lgbeam.io.cases.load_case`` (imported lazily so that ``lgbeam --help`` stays light)."""
-    from lgbeam.io.cases import load_case as _load
+    """``lgbeam.apps.load_case`` (imported lazily so that ``lgbeam --help`` stays light)."""
+    from lgbeam.apps import load_case as _load
 
     return _load(name_or_path, overrides)
 

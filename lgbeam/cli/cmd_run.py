@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from lgbeam import __version__
-from lgbeam.apps import RunSummary, get_app
-from lgbeam.io.cases import load_case, write_toml
+from lgbeam.apps import RunSummary, get_app, load_case
+from lgbeam.io.cases import write_toml
 from lgbeam.io.run import Stopwatch, make_run_dir, write_provenance
 
 logger = logging.getLogger(__name__)

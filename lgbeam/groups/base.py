@@ -256,6 +256,10 @@ class GroupBase:
         """``T(ξ)⁻¹ v``, batched, ``(..., dim)``."""
         return mat_vec(self.tangent_inv(xi), self._tan(v, "v"))
 
+    def retract(self, a: FloatArray, xi: FloatArray) -> FloatArray:
+        """``a ∘ exp(ξ)`` (groups with a fused map override this)."""
+        return self.compose(a, self.exp(xi))  # type: ignore[attr-defined]
+
     def validate(self, a: Any) -> FloatArray:
         """Return ``a`` as a float array after checking shape and finiteness; ValueError otherwise."""
         arr = self._elem(a)

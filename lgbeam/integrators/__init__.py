@@ -1,28 +1,15 @@
-"""Time integrators. ``INTEGRATORS`` maps method names to factories of mechanical-system integrators
-(half-explicit Runge–Kutta Lie group methods); the Poisson-system integrators live in
-``lgbeam.integrators.poisson``."""
+"""Time-integration methods: frozen configuration with pure ``init``/``step`` (``base.Integrator``),
+consumed by the one driver ``lgbeam.solve.integrate``. ``METHODS`` (``registry.py``) is the one
+registry of every family: half-explicit Runge–Kutta Lie group methods (constrained mechanical
+systems), RKMK (Lie group ODEs), and the Poisson-system methods of ``lgbeam.integrators.poisson``."""
 
 from __future__ import annotations
 
-from functools import partial
-from typing import Callable
-
+from lgbeam.integrators.base import HasInitialStep, Integrator, Status, Step
+from lgbeam.integrators.controllers import AdaptiveStep, ConstantStep
 from lgbeam.integrators.half_explicit import HalfExplicitRK
-from lgbeam.integrators.tableaux import HALF_EXPLICIT_TABLEAUX
+from lgbeam.integrators.registry import METHODS, MethodEntry, make_method, method_entry, methods_for
+from lgbeam.integrators.rkmk import RKMK
 
-INTEGRATORS: dict[str, Callable[[], HalfExplicitRK]] = {
-    name: partial(HalfExplicitRK, tableau=tab) for name, tab in HALF_EXPLICIT_TABLEAUX.items()
-}
-
-
-def get_integrator(name: str) -> HalfExplicitRK:
-    """The integrator registered under ``name``; an unknown name lists the known ones."""
-    try:
-        return INTEGRATORS[name]()
-    except KeyError:
-        raise ValueError(
-            f"unknown integrator method {name!r}; known methods: {', '.join(INTEGRATORS)}"
-        ) from None
-
-
-__all__ = ["INTEGRATORS", "HalfExplicitRK", "get_integrator"]
+__all__ = ["METHODS", "RKMK", "AdaptiveStep", "ConstantStep", "HalfExplicitRK", "HasInitialStep", "Integrator",
+           "MethodEntry", "Status", "Step", "make_method", "method_entry", "methods_for"]

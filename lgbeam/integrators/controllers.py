@@ -1,10 +1,13 @@
-"""Step-size control for embedded half-explicit Lie group methods (seed 004 §3).
+"""Step-size controllers for the one driver: ``ConstantStep`` and ``AdaptiveStep``.
 
-Error indicator (seed 004 eq. (21)) on the linear-space variable y = (θ, v):
+``ConstantStep(h)`` steps on the grid t₀ + n h; the last step is shortened to land on t_end (the
+driver reports the steps it took). ``AdaptiveStep`` is the embedded-pair controller of seed 004
+eqs. (21)–(22) (seed 000 eq. (33) is the same rule). Error indicator on the method's linear-space
+error variables (for the half-explicit methods y = (θ, v), with θ_{n−1} = 0):
 
     err = sqrt( (1/m) Σ_i ((y_i − ŷ_i) / (Atol_i + max(|y_{n−1,i}|, |y_{n,i}|) Rtol_i))² )
 
-with θ_{n−1} = 0 (the local parametrisation starts at the identity), and the step-size rule (22)
+and the step-size rule
 
     h_new = h · min(facmax, max(facmin, fac · (1/err)^(1/(μ+1)))),   μ = min(p, p̂).
 
@@ -13,16 +16,58 @@ After a rejected step the growth factor is capped at 1 (Hairer, Nørsett & Wanne
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from lgbeam._typing import FloatArray
 
 
+def _scaled_rms(error: FloatArray, magnitude: FloatArray, rtol: Any, atol: Any) -> float:
+    scale = atol + magnitude * rtol
+    return float(np.sqrt(np.mean((np.abs(error) / scale) ** 2)))
+
+
 @dataclass(frozen=True)
-class StepSizeController:
-    """Error-controlled step sizes; ``rtol``/``atol`` scalars or vectors over y = (θ, v)."""
+class ConstantStep:
+    """Fixed steps of size ``h`` (the last one shortened to end at t_end).
+
+    ``rtol``/``atol`` (optional) only measure: every step is accepted, and the driver records the scaled
+    norm (21) of the method's embedded estimate as ``err`` and its Euclidean norm as ``err_raw``
+    (seed 004 Fig. 10).
+    """
+
+    h: float
+    rtol: float | FloatArray | None = None
+    atol: float | FloatArray | None = None
+    adaptive = False
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.h, (int, float, np.floating)) and math.isfinite(self.h) and self.h > 0):
+            raise ValueError(f"step size h must be a finite number > 0, got h = {self.h!r}; e.g. integrator.h = 1e-3")
+        if (self.rtol is None) != (self.atol is None):
+            raise ValueError("ConstantStep: give both rtol and atol (to measure the embedded error) or neither")
+
+    @property
+    def measures(self) -> bool:
+        return self.rtol is not None
+
+    def error_norm(self, error: FloatArray, magnitude: FloatArray) -> float:
+        """Scaled RMS norm of eq. (21) (measurement only)."""
+        return _scaled_rms(error, magnitude, self.rtol, self.atol)
+
+    def plan(self, t0: float, t_end: float) -> tuple[int, float]:
+        """Number of steps and the size of the last one over [t0, t_end]."""
+        n = max(1, math.ceil((t_end - t0) / self.h - 1e-9))
+        return n, (t_end - t0) - (n - 1) * self.h
+
+
+@dataclass(frozen=True)
+class AdaptiveStep:
+    """Error-controlled step sizes (seed 004 (21)–(22)); ``rtol``/``atol`` scalars or vectors over the
+    method's error variables. ``h0`` None: the method's own starting step (``HasInitialStep``)."""
 
     rtol: float | FloatArray
     atol: float | FloatArray
@@ -31,6 +76,8 @@ class StepSizeController:
     facmax: float = 5.0
     h_min: float = 1e-12
     h_max: float = np.inf
+    h0: float | None = None
+    adaptive = True
 
     def __post_init__(self) -> None:
         for name in ("rtol", "atol"):
@@ -48,11 +95,12 @@ class StepSizeController:
             )
         if not 0 < self.h_min < self.h_max:
             raise ValueError(f"need 0 < h_min < h_max, got h_min={self.h_min}, h_max={self.h_max}")
+        if self.h0 is not None and not (math.isfinite(self.h0) and self.h0 > 0):
+            raise ValueError(f"initial step h0 must be > 0, got {self.h0!r}")
 
-    def error_norm(self, error: FloatArray, y_old: FloatArray, y_new: FloatArray) -> float:
-        """Scaled RMS norm of eq. (21)."""
-        scale = self.atol + np.maximum(np.abs(y_old), np.abs(y_new)) * self.rtol
-        return float(np.sqrt(np.mean((error / scale) ** 2)))
+    def error_norm(self, error: FloatArray, magnitude: FloatArray) -> float:
+        """Scaled RMS norm of eq. (21); ``magnitude`` = max(|y_{n−1}|, |y_n|) elementwise."""
+        return _scaled_rms(error, magnitude, self.rtol, self.atol)
 
     def next_step(self, h: float, err: float, error_order: int, after_reject: bool) -> float:
         """Step-size rule (22); ``after_reject`` caps the growth at 1."""
@@ -61,3 +109,8 @@ class StepSizeController:
         factor = self.fac * (1.0 / max(err, 1e-10)) ** (1.0 / (error_order + 1))
         factor = min(1.0 if after_reject else self.facmax, max(self.facmin, factor))
         return float(min(self.h_max, h * factor))
+
+
+Controller = ConstantStep | AdaptiveStep
+
+__all__ = ["AdaptiveStep", "ConstantStep", "Controller"]

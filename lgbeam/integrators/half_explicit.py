@@ -29,22 +29,24 @@ Arnold (1998); shared/notes/beam-reference-data.md §1.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from lgbeam import jit
 from lgbeam._typing import FloatArray
-from lgbeam.integrators._linear import SaddlePointSolver, as_matrix
+from lgbeam.integrators import _compiled
+from lgbeam.integrators._linear import SaddlePointSolver, SingularStageMatrix, as_matrix
+from lgbeam.integrators.base import Status, Step
+from lgbeam.integrators.mechanics import (
+    consistent_initial_state,
+    hermite,
+    initial_step,
+    project,
+    residuals,
+    stage_solver,
+)
 from lgbeam.integrators.tableaux import HalfExplicitTableau
-from lgbeam.systems import is_rheonomic
-
-
-def tangent_inv_apply(group: Any, xi: FloatArray, v: FloatArray) -> FloatArray:
-    """T(ξ)⁻¹ v for flat tangent vectors (uses the group's fast path when it has one)."""
-    if hasattr(group, "tangent_inv_apply"):
-        return group.tangent_inv_apply(xi, v)
-    return group.tangent_inv(xi) @ v
+from lgbeam.systems import ConstrainedMechanicalSystem, MechanicalState, is_rheonomic
 
 
 def _comb(c: FloatArray, S: FloatArray, k: int) -> FloatArray:
@@ -57,16 +59,9 @@ def _axpy(base: FloatArray, c: FloatArray, S: FloatArray, k: int) -> FloatArray:
     return base + c[:k] @ S[:k]
 
 
-def retract(group: Any, q: FloatArray, theta: FloatArray) -> FloatArray:
-    """q ∘ exp(θ) (through the group's fused ``retract`` when it has one)."""
-    if hasattr(group, "retract"):
-        return group.retract(q, theta)
-    return group.compose(q, group.exp(theta))
-
-
 @dataclass(frozen=True)
-class StepResult:
-    """A candidate step: the controller decides whether it is accepted."""
+class StageResult:
+    """The stages' outcome of one step (internal; the driver sees a ``Step``)."""
 
     q: FloatArray
     v: FloatArray
@@ -78,11 +73,32 @@ class StepResult:
     n_force_evals: int
 
 
+@dataclass(frozen=True, slots=True)
+class HERKCache:
+    """What a half-explicit step carries to the next: the stage solver of M, the FSAL first stage V̇₁
+    (None: evaluate it), and whether the constraints depend on t."""
+
+    lin: SaddlePointSolver
+    vdot1: FloatArray | None
+    rheonomic: bool
+
+
 @dataclass(frozen=True)
 class HalfExplicitRK:
-    """A half-explicit Runge–Kutta Lie group method given by its tableau (seed 004 Table 1)."""
+    """A half-explicit Runge–Kutta Lie group method given by its tableau (seed 004 Table 1).
+
+    ``project_steps``: project every accepted step back onto Φ = 0, B v = 0 (mass-orthogonally);
+    ``project_initial``: project inconsistent initial data instead of refusing it (tolerance
+    ``consistency_tol`` on |Φ(q0)| and |B v0|).
+    """
 
     tableau: HalfExplicitTableau
+    project_steps: bool = False
+    project_initial: bool = False
+    consistency_tol: float = 1e-8
+    system_type: ClassVar[type] = ConstrainedMechanicalSystem
+    requires: ClassVar[tuple[type, ...]] = ()
+    dense_output: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         A = self.tableau.A
@@ -105,7 +121,48 @@ class HalfExplicitRK:
     def error_order(self) -> int | None:
         return self.tableau.error_order
 
-    def step(
+    def init(self, system: Any, t0: float, y0: MechanicalState) -> tuple[MechanicalState, HERKCache]:
+        """Check the initial data (or project it), compute λ₀ when ``y0.lam`` is None, build the stage solver."""
+        q = np.asarray(y0.q, dtype=float)
+        lin = stage_solver(system, q)
+        y = consistent_initial_state(system, lin, t0, y0, project_initial=self.project_initial,
+                                     consistency_tol=self.consistency_tol)
+        return y, HERKCache(lin, None, is_rheonomic(system))
+
+    def step(self, system: Any, t: float, h: float, y: MechanicalState,
+             cache: HERKCache) -> Step[MechanicalState, HERKCache]:
+        """One step t → t + h (seed 004 (12)–(15)); a singular stage matrix or an overflow is a failed step."""
+        q, v, lam = y.q, y.v, y.lam
+        try:
+            st = self.stages(system, cache.lin, t, h, q, v, lam, cache.vdot1, cache.rheonomic)
+        except SingularStageMatrix as exc:
+            return Step(y, cache, status=Status.SINGULAR, detail=f"stage system singular: {exc}")
+        except FloatingPointError as exc:  # numpy set to raise (np.seterr): an exploding trial step
+            return Step(y, cache, status=Status.NONFINITE, detail=f"floating-point error in a stage: {exc}")
+        q1, v1, vdot_end = st.q, st.v, st.vdot_end
+        if self.project_steps and system.n_constraints:
+            q1, v1 = project(system, cache.lin, q1, v1, t=t + h)
+            vdot_end = None
+        magnitude = np.concatenate([np.abs(st.theta), np.maximum(np.abs(v), np.abs(v1))])
+        lin, G = cache.lin, system.group
+
+        def dense(sigma: float) -> MechanicalState:
+            return hermite(G, q, v, lam, st.theta, q1, v1, st.lam, st.vdot_start, st.vdot_end, h, sigma)
+
+        return Step(MechanicalState(q1, v1, st.lam), HERKCache(lin, vdot_end, cache.rheonomic), error=st.error,
+                    magnitude=magnitude, dense=dense, evaluations=st.n_force_evals,
+                    retry_cache=HERKCache(lin, st.vdot_start, cache.rheonomic))
+
+    def diagnostics(self, system: Any, t: float, y: MechanicalState, cache: HERKCache) -> dict[str, float]:
+        """‖Φ‖, ‖B v‖ and the energy after a step."""
+        return residuals(system, t, y.q, y.v, cache.lin, cache.rheonomic)
+
+    def initial_step(self, system: Any, t0: float, y0: MechanicalState, cache: HERKCache, rtol: Any, atol: Any,
+                     h_max: float) -> float:
+        """Starting step size of adaptive runs (Hairer, Nørsett & Wanner I, §II.4)."""
+        return initial_step(system, cache.lin, t0, y0, self.error_order or self.order, rtol, atol, h_max)
+
+    def stages(
         self,
         system: Any,
         lin: SaddlePointSolver,
@@ -116,12 +173,9 @@ class HalfExplicitRK:
         lam: FloatArray,
         vdot1: FloatArray | None = None,
         rheonomic: bool | None = None,
-        with_error: bool = True,
-    ) -> StepResult:
-        """One step t → t + h from (q, v, λ); ``vdot1`` is a first stage reused from the last step (FSAL).
-
-        ``rheonomic``: whether the constraints depend on t (None: ask ``is_rheonomic(system)``);
-        ``with_error=False`` skips the embedded error estimate (fixed steps do not use it)."""
+    ) -> StageResult:
+        """The stages of one step t → t + h from (q, v, λ); ``vdot1`` is a first stage reused from the
+        last step (FSAL). ``rheonomic``: whether the constraints depend on t (None: ask the system)."""
         tab, G = self.tableau, system.group
         A, c, sbar, s = tab.A, tab.c, tab.stages, tab.s
         n, m = v.size, lam.size
@@ -143,16 +197,16 @@ class HalfExplicitRK:
             vdot1 = lin.explicit(r1)
             n_eval += 1
         vdot[0], dtheta[0], lams[0] = vdot1, v, lam  # T⁻¹(0) = I
-        Q_next = retract(G, q, h * A[1, 0] * dtheta[0])
+        Q_next = G.retract(q, h * A[1, 0] * dtheta[0])
         Q_end = Q_next if s == 1 else None
         B_i = jac(t + c[1] * h, Q_next) if m else None
         hA = h * A
-        comb, axpy = (jit.comb_rows, jit.axpy_rows) if jit.ENABLED and v.dtype == np.float64 else (_comb, _axpy)
+        comb, axpy = (_compiled.comb_rows, _compiled.axpy_rows) if _compiled.ENABLED and v.dtype == np.float64 else (_comb, _axpy)
         for i in range(1, sbar):
             Theta_i, Q_i = comb(hA[i], dtheta, i), Q_next
             V_i = axpy(v, hA[i], vdot, i)
-            dtheta[i] = tangent_inv_apply(G, Theta_i, V_i)
-            Q_next = retract(G, q, comb(hA[i + 1], dtheta, i + 1))
+            dtheta[i] = G.tangent_inv_apply(Theta_i, V_i)
+            Q_next = G.retract(q, comb(hA[i + 1], dtheta, i + 1))
             if i + 1 == s:
                 Q_end = Q_next
             r1 = -system.forces(t + c[i] * h, Q_i, V_i)
@@ -167,13 +221,13 @@ class HalfExplicitRK:
             else:
                 vdot[i] = lin.explicit(r1)
         theta = comb(hA[s], dtheta, sbar)
-        q1 = Q_end if Q_end is not None else retract(G, q, theta)
+        q1 = Q_end if Q_end is not None else G.retract(q, theta)
         v1 = axpy(v, hA[s], vdot, sbar)
         lam1 = tab.d @ lams
         error = None
-        if tab.b_hat is not None and with_error:
+        if tab.b_hat is not None:
             error = np.concatenate([theta - h * (tab.b_hat @ dtheta), h * ((A[s] - tab.b_hat) @ vdot)])
-        return StepResult(
+        return StageResult(
             q=q1, v=v1, lam=lam1, theta=theta, error=error, vdot_start=vdot1,
             vdot_end=vdot[-1] if tab.fsal else None, n_force_evals=n_eval,
         )

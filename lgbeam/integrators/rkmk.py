@@ -1,12 +1,14 @@
 """Runge–Kutta–Munthe-Kaas (RKMK) Lie group methods for unconstrained ODEs y' = y · ξ(t, y)^.
 
-Stages in the local coordinates of the exponential map (seed 004 eqs. (6)–(13) without constraints):
+Stages in the local coordinates of the exponential map (seed 004 eqs. (6)–(13) without constraints;
+seed 000 §2, the RKMK methods):
 
     Θ_i = h Σ_{j<i} a_ij k_j,   Y_i = y_n ∘ exp(Θ_i),   k_i = T(Θ_i)⁻¹ ξ(t_n + c_i h, Y_i),
     y_{n+1} = y_n ∘ exp(h Σ_i b_i k_i),
 
 with the classical tableaux of ``tableaux.py`` (RK4, DOPRI5) or the b-rows of the half-explicit
-ones. The stage machinery (retraction, T⁻¹ application) is shared with the half-explicit methods.
+ones. Tableaux with embedded weights b̂ give the error estimate h Σ (b_i − b̂_i) k_i in the Lie algebra
+at y_n, so DOPRI5 runs adaptively under ``AdaptiveStep`` (relative tolerance scaled by |Θ|).
 
 References
 ----------
@@ -16,13 +18,14 @@ Munthe-Kaas (1998); Iserles et al. (2000) §5; seed 004 §2.1, eq. (11); seed 00
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from lgbeam._typing import FloatArray
-from lgbeam.integrators.half_explicit import retract, tangent_inv_apply
+from lgbeam.integrators.base import Step
 from lgbeam.integrators.tableaux import CLASSICAL_TABLEAUX, HALF_EXPLICIT_TABLEAUX, HalfExplicitTableau
+from lgbeam.systems import LieGroupODE
 
 
 @dataclass(frozen=True)
@@ -30,44 +33,51 @@ class RKMK:
     """An explicit RKMK method given by the first s stages of a tableau (weights b = row s+1)."""
 
     tableau: HalfExplicitTableau
+    name: str = ""
+    system_type: ClassVar[type] = LieGroupODE
+    requires: ClassVar[tuple[type, ...]] = ()
+    dense_output: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            object.__setattr__(self, "name", f"rkmk-{self.tableau.name}")
 
     @property
     def order(self) -> int:
         return self.tableau.order
 
-    def step(self, ode: Any, t: float, h: float, y: FloatArray) -> tuple[FloatArray, FloatArray | None]:
-        """One step; returns (y_{n+1}, embedded error h Σ (b_i − b̂_i) k_i or None)."""
+    @property
+    def error_order(self) -> int | None:
+        return self.tableau.error_order
+
+    def init(self, ode: Any, t0: float, y0: FloatArray) -> tuple[FloatArray, None]:
+        y = np.array(y0, dtype=float)
+        ode.group.validate(y)
+        return y, None
+
+    def step(self, ode: Any, t: float, h: float, y: FloatArray, cache: None) -> Step[FloatArray, None]:
+        """One step t → t + h; the error estimate h Σ (b_i − b̂_i) k_i when the tableau has b̂."""
         tab, G = self.tableau, ode.group
         s, A, c = tab.s, tab.A, tab.c
-        k = []
+        K = np.empty((s, G.dim))
         for i in range(s):
-            theta = h * sum(A[i, j] * k[j] for j in range(i)) if i else None
-            Y = y if theta is None else retract(G, y, theta)
-            xi = np.asarray(ode.generator(t + c[i] * h, Y), dtype=float)
-            k.append(xi if theta is None else tangent_inv_apply(G, theta, xi))
-        K = np.array(k)
+            if i == 0:
+                K[0] = ode.generator(t, y)
+            else:
+                theta = h * (A[i, :i] @ K[:i])
+                K[i] = G.tangent_inv_apply(theta, np.asarray(ode.generator(t + c[i] * h, G.retract(y, theta)), float))
         b = A[s, :s]
+        theta = h * (b @ K)
         err = None if tab.b_hat is None else h * ((b - tab.b_hat[:s]) @ K)
-        return retract(G, y, h * (b @ K)), err
+        return Step(G.retract(y, theta), None, error=err, magnitude=np.abs(theta), evaluations=s)
+
+    def diagnostics(self, ode: Any, t: float, y: FloatArray, cache: None) -> dict[str, float]:
+        return {}
 
 
-RKMK_METHODS = {"rkmk4": CLASSICAL_TABLEAUX["rk4"], "rkmk5": CLASSICAL_TABLEAUX["dopri5"],
-                **{f"rkmk-{name}": tab for name, tab in HALF_EXPLICIT_TABLEAUX.items()}}
+RKMK_TABLEAUX: dict[str, HalfExplicitTableau] = {
+    "rkmk4": CLASSICAL_TABLEAUX["rk4"], "rkmk5": CLASSICAL_TABLEAUX["dopri5"],
+    **{f"rkmk-{name}": tab for name, tab in HALF_EXPLICIT_TABLEAUX.items()},
+}
 
-
-def integrate_ode(ode: Any, y0: FloatArray, t_span: tuple[float, float], method: str = "rkmk4", *, h: float):
-    """Fixed-step RKMK integration of y' = y · ξ(t, y)^; returns (t, y) at every step."""
-    if method not in RKMK_METHODS:
-        raise ValueError(f"unknown RKMK method {method!r}; known methods: {', '.join(RKMK_METHODS)}")
-    t0, t1 = map(float, t_span)
-    if not h > 0 or not t1 > t0:
-        raise ValueError(f"need h > 0 and t_end > t0, got h = {h}, t_span = {t_span}")
-    integ = RKMK(RKMK_METHODS[method])
-    n = max(1, int(np.ceil((t1 - t0) / h - 1e-9)))
-    ts, ys, y = [t0], [np.array(y0, dtype=float)], np.array(y0, dtype=float)
-    for k in range(n):
-        t = t0 + k * h
-        y, _ = integ.step(ode, t, min(h, t1 - t), y)
-        ts.append(min(t0 + (k + 1) * h, t1))
-        ys.append(y)
-    return np.array(ts), np.array(ys)
+__all__ = ["RKMK", "RKMK_TABLEAUX"]

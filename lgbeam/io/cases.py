@@ -26,7 +26,7 @@ from lgbeam.io.schema import CaseError, validate
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["apply_override", "case_dirs", "dumps_toml", "find_case", "list_cases", "load_case",
+__all__ = ["apply_override", "case_dirs", "dumps_toml", "find_case", "list_cases", "load_case_with",
            "parse_value", "read_toml", "write_toml"]
 
 
@@ -106,14 +106,14 @@ def apply_override(case: dict[str, Any], override: str) -> None:
     node[leaf] = parse_value(text.strip())
 
 
-def load_case(name_or_path: str | os.PathLike[str], overrides: list[str] | None = None) -> tuple[dict[str, Any], Path]:
+def load_case_with(name_or_path: str | os.PathLike[str], overrides: list[str] | None,
+                   get_app: Any) -> tuple[dict[str, Any], Path]:
     """Find, read, override and validate a case; return ``(resolved case, source path)``.
 
-    The ``kind`` key selects the app (``lgbeam.apps.get_app``) whose ``SCHEMA`` validates the case;
-    a missing ``name`` defaults to the file's stem when the schema has a ``name`` key.
+    The ``kind`` key selects the app (``get_app(kind)``, e.g. ``lgbeam.apps.get_app``) whose ``SCHEMA``
+    validates the case; a missing ``name`` defaults to the file's stem when the schema has a ``name`` key.
+    ``lgbeam.apps.load_case`` is this with the registered apps (io imports nothing above itself).
     """
-    from lgbeam.apps import get_app  # apps import io; import lazily to keep the layers acyclic
-
     path = find_case(name_or_path)
     case = read_toml(path)
     for ov in overrides or []:

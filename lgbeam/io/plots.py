@@ -27,6 +27,8 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from lgbeam.diagnostics import observed_order
+
 logger = logging.getLogger(__name__)
 
 __all__ = ["fit_order", "plot_run", "plot_study", "read_diagnostics"]
@@ -190,7 +192,7 @@ def fit_order(params: Any, errs: Any) -> float:
     keep = np.isfinite(p) & np.isfinite(e) & (p > 0) & (e > 0)
     if keep.sum() < 2:
         return float("nan")
-    return float(np.polyfit(np.log(p[keep]), np.log(e[keep]), 1)[0])
+    return observed_order(p[keep], e[keep])
 
 
 def plot_study(rows: list[dict[str, Any]], param: str, keys: list[str], png: Path) -> dict[str, float]:

@@ -68,3 +68,28 @@ def validate(case: dict[str, Any], schema: dict[str, Any], prefix: str = "") -> 
         elif spec.default is not None:
             out[name] = spec.default
     return out
+
+
+def integrator_section(methods: tuple[str, ...], default: str, *, h: float | None = None,
+                       rtol: float | None = 1e-6, atol: float | None = 1e-8, **extra: Key) -> dict[str, Key]:
+    """The ``integrator`` section every case kind shares: method (one of ``methods``), h (fixed step; None:
+    adaptive), rtol/atol (adaptive), max_steps, and the kind's own ``extra`` keys."""
+    return {
+        "method": Key(str, default, doc="integration method (`lgbeam list --methods`)", choices=methods),
+        "h": Key(float, h, doc="fixed step size; omit for adaptive stepping (methods with an error estimate)"),
+        "rtol": Key(float, rtol, doc="relative tolerance (adaptive)"),
+        "atol": Key(float, atol, doc="absolute tolerance (adaptive)"),
+        "max_steps": Key(int, 1_000_000, doc="step cap (accepted + rejected)"),
+        **extra,
+    }
+
+
+def time_section(t_end: Any = REQUIRED) -> dict[str, Key]:
+    """The ``time`` section: t0 and t_end."""
+    return {"t0": Key(float, 0.0, doc="start time"), "t_end": Key(float, t_end, doc="end time")}
+
+
+def output_section(every: float) -> dict[str, Key]:
+    """The ``output`` section: the save interval (a time) and whether to write the ParaView series."""
+    return {"every": Key(float, every, doc="output interval in time units (also the ParaView frames)"),
+            "vtk": Key(bool, True, doc="write the ParaView series")}

@@ -19,9 +19,11 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from lgbeam.integrators import INTEGRATORS
+from lgbeam.diagnostics import observed_order
+from lgbeam.integrators.registry import methods_for
 from lgbeam.models.heavy_top import GROUPS, HeavyTop, reference_solution
-from lgbeam.solve import integrate
+from lgbeam.solve import AdaptiveStep, ConstantStep, MechanicalState, integrate
+from lgbeam.systems import ConstrainedMechanicalSystem
 
 logger = logging.getLogger(__name__)
 
@@ -58,15 +60,15 @@ def orders(out: Path, group: str = "S3R3", quick: bool = False) -> list[list[obj
     rows: list[list[object]] = []
     fig = Figure(figsize=(10, 4))
     axq, axl = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
-    for name in INTEGRATORS:
+    for name in methods_for(ConstrainedMechanicalSystem):
         eq, el = [], []
         for h in hs:
-            sol = integrate(top, q0, v0, (0.0, T), name, h=float(h))
+            sol = integrate(top, name, MechanicalState(q0, v0), (0.0, T), controller=ConstantStep(float(h)))
             qf = sol.q[-1]
             eq.append(max(np.abs(top.group.rotation(qf) - R[-1]).max(), np.abs(top.group.translation(qf) - x[-1]).max()))
             el.append(np.abs(sol.lam[-1] - lam[-1]).max() / np.abs(lam[-1]).max())
             rows.append([group, name, h, eq[-1], el[-1]])
-        pq, pl = (np.polyfit(np.log(hs), np.log(e), 1)[0] for e in (eq, el))
+        pq, pl = (observed_order(hs, e) for e in (eq, el))
         axq.loglog(hs, eq, "o-", label=f"{name} ({pq:.2f})")
         axl.loglog(hs, el, "o-", label=f"{name} ({pl:.2f})")
     for ax, what in ((axq, "max error in R and x"), (axl, "relative error in λ")):
@@ -87,7 +89,7 @@ def drift(out: Path, quick: bool = False) -> dict[str, float]:
     for group in GROUPS:
         top = HeavyTop(group)
         q0, v0 = top.initial_state()
-        sol = integrate(top, q0, v0, (0.0, T), "herk4", h=1e-3)
+        sol = integrate(top, "herk4", MechanicalState(q0, v0), (0.0, T), controller=ConstantStep(1e-3))
         t, phi = sol.steps["t"], np.maximum(sol.steps["phi"], 1e-17)
         ax.semilogy(t, phi, label=group, lw=0.8)
         rows += [[group, tt, pp] for tt, pp in zip(t[::10], phi[::10])]
@@ -102,7 +104,8 @@ def adaptive(out: Path, quick: bool = False) -> tuple[int, int]:
     """Adaptive HEDOP5 (rtol = atol = 1e-8) on t ∈ [0, 1]: step sizes of accepted and rejected steps."""
     top = HeavyTop("S3R3")
     q0, v0 = top.initial_state()
-    sol = integrate(top, q0, v0, (0.0, 0.2 if quick else 1.0), "hedop5", rtol=1e-8, atol=1e-8)
+    sol = integrate(top, "hedop5", MechanicalState(q0, v0), (0.0, 0.2 if quick else 1.0),
+                    controller=AdaptiveStep(rtol=1e-8, atol=1e-8))
     st = sol.steps
     acc = st["accepted"][1:] > 0
     t, h = st["t"][1:], st["h"][1:]

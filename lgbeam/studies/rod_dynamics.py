@@ -20,18 +20,18 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from lgbeam._typing import FloatArray
+from lgbeam.apps import load_case
 from lgbeam.apps.rod import build
-from lgbeam.integrators import get_integrator
-from lgbeam.integrators._linear import SaddlePointSolver, mass_inverse
-from lgbeam.integrators.controllers import StepSizeController
-from lgbeam.io.cases import load_case
-from lgbeam.solve import consistent_multiplier, integrate
+from lgbeam.diagnostics import observed_order
+from lgbeam.integrators.registry import method_entry
+from lgbeam.solve import AdaptiveStep, ConstantStep, MechanicalState, SaveAt, integrate
 
 logger = logging.getLogger(__name__)
 
@@ -84,7 +84,8 @@ def positions(problem: RodProblem, q: FloatArray) -> FloatArray:
 
 def final_positions(problem: RodProblem, T: float, method: str, n_steps: int) -> FloatArray:
     """Node positions at t = T after ``n_steps`` fixed steps of ``method``; ValueError if the run fails."""
-    sol = integrate(problem.rod, problem.q0, problem.v0, (0.0, T), method, h=T / n_steps)
+    sol = integrate(problem.rod, method, MechanicalState(problem.q0, problem.v0), (0.0, T),
+                    controller=ConstantStep(T / n_steps))
     if sol.status != "ok":
         raise ValueError(f"{problem.name}: {method} with h = {T / n_steps:g} failed: {sol.message}")
     return positions(problem, sol.q[-1])
@@ -97,8 +98,8 @@ def temporal_errors(problem: RodProblem, T: float, method: str, ns: Sequence[int
 
 
 def fitted_order(hs: Sequence[float], errs: Sequence[float]) -> float:
-    """Slope of log(err) against log(h) (np.polyfit, degree 1)."""
-    return float(np.polyfit(np.log(np.asarray(hs, float)), np.log(np.asarray(errs, float)), 1)[0])
+    """Slope of log(err) against log(h) (``lgbeam.diagnostics.observed_order``)."""
+    return observed_order(hs, errs)
 
 
 def fixed_step_estimates(
@@ -116,24 +117,15 @@ def fixed_step_estimates(
     n = int(round(t_end / h))
     if n < 1 or abs(n * h - t_end) > 1e-9 * t_end:
         raise ValueError(f"t_end = {t_end:g} must be a whole number of steps h = {h:g}")
-    integ = get_integrator(method)
-    if integ.error_order is None:
+    if not method_entry(method).adaptive:
         raise ValueError(f"method {method!r} has no embedded error estimate; use 'hedop5'")
-    rod = problem.rod
-    q, v = np.array(problem.q0, float), np.array(problem.v0, float)
-    lin = SaddlePointSolver(mass_inverse(rod.mass(q), 6))
-    lam = consistent_multiplier(rod, lin, 0.0, q, v)
-    ctrl = StepSizeController(rtol, atol)
-    ts, err, raw = np.empty(n), np.empty(n), np.empty(n)
-    vdot1 = None
-    for k in range(n):  # time steps, not nodes: inherently sequential
-        st = integ.step(rod, lin, k * h, h, q, v, lam, vdot1)
-        y_old = np.concatenate([np.zeros_like(st.theta), v])
-        y_new = np.concatenate([st.theta, st.v])
-        ts[k], err[k], raw[k] = (k + 1) * h, ctrl.error_norm(st.error, y_old, y_new), np.linalg.norm(st.error)
-        q, v, lam, vdot1 = st.q, st.v, st.lam, st.vdot_end
-        if not np.all(np.isfinite(q)):
-            raise ValueError(f"{problem.name}: non-finite state at t = {ts[k]:g} with h = {h:g}; reduce h")
+    sol = integrate(problem.rod, method, MechanicalState(problem.q0, problem.v0), (0.0, t_end),
+                    controller=ConstantStep(h, rtol=rtol, atol=atol), save=SaveAt(store=False), diagnostics=False)
+    if sol.status != "ok":
+        raise ValueError(f"{problem.name}: {sol.message}")
+    rows = sol.accepted.copy()
+    rows[0] = False  # the initial record is not a step
+    ts, err, raw = sol.steps["t"][rows], sol.steps["err"][rows], sol.steps["err_raw"][rows]
     return ts, err, raw
 
 
@@ -145,8 +137,9 @@ def adaptive_history(
 
     Seed 004 Fig. 11 (both cases) and Fig. 12 (roll-up, two bending stiffnesses).
     """
-    sol = integrate(problem.rod, problem.q0, problem.v0, (0.0, t_end), "hedop5", rtol=rtol, atol=atol,
-                    save_every=save_every, max_steps=max_steps)
+    sol = integrate(problem.rod, "hedop5", MechanicalState(problem.q0, problem.v0), (0.0, t_end),
+                    controller=AdaptiveStep(rtol=rtol, atol=atol),
+                    save=SaveAt(every=save_every) if save_every is not None else None, max_steps=max_steps)
     if sol.status != "ok":
         raise ValueError(f"{problem.name}: adaptive HEDOP5 stopped: {sol.message}")
     acc = np.asarray(sol.steps["accepted"]) > 0

@@ -12,13 +12,15 @@ import argparse
 import csv
 import logging
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from lgbeam.diagnostics import observed_order
 from lgbeam.studies import rod_dynamics as dyn
 from lgbeam.studies import rod_linear as lin
 
@@ -173,7 +175,7 @@ def linear(out: Path, quick: bool) -> str:
     ax = fig.add_subplot()
     orders = []
     for j, label in enumerate(head[1:]):
-        p = -np.polyfit(np.log(ns[1:]), np.log(errs[1:, j]), 1)[0]
+        p = -observed_order(ns[1:], errs[1:, j])
         orders.append(f"{label} {p:.2f}")
         ax.loglog(ns, errs[:, j], "o-" if j > 2 else "x--", label=f"{label}: {p:.2f}")
     ax.set(xlabel="N", ylabel="relative error vs EB closed form", title="cantilever-tip-load, linear regime")

@@ -28,18 +28,20 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from lgbeam._typing import FloatArray
+from lgbeam.apps import load_case
 from lgbeam.apps.rod import build, linear_beam_data
+from lgbeam.diagnostics import observed_order
 from lgbeam.discretisations.fem.euler_bernoulli import EulerBernoulliBeam
 from lgbeam.discretisations.rods.statics import coloured_jacobian, static_equilibrium
-from lgbeam.io.cases import load_case
 
 logger = logging.getLogger(__name__)
 
@@ -69,7 +71,7 @@ def static_tips(name: str, ns: Sequence[int], overrides: Sequence[str] = ()) -> 
 def spatial_order(ns: Sequence[int], tips: FloatArray, tip_ref: FloatArray) -> tuple[FloatArray, float]:
     """Tip errors |x_N − x_ref| and the fitted order −slope of log(error) against log(N)."""
     errs = np.linalg.norm(np.asarray(tips) - np.asarray(tip_ref), axis=-1)
-    return errs, float(-np.polyfit(np.log(np.asarray(ns, float)), np.log(errs), 1)[0])
+    return errs, -observed_order(ns, errs)
 
 
 def tangent_stiffness(rod: Any, q: FloatArray, t: float = 0.0, eps: float = 1e-6) -> sp.csr_array:

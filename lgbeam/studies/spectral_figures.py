@@ -31,16 +31,17 @@ from typing import Any
 
 import numpy as np
 
-from lgbeam.apps.spectral import (
+from lgbeam.apps import load_case
+from lgbeam.apps.spectral import build
+from lgbeam.integrators.registry import make_method
+from lgbeam.solve import ConstantStep, SaveAt, integrate
+from lgbeam.studies.spectral_hmax import (
     HMAX_METHODS,
     THESIS_HMAX,
-    build,
     hmax_markdown,
     method_system,
     passes_hmax_criterion,
 )
-from lgbeam.integrators.poisson import integrate_poisson, make_poisson_integrator
-from lgbeam.io.cases import load_case
 
 logger = logging.getLogger(__name__)
 
@@ -92,12 +93,12 @@ def _fields(system: Any, run: Any) -> np.ndarray:
 
 def _integrate(system: Any, method: str, y0: np.ndarray, h: float, tol: float = 1e-14) -> tuple[np.ndarray, float, Any]:
     m = round(SAVE_DT / h)
-    integ = make_poisson_integrator(method, tol=tol)
+    integ = make_method(method, tol=tol)
     cpu = math.inf
     for _ in range(REPEATS):
         t0 = time.process_time()
-        run = integrate_poisson(system, integ, y0, h=SAVE_DT / m, t_end=1.0, save_every=m, monitor=lambda v: {},
-                                log_failure=False)
+        run = integrate(system, integ, y0, (0.0, 1.0), controller=ConstantStep(SAVE_DT / m), save=SaveAt(steps=m),
+                        diagnostics=False)
         cpu = min(cpu, time.process_time() - t0)
         if cpu >= MIN_CPU_S or run.status != "ok":
             break
@@ -197,7 +198,7 @@ def stability_scan(case_name: str, n: int, method: str, hs: list[float], *, t_en
     case, _ = load_case(case_name, [f"grid.n={n}"])
     system, y0, _ = build(case)
     sys_m, y0_m = method_system(method, system, y0)
-    integ = make_poisson_integrator(method)
+    integ = make_method(method)
     rows = []
     for h in hs:
         t0 = time.process_time()

@@ -1,61 +1,53 @@
-"""Shared pieces of the Poisson-system integrators: the step record and the nonlinear field.
+"""Shared pieces of the Poisson-system integrators: the method base, the step of a solve, the nonlinear field.
 
 All integrators here are generic over ``lgbeam.systems.SemilinearPoissonSystem``
 (y' = S(Ay + ∇U(y)), seed 003 eq. (2.5) with S = J, A = D). They use only ``apply_S``, ``apply_A``,
-``grad_potential``, ``phi``, ``hamiltonian``, ``discrete_gradient`` and — for the quasi-Newton
-baseline only — ``jacobian`` (a dense or sparse matrix of the full field).
+``grad_potential``, ``phi``, ``hamiltonian``, and the capabilities they declare in ``requires``
+(``HasDiscreteGradient``; ``HasJacobian`` for the quasi-Newton baseline only), checked by the driver
+before the first step.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar
+
+import numpy as np
 
 from lgbeam._typing import Array
-from lgbeam.systems import SemilinearPoissonSystem
+from lgbeam.integrators.base import Status, Step
+from lgbeam.systems import HasFusedField, SemilinearPoissonSystem, supports
 
 
-@runtime_checkable
-class HasDiscreteGradient(Protocol):
-    """Optional capability: a symmetric discrete gradient ∇̄U(y₀, y₁) of the potential (seed 003 (2.11))."""
+class PoissonMethod:
+    """What the Poisson-system methods share: the protocol they need, fixed steps only (no embedded
+    estimate), the flat initial state and the default per-step diagnostic (the Hamiltonian)."""
 
-    def discrete_gradient(self, y0: Array, y1: Array) -> Array: ...
+    system_type: ClassVar[type] = SemilinearPoissonSystem
+    requires: ClassVar[tuple[type, ...]] = ()
+    error_order: ClassVar[int | None] = None
+    dense_output: ClassVar[bool] = False
 
+    def init(self, system: Any, t0: float, y0: Array) -> tuple[Array, Any]:
+        return np.array(y0, copy=True), None
 
-@runtime_checkable
-class HasJacobian(Protocol):
-    """Optional capability: the Jacobian of the full field S(A + ∇²U(y)) (quasi-Newton baseline)."""
-
-    def jacobian(self, y: Array) -> Any: ...
-
-
-@dataclass(frozen=True)
-class PoissonStep:
-    """One step's outcome: the new state and how the nonlinear solve went."""
-
-    y: Array
-    iterations: int = 0
-    converged: bool = True
-    residual: float = 0.0
-    reason: str = ""
+    def diagnostics(self, system: Any, t: float, y: Array, cache: Any) -> dict[str, float]:
+        return {"energy": float(system.hamiltonian(y))}
 
 
-@runtime_checkable
-class HasFusedField(Protocol):
-    """Optional capability: ``nonlinear_field(y, scale=1.0)`` = scale · S∇U(y), fused, a new array.
-
-    Speed only; it must equal ``scale * apply_S(grad_potential(y))`` (our Fourier systems: bitwise).
-    """
-
-    def nonlinear_field(self, y: Array, scale: float = 1.0) -> Array: ...
+def solved(y: Array, res: Any, cache: Any = None, iterations: int | None = None) -> Step[Array, Any]:
+    """The ``Step`` of a nonlinear stage solve ``res`` (a ``FixedPointResult``) that produced ``y``."""
+    its = res.iterations if iterations is None else iterations
+    if res.converged:
+        return Step(y, cache, iterations=its)
+    detail = f"relative increment {res.residual:.3g} after {its} iterations ({res.reason})"
+    return Step(y, cache, status=Status.SOLVER_FAILED, detail=detail, iterations=its)
 
 
 def nonlinear_field(system: SemilinearPoissonSystem, y: Array) -> Array:
     """f(y) = S ∇U(y), the non-stiff part (seed 003 eq. (2.5): f = J ∇V)."""
-    fused = getattr(system, "nonlinear_field", None)
-    if fused is not None:
-        return fused(y)
+    if supports(system, HasFusedField):
+        return system.nonlinear_field(y)
     return system.apply_S(system.grad_potential(y))
 
 
@@ -70,9 +62,9 @@ def stage_map(system: SemilinearPoissonSystem, base: Array, scale: float) -> Cal
     With the fused capability the sum is formed in place in the fresh array the system returns
     (same values as ``base + scale * f(Q)``: IEEE addition is commutative).
     """
-    fused = getattr(system, "nonlinear_field", None)
-    if fused is None:
+    if not supports(system, HasFusedField):
         return lambda Q: base + scale * system.apply_S(system.grad_potential(Q))
+    fused = system.nonlinear_field
 
     def G(Q: Array) -> Array:
         v = fused(Q, scale)
@@ -80,13 +72,3 @@ def stage_map(system: SemilinearPoissonSystem, base: Array, scale: float) -> Cal
         return v
 
     return G
-
-
-def require(system: Any, capability: type, method: str, what: str) -> None:
-    """Raise a ValueError naming the missing capability of ``system`` for ``method``.
-
-    A ValueError, like every other configuration error the app reports (not a TypeError).
-    """
-    if not isinstance(system, capability):
-        msg = f"{method} needs {what}; {type(system).__name__} does not provide it (choose another integrator.method)"
-        raise ValueError(msg)  # noqa: TRY004

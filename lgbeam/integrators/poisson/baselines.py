@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 import scipy.linalg as sla
@@ -19,43 +20,38 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from lgbeam._typing import Array
-from lgbeam.integrators.poisson.base import (
-    HasDiscreteGradient,
-    HasJacobian,
-    PoissonStep,
-    full_field,
-    require,
-)
+from lgbeam.integrators.base import Step
+from lgbeam.integrators.poisson.base import PoissonMethod, full_field, solved
 from lgbeam.integrators.poisson.exponential import lawson4_step
 from lgbeam.integrators.poisson.solver import FixedPoint
-from lgbeam.systems import SemilinearPoissonSystem
+from lgbeam.systems import HasDiscreteGradient, HasJacobian, SemilinearPoissonSystem
 
 logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
-class ImplicitMidpoint:
+class ImplicitMidpoint(PoissonMethod):
     """Classical implicit midpoint rule solved by fixed-point iteration on the midpoint; order 2."""
 
     solver: FixedPoint = field(default_factory=FixedPoint)
     name: str = "midpoint"
     order: int = 2
 
-    def step(self, system: SemilinearPoissonSystem, h: float, y: Array) -> PoissonStep:
+    def step(self, system: SemilinearPoissonSystem, t: float, h: float, y: Array, cache: None) -> Step[Array, None]:
         res = self.solver.solve(lambda ym: y + 0.5 * h * full_field(system, ym), y)
-        return PoissonStep(2.0 * res.x - y, res.iterations, res.converged, res.residual, res.reason)
+        return solved(2.0 * res.x - y, res)
 
 
 @dataclass(frozen=True)
-class ImplicitMidpointNewton:
+class ImplicitMidpointNewton(PoissonMethod):
     """Implicit midpoint with quasi-Newton: one LU (dense or sparse) per step, Lawson-RK4 predictor."""
 
     solver: FixedPoint = field(default_factory=FixedPoint)
     name: str = "midpoint-newton"
     order: int = 2
+    requires: ClassVar[tuple[type, ...]] = (HasJacobian,)
 
-    def step(self, system: SemilinearPoissonSystem, h: float, y: Array) -> PoissonStep:
-        require(system, HasJacobian, self.name, "a Jacobian jacobian(y) of the full field")
+    def step(self, system: SemilinearPoissonSystem, t: float, h: float, y: Array, cache: None) -> Step[Array, None]:
         with np.errstate(over="raise", invalid="raise"):
             try:
                 ym0 = 0.5 * (y + lawson4_step(system, h, y))
@@ -75,19 +71,19 @@ class ImplicitMidpointNewton:
             return ym - solve(ym - y - 0.5 * h * full_field(system, ym))
 
         res = self.solver.solve(newton_map, ym0)
-        return PoissonStep(2.0 * res.x - y, res.iterations, res.converged, res.residual, res.reason)
+        return solved(2.0 * res.x - y, res)
 
 
 @dataclass(frozen=True)
-class DiscreteGradientMethod:
+class DiscreteGradientMethod(PoissonMethod):
     """Classical discrete-gradient method (seed 003 (2.12), (2.25)/(2.26)); conserves H exactly."""
 
     solver: FixedPoint = field(default_factory=FixedPoint)
     name: str = "discrete-gradient"
     order: int = 2
+    requires: ClassVar[tuple[type, ...]] = (HasDiscreteGradient,)
 
-    def step(self, system: SemilinearPoissonSystem, h: float, y: Array) -> PoissonStep:
-        require(system, HasDiscreteGradient, self.name, "a discrete gradient discrete_gradient(y0, y1)")
+    def step(self, system: SemilinearPoissonSystem, t: float, h: float, y: Array, cache: None) -> Step[Array, None]:
         Ay = system.apply_A(y)
 
         def G(y1: Array) -> Array:
@@ -95,4 +91,4 @@ class DiscreteGradientMethod:
             return y + h * system.apply_S(0.5 * (Ay + system.apply_A(y1)) + dg)
 
         res = self.solver.solve(G, y)
-        return PoissonStep(res.x, res.iterations, res.converged, res.residual, res.reason)
+        return solved(res.x, res)

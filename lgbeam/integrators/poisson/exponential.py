@@ -15,21 +15,16 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from lgbeam._typing import Array
-from lgbeam.integrators.poisson.base import (
-    HasDiscreteGradient,
-    PoissonStep,
-    nonlinear_field,
-    require,
-    stage_map,
-)
+from lgbeam.integrators.base import Step
+from lgbeam.integrators.poisson.base import PoissonMethod, nonlinear_field, solved, stage_map
 from lgbeam.integrators.poisson.coefficients import DISEX6, DisexCoefficients
 from lgbeam.integrators.poisson.solver import FixedPoint
-from lgbeam.systems import SemilinearPoissonSystem
+from lgbeam.systems import HasDiscreteGradient, HasFusedPhiS, SemilinearPoissonSystem, supports
 
 logger = logging.getLogger(__name__)
 
@@ -101,14 +96,21 @@ class _StageMemory:
         self.system, self.y = system, y_out
 
 
-def _check_predictor(predictor: str) -> None:
-    if predictor not in PREDICTORS:
-        raise ValueError(f"unknown predictor {predictor!r}; choose one of {', '.join(PREDICTORS)}")
+class _Predicting(PoissonMethod):
+    """A method with the opt-in ``predictor``: its stage history is the run's cache (``init``)."""
 
+    predictor: str
+
+    def __post_init__(self) -> None:
+        if self.predictor not in PREDICTORS:
+            raise ValueError(f"unknown predictor {self.predictor!r}; choose one of {', '.join(PREDICTORS)}")
+
+    def init(self, system: Any, t0: float, y0: Array) -> tuple[Array, _StageMemory | None]:
+        return np.array(y0, copy=True), (_StageMemory() if PREDICTORS[self.predictor] >= 0 else None)
 
 
 @dataclass(frozen=True)
-class ExponentialMidpoint:
+class ExponentialMidpoint(_Predicting):
     """Exponential midpoint rule (seed 003 eq. (2.7)); a Poisson map (Theorem 12), order 2.
 
     y₁ = e^{hSA} y₀ + h e^{hSA/2} f((e^{hSA/2} y₀ + e^{−hSA/2} y₁)/2), solved by fixed-point
@@ -120,26 +122,23 @@ class ExponentialMidpoint:
     name: str = "exp-midpoint"
     order: int = 2
     predictor: str = "none"
-    _memory: _StageMemory = field(default_factory=_StageMemory, init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        _check_predictor(self.predictor)
-
-    def step(self, system: SemilinearPoissonSystem, h: float, y: Array) -> PoissonStep:
+    def step(self, system: SemilinearPoissonSystem, t: float, h: float, y: Array,
+             memory: _StageMemory | None) -> Step[Array, _StageMemory | None]:
         ey = system.phi(0, 0.5 * h, y)
         degree = PREDICTORS[self.predictor]
-        pred = self._memory.predict(degree, system, h, y)
+        pred = memory.predict(degree, system, h, y) if memory is not None else None
         res = self.solver.solve(stage_map(system, ey, 0.5 * h), ey if pred is None else ey + pred[0])
         y1 = system.phi(0, 0.5 * h, 2.0 * res.x - ey)
-        if degree >= 0 and res.converged:
-            incs = self._memory.buffer(degree, ey, 1)
+        if memory is not None and res.converged:
+            incs = memory.buffer(degree, ey, 1)
             np.subtract(res.x, ey, out=incs[0])
-            self._memory.remember(degree, system, h, y1, incs)
-        return PoissonStep(y1, res.iterations, res.converged, res.residual, res.reason)
+            memory.remember(degree, system, h, y1, incs)
+        return solved(y1, res, memory)
 
 
 @dataclass(frozen=True)
-class Disex:
+class Disex(_Predicting):
     """DISEX: composition of exponential midpoint steps with sizes b₁h, …, b_s h (seed 003 Thm 13).
 
     Default coefficients: the 6-stage order-5 set (``DISEX6``). Iterations are summed over the
@@ -150,16 +149,13 @@ class Disex:
     solver: FixedPoint = field(default_factory=FixedPoint)
     name: str = "disex"
     predictor: str = "none"
-    _memory: _StageMemory = field(default_factory=_StageMemory, init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        _check_predictor(self.predictor)
 
     @property
     def order(self) -> int:
         return self.coefficients.order
 
-    def step(self, system: SemilinearPoissonSystem, h: float, y: Array) -> PoissonStep:
+    def step(self, system: SemilinearPoissonSystem, t: float, h: float, y: Array,
+             memory: _StageMemory | None) -> Step[Array, _StageMemory | None]:
         """Sub-steps Z_i = E(b_i h/2)(2Q_i − E(b_i h/2) Z_{i−1}), Q_i = E(b_i h/2)Z_{i−1} + (b_i h/2) f(Q_i).
 
         The closing half-flow of sub-step i and the opening half-flow of sub-step i+1 are fused into
@@ -168,28 +164,27 @@ class Disex:
         """
         b = self.coefficients.b
         degree = PREDICTORS[self.predictor]
-        pred = self._memory.predict(degree, system, h, y)
-        its, worst = 0, 0.0
+        pred = memory.predict(degree, system, h, y) if memory is not None else None
+        its = 0
         ey = system.phi(0, 0.5 * b[0] * h, y)
-        incs = self._memory.buffer(degree, ey, len(b)) if degree >= 0 else None
+        incs = memory.buffer(degree, ey, len(b)) if memory is not None else None
         for i, bi in enumerate(b):
             res = self.solver.solve(stage_map(system, ey, 0.5 * bi * h), ey if pred is None else ey + pred[i])
             its += res.iterations
-            worst = max(worst, res.residual)
             w = 2.0 * res.x - ey
             if not res.converged:
-                return PoissonStep(system.phi(0, 0.5 * bi * h, w), its, False, res.residual, res.reason)
+                return solved(system.phi(0, 0.5 * bi * h, w), res, memory, its)
             if incs is not None:
                 np.subtract(res.x, ey, out=incs[i])
             nxt = b[i + 1] if i + 1 < len(b) else 0.0
             ey = system.phi(0, 0.5 * (bi + nxt) * h, w)
-        if incs is not None:
-            self._memory.remember(degree, system, h, ey, incs)
-        return PoissonStep(ey, its, True, worst)
+        if memory is not None and incs is not None:
+            memory.remember(degree, system, h, ey, incs)
+        return Step(ey, memory, iterations=its)
 
 
 def disex_tableau_step(system: SemilinearPoissonSystem, h: float, y: Array,
-                       coefficients: DisexCoefficients = DISEX6, solver: FixedPoint | None = None) -> PoissonStep:
+                       coefficients: DisexCoefficients = DISEX6, solver: FixedPoint | None = None) -> Step[Array, None]:
     """One DISEX step in the exponential-tableau form (seed 003 eq. (2.10), Table 2.2).
 
     Q_i = e^{hc_iSA} y + h Σ_{j<i} b_j e^{h(c_i−c_j)SA} f(Q_j) + (h b_i/2) f(Q_i),
@@ -207,16 +202,16 @@ def disex_tableau_step(system: SemilinearPoissonSystem, h: float, y: Array,
         res = solver.solve(lambda Q, base=base, bi=b[i]: base + 0.5 * h * bi * nonlinear_field(system, Q), base)
         its += res.iterations
         if not res.converged:
-            return PoissonStep(res.x, its, False, res.residual, res.reason)
+            return solved(res.x, res, None, its)
         F.append(nonlinear_field(system, res.x))
     y1 = system.phi(0, h, y)
     for i in range(b.size):
         y1 = y1 + h * b[i] * system.phi(0, h * (1.0 - c[i]), F[i])
-    return PoissonStep(y1, its, True, 0.0)
+    return Step(y1, None, iterations=its)
 
 
 @dataclass(frozen=True)
-class EnergyPreservingExponential:
+class EnergyPreservingExponential(_Predicting):
     """Energy-preserving exponential integrator (seed 003 eq. (2.14), Theorem 14); order 2.
 
     y₁ = e^{hSA} y₀ + (∫₀ʰ e^{τSA} dτ) S ∇̄U(y₀, y₁); preserves H = ½⟨y, Ay⟩ + U exactly (up to the
@@ -228,39 +223,36 @@ class EnergyPreservingExponential:
     name: str = "energy-exp"
     order: int = 2
     predictor: str = "none"
-    _memory: _StageMemory = field(default_factory=_StageMemory, init=False, repr=False, compare=False)
+    requires: ClassVar[tuple[type, ...]] = (HasDiscreteGradient,)
 
-    def __post_init__(self) -> None:
-        _check_predictor(self.predictor)
-
-    def step(self, system: SemilinearPoissonSystem, h: float, y: Array) -> PoissonStep:
-        require(system, HasDiscreteGradient, self.name, "a discrete gradient discrete_gradient(y0, y1)")
+    def step(self, system: SemilinearPoissonSystem, t: float, h: float, y: Array,
+             memory: _StageMemory | None) -> Step[Array, _StageMemory | None]:
         ey = system.phi(0, h, y)
         dg = system.discrete_gradient  # type: ignore[attr-defined]
-        fused = getattr(system, "phi_S", None)  # optional: φ_k(hSA) S y in one transform
         degree = PREDICTORS[self.predictor]
-        pred = self._memory.predict(degree, system, h, y)
+        pred = memory.predict(degree, system, h, y) if memory is not None else None
         x0 = ey if pred is None else ey + pred[0]
-        if fused is not None:
+        if supports(system, HasFusedPhiS):  # φ_k(hSA) S y in one transform
+            fused = system.phi_S  # type: ignore[attr-defined]
             res = self.solver.solve(lambda y1: ey + h * fused(1, h, dg(y, y1)), x0)
         else:
             res = self.solver.solve(lambda y1: ey + h * system.phi(1, h, system.apply_S(dg(y, y1))), x0)
-        if degree >= 0 and res.converged:
-            incs = self._memory.buffer(degree, ey, 1)
+        if memory is not None and res.converged:
+            incs = memory.buffer(degree, ey, 1)
             np.subtract(res.x, ey, out=incs[0])
-            self._memory.remember(degree, system, h, res.x, incs)
-        return PoissonStep(res.x, res.iterations, res.converged, res.residual, res.reason)
+            memory.remember(degree, system, h, res.x, incs)
+        return solved(res.x, res, memory)
 
 
 @dataclass(frozen=True)
-class ExponentialEuler:
+class ExponentialEuler(PoissonMethod):
     """Exponential Euler (seed 003 eq. (2.4)): y₁ = e^{hSA} y₀ + h φ₁(hSA) f(y₀); explicit, order 1."""
 
     name: str = "exp-euler"
     order: int = 1
 
-    def step(self, system: SemilinearPoissonSystem, h: float, y: Array) -> PoissonStep:
-        return PoissonStep(system.phi(0, h, y) + h * system.phi(1, h, nonlinear_field(system, y)))
+    def step(self, system: SemilinearPoissonSystem, t: float, h: float, y: Array, cache: None) -> Step[Array, None]:
+        return Step(system.phi(0, h, y) + h * system.phi(1, h, nonlinear_field(system, y)), None, evaluations=1)
 
 
 def lawson4_step(system: SemilinearPoissonSystem, h: float, y: Array) -> Array:

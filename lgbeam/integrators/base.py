@@ -1,0 +1,112 @@
+"""What every time-integration method gives the one driver (``lgbeam.solve.integrate``).
+
+A method is frozen configuration plus two pure functions:
+
+    y0, cache = method.init(system, t0, y0)       # checked (consistent) y0; λ₀, FSAL stage, solvers, ...
+    step = method.step(system, t, h, y, cache)     # a Step: the candidate at t + h
+
+The driver owns time, step size, acceptance, saving and counting; a method never touches a clock,
+a file or an observer. ``Step.cache`` is what the next step needs when this one is accepted;
+``Step.retry_cache`` (optional) what a retry of the same step may reuse when it is rejected.
+
+``Status`` is the one enumeration of how a step or a run ended. Its value is a short code (written to
+``provenance.json`` and compared as a string, ``sol.status == "ok"``); ``advice`` says what to change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
+
+from lgbeam._typing import FloatArray
+
+StateT = TypeVar("StateT")
+CacheT = TypeVar("CacheT")
+
+
+class Status(StrEnum):
+    """How a step or a run ended; ``advice`` is the action a user can take."""
+
+    OK = "ok"
+    MAX_STEPS = "max_steps"
+    STEP_UNDERFLOW = "h_min"
+    NONFINITE = "nonfinite"
+    SINGULAR = "singular"
+    SOLVER_FAILED = "solver_failed"
+    INTERRUPTED = "interrupted"
+    STOPPED = "stopped"
+
+    @property
+    def advice(self) -> str:
+        return _ADVICE[self]
+
+
+_ADVICE: dict[Status, str] = {
+    Status.OK: "",
+    Status.MAX_STEPS: "raise max_steps (case key integrator.max_steps) or loosen the tolerances",
+    Status.STEP_UNDERFLOW: "loosen rtol/atol, lower h_min, or check the model (a step blew up at every size tried)",
+    Status.NONFINITE: "reduce the step size (integrator.h) or use an adaptive method (rtol/atol)",
+    Status.SINGULAR: "check the constraints and supports (redundant or contradictory rows), or reduce the step",
+    Status.SOLVER_FAILED: "use a smaller integrator.h, raise integrator.max_iter, or another method",
+    Status.INTERRUPTED: "the run was interrupted; the files hold everything up to the last accepted step",
+    Status.STOPPED: "an observer asked the run to stop",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Step(Generic[StateT, CacheT]):
+    """One candidate step t → t + h; the driver's controller decides whether it is accepted.
+
+    ``error`` is the embedded local-error vector (None without an embedded pair); ``magnitude`` the
+    elementwise size |y| the relative tolerance scales (same shape as ``error``). ``dense(σ)`` is the
+    state at t + σh (σ ∈ [0, 1]) for output between steps, or None. ``status`` other than OK means the
+    step itself failed (``detail`` says how); adaptive runs then retry smaller, fixed steps stop.
+    """
+
+    y: StateT
+    cache: CacheT
+    error: FloatArray | None = None
+    magnitude: FloatArray | None = None
+    dense: Callable[[float], StateT] | None = None
+    status: Status = Status.OK
+    detail: str = ""
+    evaluations: int = 0
+    iterations: int = 0
+    retry_cache: CacheT | None = None
+
+
+@runtime_checkable
+class Integrator(Protocol[StateT, CacheT]):
+    """A one-step method: ``init`` once, then ``step`` (pure) for every trial step.
+
+    ``system_type`` is the protocol (``lgbeam.systems``) a system must satisfy; ``requires`` the
+    optional capability protocols this method also needs. The driver checks both before the first step.
+    ``dense_output``: whether ``Step.dense`` is given (otherwise the driver steps onto output times).
+    """
+
+    system_type: ClassVar[type]
+    requires: ClassVar[tuple[type, ...]]
+    dense_output: ClassVar[bool]
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def order(self) -> int: ...
+    @property
+    def error_order(self) -> int | None: ...
+    def init(self, system: Any, t0: float, y0: StateT) -> tuple[StateT, CacheT]: ...
+    def step(self, system: Any, t: float, h: float, y: StateT, cache: CacheT) -> Step[StateT, CacheT]: ...
+    def diagnostics(self, system: Any, t: float, y: StateT, cache: CacheT) -> dict[str, float]: ...
+
+
+@runtime_checkable
+class HasInitialStep(Protocol):
+    """Optional capability of a method: a starting step size for adaptive runs (else ``h0`` is needed)."""
+
+    def initial_step(self, system: Any, t0: float, y0: Any, cache: Any, rtol: Any, atol: Any,
+                     h_max: float) -> float: ...
+
+
+__all__ = ["HasInitialStep", "Integrator", "Status", "Step"]

@@ -1,0 +1,196 @@
+"""What every method for constrained mechanical systems shares (seed 004 eqs. (1)–(5)).
+
+M v' = −g(t, q, v) − B(q)ᵀλ, Φ(q) = 0, q' = q · v^: initial-data checks and the consistent λ₀ from
+the index-1 condition, mass-orthogonal projection onto the constraint manifold, the per-step residuals
+(‖Φ‖, ‖B v‖, energy), the group-aware cubic Hermite interpolant and the starting step size.
+
+Rheonomic constraints (``lgbeam.systems.RheonomicConstraints``): the consistency check at t0, λ₀, the
+projections and the residuals use Φ(t, q) and the hidden constraint B(q) v + Φ_t(t, q); scleronomic
+systems take exactly the time-independent path.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from lgbeam._typing import FloatArray
+from lgbeam.integrators._linear import SaddlePointSolver, as_matrix, mass_inverse
+from lgbeam.systems import (
+    HasEnergy,
+    HasMassBlocks,
+    HasStepResiduals,
+    HasVariableMass,
+    MechanicalState,
+    is_rheonomic,
+)
+
+
+def check_finite(name: str, x: FloatArray) -> None:
+    """ValueError naming the first non-finite entry of an initial-data array."""
+    if not np.all(np.isfinite(x)):
+        bad = np.flatnonzero(~np.isfinite(np.ravel(x)))
+        raise ValueError(f"{name} contains non-finite values (first at flat index {bad[0]}); fix the initial data")
+
+
+def stage_solver(system: Any, q: FloatArray) -> SaddlePointSolver:
+    """The saddle-point solver of a constant, block-diagonal mass matrix M(q0)."""
+    if isinstance(system, HasVariableMass) and system.mass_is_constant is False:
+        raise ValueError(f"{type(system).__name__} has a configuration-dependent mass matrix; this method needs "
+                         "a constant one (mass_is_constant = True)")
+    block = system.mass_block if isinstance(system, HasMassBlocks) else 6
+    return SaddlePointSolver(mass_inverse(system.mass(q), block))
+
+
+def phi(system: Any, t: float, q: FloatArray) -> FloatArray:
+    """Φ(t, q) for rheonomic systems, else Φ(q)."""
+    return system.constraints_t(t, q) if is_rheonomic(system) else system.constraints(q)
+
+
+def jac(system: Any, t: float, q: FloatArray) -> Any:
+    """B(t, q) for rheonomic systems, else B(q)."""
+    return as_matrix(system.constraint_jacobian_t(t, q) if is_rheonomic(system) else system.constraint_jacobian(q))
+
+
+def hidden(system: Any, t: float, q: FloatArray, v: FloatArray) -> FloatArray:
+    """The hidden constraint B(q) v (B(t, q) v + Φ_t(t, q) for rheonomic systems)."""
+    bv = jac(system, t, q) @ v
+    return bv + system.constraint_rate(t, q) if is_rheonomic(system) else bv
+
+
+def curvature_term(system: Any, q: FloatArray, v: FloatArray, t: float = 0.0) -> FloatArray:
+    """(d/dt B(q(t))) v at t along q' = q v^ (plus d/dt Φ_t(t, q(t)) for rheonomic constraints), by a
+    central difference in t (used once, for λ₀)."""
+    eps = 1e-5 / max(1.0, float(np.linalg.norm(v)))
+    G = system.group
+    qp, qm = G.retract(q, eps * v), G.retract(q, -eps * v)
+    if is_rheonomic(system):
+        return (hidden(system, t + eps, qp, v) - hidden(system, t - eps, qm, v)) / (2 * eps)
+    Bp = as_matrix(system.constraint_jacobian(qp))
+    Bm = as_matrix(system.constraint_jacobian(qm))
+    return (Bp @ v - Bm @ v) / (2 * eps)
+
+
+def consistent_multiplier(system: Any, lin: SaddlePointSolver, t: float, q: FloatArray, v: FloatArray) -> FloatArray:
+    """λ from the index-1 condition B v' + d/dt(B) v (+ d/dt Φ_t) = 0 with M v' = −g − Bᵀλ."""
+    if system.n_constraints == 0:
+        return np.zeros(0)
+    B = jac(system, t, q)
+    _, lam = lin.solve(-system.forces(t, q, v), B, B, 1.0, -curvature_term(system, q, v, t))
+    return lam
+
+
+def project(system: Any, lin: SaddlePointSolver, q: FloatArray, v: FloatArray, tol: float = 1e-13, iters: int = 8,
+            t: float = 0.0) -> tuple[FloatArray, FloatArray]:
+    """Project q onto Φ(t, ·) = 0 (Newton in the mass metric, q ← q ∘ exp(δ)) and v onto
+    {B(q) v + Φ_t(t, q) = 0} (ker B(q) for scleronomic constraints), mass-orthogonally."""
+    G = system.group
+    for _ in range(iters):
+        res = phi(system, t, q)
+        if np.linalg.norm(res) <= tol:
+            break
+        q = G.retract(q, lin.correction(jac(system, t, q), res))
+    B = jac(system, t, q)
+    v = lin.project_velocity(B, v)
+    if is_rheonomic(system):  # affine: v − M⁻¹Bᵀ S⁻¹ (B v + Φ_t) = P v + correction(Φ_t)
+        v = v + lin.correction(B, system.constraint_rate(t, q))
+    return q, v
+
+
+def consistent_initial_state(system: Any, lin: SaddlePointSolver, t0: float, y0: MechanicalState, *,
+                             project_initial: bool, consistency_tol: float) -> MechanicalState:
+    """Check (or project) q0, v0 against the constraints and fill in the consistent λ₀ when missing."""
+    q, v = np.array(y0.q, dtype=float), np.array(y0.v, dtype=float)
+    check_finite("initial configuration q0", q)
+    check_finite("initial velocity v0", v)
+    system.group.validate(q)
+    if system.n_constraints:
+        res, bv = np.linalg.norm(phi(system, t0, q)), np.linalg.norm(hidden(system, t0, q, v))
+        if project_initial:
+            q, v = project(system, lin, q, v, t=t0)
+        elif res > consistency_tol or bv > consistency_tol:
+            what = "B(q0) v0 + Φ_t(t0, q0)" if is_rheonomic(system) else "B(q0) v0"
+            raise ValueError(
+                f"inconsistent initial data: |Φ(t0, q0)| = {res:.3e}, |{what}| = {bv:.3e} (tolerance "
+                f"{consistency_tol:g}); correct q0/v0 so that the constraints hold, or opt in to projecting "
+                "them (project_initial=True, case key initial.project = true)"
+            )
+    if y0.lam is None:
+        lam = consistent_multiplier(system, lin, t0, q, v)
+    else:
+        lam = np.array(y0.lam, dtype=float)
+        check_finite("initial multipliers lam0", lam)
+    return MechanicalState(q, v, lam)
+
+
+def norm(x: FloatArray) -> float:
+    """Euclidean norm without BLAS: for long vectors a threaded ddot can stall for milliseconds on a loaded
+    machine, and this runs after every step."""
+    x = np.asarray(x, dtype=float)
+    return math.sqrt(float(np.einsum("i,i->", x, x))) if x.ndim == 1 else float(np.linalg.norm(x))
+
+
+def residuals(system: Any, t: float, q: FloatArray, v: FloatArray, lin: SaddlePointSolver | None = None,
+              rheonomic: bool | None = None) -> dict[str, float]:
+    """{phi: ‖Φ‖, bv: ‖B v (+ Φ_t)‖, energy} after a step; ``lin`` lets B v use the stage solver's cached
+    pattern. A system may compute all three at once (``HasStepResiduals``, e.g. the rod's compiled pass)."""
+    rheo = is_rheonomic(system) if rheonomic is None else rheonomic
+    if not rheo and isinstance(system, HasStepResiduals) and (fused := system.step_residuals(t, q, v)) is not None:
+        return {"phi": fused[0], "bv": fused[1], "energy": fused[2]}
+    res = bv = 0.0
+    if system.n_constraints:
+        res = norm(system.constraints_t(t, q) if rheo else system.constraints(q))
+        B = jac(system, t, q)
+        hid = lin.matvec(B, v) if lin is not None else B @ v
+        if rheo:
+            hid = hid + system.constraint_rate(t, q)
+        bv = norm(hid)
+    energy = float(system.energy(t, q, v)) if isinstance(system, HasEnergy) else float("nan")
+    return {"phi": res, "bv": bv, "energy": energy}
+
+
+def hermite(G: Any, q0: FloatArray, v0: FloatArray, lam0: FloatArray, theta: FloatArray, q1: FloatArray,
+            v1: FloatArray, lam1: FloatArray, vdot0: FloatArray | None, vdot1: FloatArray | None, h: float,
+            sigma: float) -> MechanicalState:
+    """Group-aware cubic Hermite interpolant of one step at t_n + σh.
+
+    q(t_n + σh) = q_n ∘ exp(Θ(σ)) with Θ the cubic Hermite interpolant of Θ(0) = 0, Θ'(0) = h v_n,
+    Θ(1) = Θ_{n+1}, Θ'(1) = h T⁻¹(Θ_{n+1}) v_{n+1} (local error O(h⁴)); v by cubic Hermite with the stage
+    derivatives V̇ at both ends when both are known (FSAL methods), else linearly; λ linearly.
+    """
+    if sigma == 1.0:
+        return MechanicalState(q1, v1, lam1)
+    s2, s3 = sigma * sigma, sigma**3
+    h00, h10, h01, h11 = 2 * s3 - 3 * s2 + 1, s3 - 2 * s2 + sigma, -2 * s3 + 3 * s2, s3 - s2
+    dtheta_end = G.tangent_inv_apply(theta, v1)
+    q = G.retract(q0, h10 * h * v0 + h01 * theta + h11 * h * dtheta_end)
+    if vdot0 is not None and vdot1 is not None:
+        v = h00 * v0 + h10 * h * vdot0 + h01 * v1 + h11 * h * vdot1
+    else:
+        v = (1 - sigma) * v0 + sigma * v1
+    return MechanicalState(q, v, (1 - sigma) * lam0 + sigma * lam1)
+
+
+def initial_step(system: Any, lin: SaddlePointSolver, t0: float, y0: MechanicalState, order: int,
+                 rtol: Any, atol: Any, h_max: float) -> float:
+    """Starting step size (Hairer, Nørsett & Wanner I, §II.4) on y = (θ, v)."""
+    q, v, lam = y0.q, y0.v, y0.lam
+    B = jac(system, t0, q) if system.n_constraints else None
+    a = lin.explicit(-system.forces(t0, q, v) - (B.T @ lam if B is not None else 0.0))
+    y = np.concatenate([np.zeros_like(v), v])
+    f0 = np.concatenate([v, a])
+    scale = atol + np.abs(y) * rtol
+    d0, d1 = np.sqrt(np.mean((y / scale) ** 2)), np.sqrt(np.mean((f0 / scale) ** 2))
+    h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
+    q1, v1 = system.group.retract(q, h0 * v), v + h0 * a
+    B1 = jac(system, t0 + h0, q1) if system.n_constraints else None
+    a1 = lin.explicit(-system.forces(t0 + h0, q1, v1) - (B1.T @ lam if B1 is not None else 0.0))
+    d2 = np.sqrt(np.mean((np.concatenate([v1 - v, a1 - a]) / scale) ** 2)) / h0
+    h1 = max(1e-6, h0 * 1e-3) if max(d1, d2) <= 1e-15 else (0.01 / max(d1, d2)) ** (1.0 / (order + 1))
+    return float(min(100 * h0, h1, h_max))
+
+
+__all__ = ["check_finite", "consistent_initial_state", "consistent_multiplier", "curvature_term", "hermite",
+           "hidden", "initial_step", "jac", "phi", "project", "residuals", "stage_solver"]
