@@ -7,6 +7,8 @@ ordering ``(Ω, U)``. Contract: docs/architecture.md, section "Groups"; referenc
 
 from __future__ import annotations
 
+# the compiled (numba) twins of the S³⋉R³ maps; public for compiled kernels built on them (rods)
+from lgbeam.groups import _compiled as compiled_kernels
 from lgbeam.groups.base import UNIT_NORM_TOL
 from lgbeam.groups.direct import Rn, S3xR3, SO3xR3
 from lgbeam.groups.product import Product
@@ -20,4 +22,4 @@ from lgbeam.groups.son import SOn
 from lgbeam.groups.sphere import S2, TS2
 
 __all__ = ["SO3", "S3", "SE3", "SO3xR3", "S3R3", "S3xR3", "Rn", "SE2", "SOn", "S2", "TS2", "Product",
-           "UNIT_NORM_TOL"]
+           "UNIT_NORM_TOL", "compiled_kernels"]

@@ -131,6 +131,11 @@ EXACT_SERIES: dict[str, list[Fraction]] = _SERIES
 """Exact rational power series (coefficient of x^k at index k), for tests and docs."""
 
 
+def switch_point(name: str) -> float:
+    """|x| below which ``name`` is evaluated from its Taylor polynomial ``COEFFS[name]`` (in y = x²)."""
+    return _BRANCH[name][0]
+
+
 def _horner(c: np.ndarray, y: FloatArray) -> FloatArray:
     out = np.full_like(y, c[0])
     for ck in c[1:]:

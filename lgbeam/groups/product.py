@@ -11,14 +11,14 @@ has cross-product formulas; ``block_diag(blocks)`` gives a CSR matrix. Never a d
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from lgbeam import jit
+from lgbeam._numba import fast_rows
 from lgbeam._typing import FloatArray
 from lgbeam.groups.base import GroupBase, as_array
 
@@ -31,6 +31,7 @@ class Product(GroupBase):
 
     G: Any
     n: int
+    _maps: Any = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.n, (int, np.integer)) or isinstance(self.n, bool) or self.n < 1:
@@ -39,6 +40,8 @@ class Product(GroupBase):
             if not hasattr(self.G, attr):
                 raise ValueError(f"Product: G must be a Lie group of lgbeam.groups (missing {attr!r}); "
                                  f"got {type(self.G).__name__}.")
+        # G's maps on rows (S3R3: numpy or compiled, as G was built), for unbatched float64 operands
+        object.__setattr__(self, "_maps", getattr(self.G, "maps", None))
 
     @property
     def name(self) -> str:
@@ -76,23 +79,19 @@ class Product(GroupBase):
 
     def retract(self, a: FloatArray, xi: FloatArray) -> FloatArray:
         """``a ∘ exp(ξ)`` blockwise (``G.retract`` when ``G`` has a fused one)."""
-        ops = self._jit_ops(a, xi, self.param_shape)
-        if ops is not None:  # the integrator's hot path: one unbatched configuration, one compiled call
-            return ops["retract"](a, xi.reshape(self.n, self.G.dim))
+        if self._rows_apply(a, xi, self.param_shape):  # the integrator's hot path: one call of G's row map
+            return self._maps.retract(a, xi.reshape(self.n, self.G.dim))
         a, blocks = self._elem(a, "a"), self._blocks(xi)
         if hasattr(self.G, "retract"):
             return self.G.retract(a, blocks)
         return self.G.compose(a, self.G.exp(blocks))
 
-    def _jit_ops(self, a: Any, b: Any, a_shape: tuple[int, ...]) -> dict[str, Any] | None:
-        """``G``'s compiled kernels (``lgbeam.jit``) when they apply to the unbatched float64 C-contiguous
-        operands ``a`` (of shape ``a_shape``) and ``b`` (a flat tangent), else None (the checked path)."""
-        ops = getattr(self.G, "jit_ops", None)
-        if ops is None or getattr(a, "shape", None) != a_shape or getattr(b, "shape", None) != (self.dim,):
-            return None
-        if jit.fast_rows(a, a_shape[-1]) is None or jit.fast_rows(b, self.dim) is None:
-            return None
-        return ops
+    def _rows_apply(self, a: Any, b: Any, a_shape: tuple[int, ...]) -> bool:
+        """True when ``G`` has maps on rows (``G.maps``) and the operands are unbatched float64 C-contiguous
+        arrays: ``a`` of shape ``a_shape`` and ``b`` a flat tangent (else the checked path)."""
+        return (self._maps is not None and getattr(a, "shape", None) == a_shape
+                and getattr(b, "shape", None) == (self.dim,) and fast_rows(a, a_shape[-1]) is not None
+                and fast_rows(b, self.dim) is not None)
 
     def hat(self, xi: FloatArray) -> FloatArray:
         """Stacked algebra matrices ``(..., n, *G.hat shape)``."""
@@ -121,10 +120,9 @@ class Product(GroupBase):
 
     def tangent_inv_apply(self, xi: FloatArray, v: FloatArray) -> FloatArray:
         """``T(ξ)⁻¹ v`` for flat ``ξ, v`` ``(..., n·dim)``; flat result."""
-        ops = self._jit_ops(xi, v, (self.dim,))
-        if ops is not None:
+        if self._rows_apply(xi, v, (self.dim,)):
             d = self.G.dim
-            return ops["tangent_inv_apply"](xi.reshape(self.n, d), v.reshape(self.n, d)).reshape(self.dim)
+            return self._maps.tangent_inv_apply(xi.reshape(self.n, d), v.reshape(self.n, d)).reshape(self.dim)
         return self._flat(self.G.tangent_inv_apply(self._blocks(xi), self._blocks(v, "v")))
 
     def block_diag(self, blocks: FloatArray) -> sp.csr_array:

@@ -14,12 +14,15 @@ CSR arrays sharing one sparsity pattern (the same ``indices``/``indptr`` objects
 ``constraint_jacobian`` returns them), the entries of S are gathered with a precomputed product
 pattern (one ``bincount``) straight into LAPACK band storage (rows/columns reordered by reverse
 Cuthill–McKee when that narrows the band) and solved by ``dgbsv``: O(m·bw²) with a handful of numpy
-calls per stage. Any other input takes the general path below.
+calls per stage. Any other input takes the general path below. ``SaddlePointSolver(compiled=True)`` runs
+the banded fast path, and the dense path of single bodies, as one compiled call each (``_compiled``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -27,8 +30,9 @@ import scipy.sparse.linalg as spla
 from scipy.linalg.lapack import dgbsv
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
-from lgbeam import jit
+from lgbeam._numba import resolve
 from lgbeam._typing import FloatArray, Matrix
+from lgbeam.integrators import _compiled
 
 
 def as_csr(A: Matrix) -> sp.csr_array:
@@ -167,6 +171,12 @@ class _ProductPattern:
         return x[self.pos]
 
 
+def _small_dense(Minv: Any, B_i: Any, B_next: Any, r1: Any) -> bool:
+    """Dense float64 operands with at least one constraint (one body: the compiled dense path applies)."""
+    return (type(B_i) is np.ndarray and type(B_next) is np.ndarray and isinstance(Minv, np.ndarray)
+            and bool(B_i.shape[0]) and B_i.dtype.char == B_next.dtype.char == np.asarray(r1).dtype.char == "d")
+
+
 def _diagonal(Minv: sp.csr_array | np.ndarray) -> FloatArray | None:
     """The diagonal of M⁻¹ if M⁻¹ is diagonal, else None."""
     if isinstance(Minv, np.ndarray):
@@ -179,12 +189,55 @@ def _diagonal(Minv: sp.csr_array | np.ndarray) -> FloatArray | None:
     return np.asarray(A.diagonal(), dtype=float)
 
 
+def _schur_numpy(pat: _ProductPattern, d: FloatArray, r1: FloatArray, B_i: sp.csr_array, B_next: sp.csr_array,
+                 r2g: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """(V̇, Λ) through the product pattern: Λ = S⁻¹ (B_next M⁻¹ r1 − r2g), V̇ = M⁻¹ (r1 − B_iᵀ Λ), M⁻¹ = diag(d)."""
+    a = d * r1
+    lam = pat.schur_solve(B_next.data, B_i.data, pat.matvec(B_next.data, a) - r2g)
+    return a - d * pat.rmatvec(B_i.data, lam), lam
+
+
+def _schur_compiled(pat: _ProductPattern, d: FloatArray, r1: FloatArray, B_i: sp.csr_array, B_next: sp.csr_array,
+                    r2g: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """``_schur_numpy`` in one compiled call when S fits band storage (else the numpy path)."""
+    if not pat.banded:
+        return _schur_numpy(pat, d, r1, B_i, B_next, r2g)
+    vdot, lam, info = _compiled.schur_stage_solve(
+        d, r1, r2g, B_next.data, B_i.data, pat.rows, pat.cols, pat.pa, pat.pb, pat.weight, pat.target, pat.kl, pat.ku,
+        pat.perm, pat.pos)
+    if info != 0:
+        raise SingularStageMatrix("B M⁻¹ Bᵀ is singular (zero pivot) or B non-finite: redundant or "
+                                  "contradictory constraints")
+    return vdot, lam
+
+
+def _dense_compiled(Minv: np.ndarray, B_i: np.ndarray, B_next: np.ndarray, r1: FloatArray,
+                    r2g: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """The dense path (small systems, one body) in one compiled call."""
+    vdot, lam, info = _compiled.dense_stage_solve(Minv, B_i, B_next, r1, r2g)
+    if info != 0:
+        raise SingularStageMatrix("B M⁻¹ Bᵀ is singular or B non-finite: redundant or contradictory constraints")
+    return vdot, lam
+
+
 @dataclass(frozen=True)
 class SaddlePointSolver:
-    """Solves the stage systems of eq. (14) with a fixed M⁻¹ (constant mass matrix)."""
+    """Solves the stage systems of eq. (14) with a fixed M⁻¹ (constant mass matrix).
+
+    ``compiled``: run the banded fast path and the small dense path as compiled calls (``_compiled``); None
+    takes ``lgbeam._numba.ENABLED``. Resolved to a bool, and the paths chosen, when the solver is built.
+    """
 
     Minv: sp.csr_array | np.ndarray
+    compiled: bool | None = None
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    _schur: Callable[..., tuple[FloatArray, FloatArray]] = field(init=False, repr=False, compare=False)
+    _dense: Callable[..., tuple[FloatArray, FloatArray]] | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "compiled", resolve(self.compiled))
+        object.__setattr__(self, "_schur", _schur_compiled if self.compiled else _schur_numpy)
+        object.__setattr__(self, "_dense", _dense_compiled if self.compiled else None)
 
     @property
     def _minv_diag(self) -> FloatArray | None:
@@ -214,26 +267,9 @@ class SaddlePointSolver:
     ) -> tuple[FloatArray, FloatArray]:
         """Return (V̇, Λ) of ``[[M, B_iᵀ], [γ B_next, 0]] [V̇; Λ] = [r1; r2]``."""
         if B_i is not None and B_i.shape[0] and (pat := self._pattern(B_i, B_next)) is not None:
-            d = self._cache["diag"]
-            if jit.ENABLED and pat.banded:  # the same algorithm in one compiled call
-                vdot, lam, info = jit.schur_stage_solve(
-                    d, r1, r2 / gamma, B_next.data, B_i.data, pat.rows, pat.cols, pat.pa, pat.pb, pat.weight,
-                    pat.target, pat.kl, pat.ku, pat.perm, pat.pos)
-                if info != 0:
-                    raise SingularStageMatrix("B M⁻¹ Bᵀ is singular (zero pivot) or B non-finite: redundant or "
-                                              "contradictory constraints")
-                return vdot, lam
-            a = d * r1
-            rhs = pat.matvec(B_next.data, a) - r2 / gamma
-            lam = pat.schur_solve(B_next.data, B_i.data, rhs)
-            return a - d * pat.rmatvec(B_i.data, lam), lam
-        if (jit.ENABLED and type(B_i) is np.ndarray and type(B_next) is np.ndarray and isinstance(self.Minv, np.ndarray)
-                and B_i.shape[0] and B_i.dtype.char == B_next.dtype.char == np.asarray(r1).dtype.char == "d"):
-            # small dense systems (one body): one compiled call
-            vdot, lam, info = jit.dense_stage_solve(self.Minv, B_i, B_next, r1, r2 / gamma)
-            if info != 0:
-                raise SingularStageMatrix("B M⁻¹ Bᵀ is singular or B non-finite: redundant or contradictory constraints")
-            return vdot, lam
+            return self._schur(pat, self._cache["diag"], r1, B_i, B_next, r2 / gamma)
+        if self._dense is not None and _small_dense(self.Minv, B_i, B_next, r1):
+            return self._dense(self.Minv, B_i, B_next, r1, r2 / gamma)
         a = self.Minv @ r1
         if B_i is None or B_i.shape[0] == 0:
             return a, np.zeros(0)

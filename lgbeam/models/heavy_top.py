@@ -32,11 +32,15 @@ from lgbeam.groups.base import hat3
 
 GROUPS = {"SO3xR3": SO3xR3, "SE3": SE3, "S3xR3": S3xR3, "S3R3": S3R3}
 SEMIDIRECT = {"SE3", "S3R3"}
+QUATERNION = {"S3xR3", "S3R3"}  # groups with compiled kernels (their ``compiled`` option)
 
 
 @dataclass(frozen=True)
 class HeavyTop:
-    """Heavy top about a fixed point (seed 004 §2.4) in the group named ``group_name``."""
+    """Heavy top about a fixed point (seed 004 §2.4) in the group named ``group_name``.
+
+    ``compiled`` is passed to the quaternion groups (S3R3, S3xR3: their compiled kernels, None for
+    ``lgbeam._numba.ENABLED``); the matrix groups have no compiled kernels and ignore it."""
 
     group_name: str = "S3R3"
     mass_value: float = 15.0
@@ -50,13 +54,15 @@ class HeavyTop:
     _X: FloatArray = field(init=False, repr=False, compare=False)
     mass_is_constant: bool = True
     mass_block: int = 6
+    compiled: bool | None = None
 
     def __post_init__(self) -> None:
         if self.group_name not in GROUPS:
             raise ValueError(f"unknown heavy-top group {self.group_name!r}; choose one of {', '.join(GROUPS)}")
         if not self.mass_value > 0 or min(self.inertia) <= 0:
             raise ValueError(f"mass and inertia must be positive, got m = {self.mass_value}, J = {self.inertia}")
-        object.__setattr__(self, "group", GROUPS[self.group_name]())
+        G = GROUPS[self.group_name]
+        object.__setattr__(self, "group", G(compiled=self.compiled) if self.group_name in QUATERNION else G())
         object.__setattr__(self, "semidirect", self.group_name in SEMIDIRECT)
         object.__setattr__(self, "_J", np.asarray(self.inertia, dtype=float))
         object.__setattr__(self, "_gamma", np.asarray(self.gravity, dtype=float))

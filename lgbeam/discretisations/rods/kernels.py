@@ -9,19 +9,27 @@ Symbols (seed 004 §4):
     sigma_e = C (w_e − w0_e) + C_d ẇ_e  sectional stress (moment m, force n) in the body frame
 Derivation of Jm: q_{i−1} exp(ε η) gives r ↦ exp(−ε η) r = r exp(−ε Ad(r⁻¹) η), and
 exp(ξ) exp(ε ζ) = exp(ξ + ε T(ξ)⁻¹ ζ + O(ε²)) with the convention of docs/architecture.md.
+
+Two layers: the readable kernels (``edge_logs``, ``edge_jacobians``, ``edge_rates``, ``edge_stress``,
+``scatter_edge_forces``) state the definitions through any group ``G``; the fused ones
+(``edge_kinematics``, ``internal_forces``, ``elastic_energy``) are what ``CosseratRod`` runs
+(``NUMPY_KERNELS``), twins of the compiled kernels in ``_compiled.py``. ``tests/test_jit.py`` checks
+both fused paths against the readable definitions.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from lgbeam import jit
 from lgbeam._typing import FloatArray
-from lgbeam.groups.base import quat_mul, quat_rotate
+from lgbeam.groups.base import cross, quat_mul, quat_rotate
 from lgbeam.groups.se3 import tangent_inv_pair
 from lgbeam.groups.so3 import quat_log, tangent_inv_so3_apply
+
+from .loads import NUMPY_LOADS, LoadKernels
 
 _CONJ = np.array([1.0, -1.0, -1.0, -1.0])
 
@@ -49,10 +57,8 @@ def edge_kinematics(q: FloatArray) -> tuple[FloatArray, FloatArray]:
 
     xi_e = log(q_{i−1}⁻¹ q_i) (N, 6) as ``edge_logs``; JJ (N, 6, 12) holds [Jm_e | Jp_e] row by row,
     with Jp_e = T(xi_e)⁻¹ and Jm_e = −T(xi_e)⁻¹ Ad(r_e⁻¹) = −T(−xi_e)⁻¹ (``tangent_inv_pair``), equal
-    to ``edge_jacobians`` up to round-off. One compiled loop when ``lgbeam.jit`` is enabled.
+    to ``edge_jacobians`` up to round-off.
     """
-    if jit.ENABLED:
-        return jit.rod_edge_kinematics(np.ascontiguousarray(q, dtype=float))
     pa = q[:-1, :4] * _CONJ
     rp = quat_mul(pa, q[1:, :4])
     rx = quat_rotate(pa, q[1:, 4:] - q[:-1, 4:])  # R(p_a)ᵀ (x_b − x_a)
@@ -88,18 +94,8 @@ def scatter_edge_forces(Jm: FloatArray, Jp: FloatArray, sigma: FloatArray) -> Fl
 
 def elastic_energy(xi: FloatArray, ds: FloatArray, w0: FloatArray, C: FloatArray) -> float:
     """V = Σ_e Δs_e ½ (w_e − w0_e)ᵀ C (w_e − w0_e) (midpoint rule per edge)."""
-    if jit.ENABLED:
-        return float(jit.rod_elastic_energy(np.ascontiguousarray(xi, dtype=float), np.asarray(ds, dtype=float),
-                                            np.ascontiguousarray(w0, dtype=float), np.asarray(C, dtype=float)))
     dw = xi / ds[:, None] - w0
     return float(0.5 * np.sum(ds[:, None] * C * dw * dw))
-
-
-def cross(a: FloatArray, b: FloatArray) -> FloatArray:
-    """a × b over the last axis (3,); avoids np.cross's per-call overhead (~50 µs) in hot paths."""
-    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
-    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
 
 
 def gyroscopic(v: FloatArray, J: FloatArray, m: FloatArray) -> FloatArray:
@@ -120,3 +116,33 @@ def scatter_pair_forces(JJ: FloatArray, sigma: FloatArray) -> FloatArray:
 def pair_rates(JJ: FloatArray, v: FloatArray) -> FloatArray:
     """``edge_rates`` for the fused JJ = [Jm | Jp]; v (N+1, 6) → (N, 6)."""
     return (JJ @ np.concatenate([v[:-1], v[1:]], axis=1)[:, :, None])[:, :, 0]
+
+
+def internal_forces(
+    xi: FloatArray, JJ: FloatArray, V: FloatArray, C_ds: FloatArray, Cw0: FloatArray, Cd_ds: FloatArray | None,
+    J: FloatArray, m: FloatArray,
+) -> FloatArray:
+    """Elastic + Kelvin–Voigt + gyroscopic nodal forces g (N+1, 6) (``CosseratRod.forces`` without loads).
+
+    sigma_e = C_ds xi_e − Cw0 (+ Cd_ds JJ_e [v_e; v_{e+1}]), i.e. ``edge_stress`` with the constant factors
+    C/Δs, C w0, C_d/Δs (``Cd_ds`` None: no damping); g = ``scatter_pair_forces`` + ``gyroscopic``.
+    """
+    sigma = C_ds * xi - Cw0
+    if Cd_ds is not None:
+        sigma += Cd_ds * pair_rates(JJ, V)
+    g = scatter_pair_forces(JJ, sigma)
+    g += gyroscopic(V, J, m)
+    return g
+
+
+class RodKernels(NamedTuple):
+    """What ``CosseratRod`` runs: ``NUMPY_KERNELS`` (this module) or ``_compiled.KERNELS`` (same signatures)."""
+
+    edge_kinematics: Callable[[FloatArray], tuple[FloatArray, FloatArray]]
+    internal_forces: Callable[..., FloatArray]
+    elastic_energy: Callable[[FloatArray, FloatArray, FloatArray, FloatArray], float]
+    step_residuals: Callable[..., tuple[float, float, float]] | None  # fused driver diagnostics (compiled only)
+    loads: LoadKernels
+
+
+NUMPY_KERNELS = RodKernels(edge_kinematics, internal_forces, elastic_energy, None, NUMPY_LOADS)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
-from lgbeam import jit
 from lgbeam._typing import FloatArray
 from lgbeam.groups.base import quat_conj, quat_to_matrix
 
@@ -127,14 +127,17 @@ def external_forces(
     node_ids: tuple[int, ...],
     weights: FloatArray,
     rhoA: float,
+    kernels: LoadKernels | None = None,
 ) -> FloatArray:
     """Body-frame generalised external forces (N+1, 6) = (moment, force) per node at time t.
 
     ``p`` (N+1, 4) are the nodal unit quaternions (R_iᵀ a = R(p̄_i) a for spatial vectors a); a
     configuration (N+1, 7) of S³⋉R³ may be passed as it is (only its first four columns are read);
     ``node_ids[k]`` is the resolved node of ``loads[k]`` (−1 for non-nodal loads); ``weights`` are
-    the trapezoidal nodal lengths ℓ_i.
+    the trapezoidal nodal lengths ℓ_i; ``kernels``: ``NUMPY_LOADS`` (None) or the compiled twins
+    (``rods._compiled.LOADS``), as the calling rod chose them.
     """
+    rotate, add_nodal = kernels or NUMPY_LOADS
     n = p.shape[0]
     body = np.zeros((n, 6))
     spatial: FloatArray | None = None  # (n, 6) once a load acts on every node
@@ -151,9 +154,9 @@ def external_forces(
         else:
             spatial[:, 3:] += rhoA * weights[:, None] * load.acceleration
     if spatial is not None:  # R_iᵀ a for the spatial moment and force blocks
-        body += rotate_pairs(quat_conj(p[:, :4]), spatial)
+        body += rotate(quat_conj(p[:, :4]), spatial)
     if idx:
-        add_nodal_loads(body, p, np.array(idx, dtype=np.intp), np.array(vec), np.array(is_spatial), np.ones(len(idx)))
+        add_nodal(body, p, np.array(idx, dtype=np.intp), np.array(vec), np.array(is_spatial), np.ones(len(idx)))
     return body
 
 
@@ -162,9 +165,6 @@ def add_nodal_loads(
 ) -> None:
     """body[idx_k] += s_k vec_k (body frame) or s_k R(p_idx_k)ᵀ vec_k (spatial), in place; (k,) loads, (k, 6)
     (moment, force) pairs, (k,) scales."""
-    if jit.ENABLED:
-        jit.add_nodal_loads(body, np.ascontiguousarray(p, dtype=float), idx, vec, is_spatial, scale)
-        return
     vec = scale[:, None] * vec
     sp_ = np.flatnonzero(is_spatial)
     if sp_.size:
@@ -174,7 +174,16 @@ def add_nodal_loads(
 
 def rotate_pairs(p: FloatArray, a: FloatArray) -> FloatArray:
     """(R(p_i) a_i[:3], R(p_i) a_i[3:]) for (n, 4) unit quaternions and (n, 6) vector pairs."""
-    if jit.ENABLED:
-        return jit.rotate_pairs(np.ascontiguousarray(p, dtype=float), np.ascontiguousarray(a, dtype=float))
     R = quat_to_matrix(p)
     return np.concatenate([np.einsum("nij,nj->ni", R, a[:, :3]), np.einsum("nij,nj->ni", R, a[:, 3:])], axis=1)
+
+
+class LoadKernels(NamedTuple):
+    """The two load kernels: these numpy functions (``NUMPY_LOADS``) or their compiled twins
+    (``rods._compiled.LOADS``)."""
+
+    rotate_pairs: Callable[[FloatArray, FloatArray], FloatArray]
+    add_nodal_loads: Callable[..., None]
+
+
+NUMPY_LOADS = LoadKernels(rotate_pairs, add_nodal_loads)

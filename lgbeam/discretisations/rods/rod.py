@@ -24,11 +24,11 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from lgbeam import jit
+from lgbeam._numba import resolve
 from lgbeam._typing import FloatArray
 
-from . import assembly, kernels
-from .loads import DistributedLoad, Gravity, Load, NodalLoad, add_nodal_loads, external_forces
+from . import _compiled, assembly, kernels
+from .loads import DistributedLoad, Gravity, Load, NodalLoad, external_forces
 from .material import Material
 from .mesh import RodMesh
 from .supports import Support, resolve_supports
@@ -49,6 +49,9 @@ class CosseratRod:
     kirchhoff : impose Γ₁ = Γ₀₁, Γ₂ = Γ₀₂ per edge (seed 004 eq. (25)).
     inextensible : impose Γ₃ = Γ₀₃ per edge.
     radius : display radius for ParaView's Tube filter.
+    compiled : run the compiled kernels (``_compiled.KERNELS``, and an ``S3R3(compiled=True)`` group) instead
+        of the numpy ones (``kernels.NUMPY_KERNELS``); None takes ``lgbeam._numba.ENABLED``. Resolved to a
+        bool, and the kernels chosen, when the rod is built.
 
     References
     ----------
@@ -63,10 +66,14 @@ class CosseratRod:
     kirchhoff: bool = True
     inextensible: bool = False
     radius: float = 0.05
+    compiled: bool | None = None
 
     mass_is_constant: bool = field(default=True, init=False)
+    _kernels: kernels.RodKernels = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "compiled", resolve(self.compiled))
+        object.__setattr__(self, "_kernels", _compiled.KERNELS if self.compiled else kernels.NUMPY_KERNELS)
         q = np.asarray(self.q_ref, dtype=float)
         n = self.mesh.n_nodes
         if q.shape != (n, 7):
@@ -91,13 +98,13 @@ class CosseratRod:
     def G(self) -> Any:
         from lgbeam.groups.s3r3 import S3R3  # deferred import: keeps this module importable alone
 
-        return S3R3()
+        return S3R3(compiled=self.compiled)
 
     @cached_property
     def group(self) -> Any:
-        from lgbeam.groups import S3R3, Product
+        from lgbeam.groups import Product
 
-        return Product(S3R3(), self.mesh.n_nodes)
+        return Product(self.G, self.mesh.n_nodes)
 
     @property
     def n_nodes(self) -> int:
@@ -207,7 +214,7 @@ class CosseratRod:
         return {}
 
     def _edges(self, q: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """(xi, JJ) of configuration q (kernels.edge_kinematics; JJ = [Jm | Jp], (N, 6, 12)).
+        """(xi, JJ) of configuration q (``edge_kinematics`` of the rod's kernels; JJ = [Jm | Jp], (N, 6, 12)).
 
         Two-entry memo keyed on the bytes of q: forces and B are evaluated at the same stage
         configurations, and the driver's residuals at the configuration of the last stage."""
@@ -215,7 +222,7 @@ class CosseratRod:
         memo = self._memo
         hit = memo.get(key)
         if hit is None:
-            hit = kernels.edge_kinematics(q)
+            hit = self._kernels.edge_kinematics(q)
             if len(memo) >= 2:
                 del memo[next(iter(memo))]
             memo[key] = hit
@@ -268,20 +275,10 @@ class CosseratRod:
         q = self._q(q)
         V = np.asarray(v, dtype=float).reshape(self.n_nodes, 6)
         xi, JJ = self._edges(q)
-        C_ds, Cw0, Cd_ds, J, m = self._kv
-        if jit.ENABLED:
-            g = jit.rod_internal_forces(xi, JJ, np.ascontiguousarray(V), C_ds, Cw0,
-                                        C_ds if Cd_ds is None else Cd_ds, Cd_ds is not None, J, m).ravel()
-        else:
-            sigma = C_ds * xi - Cw0  # C (xi/Δs − w0), kernels.edge_stress
-            if Cd_ds is not None:
-                sigma += Cd_ds * kernels.pair_rates(JJ, V)
-            g = kernels.scatter_pair_forces(JJ, sigma)
-            g += kernels.gyroscopic(V, J, m)
-            g = g.ravel()
+        g = self._kernels.internal_forces(xi, JJ, V, *self._kv).ravel()
         if (nodal := self._nodal_loads) is not None:  # −f added in place at the loaded nodes only
             scale = np.array([-ld.time(t) for ld in self.loads])
-            add_nodal_loads(g.reshape(self.n_nodes, 6), q, nodal[0], nodal[1], nodal[2], scale)
+            self._kernels.loads.add_nodal_loads(g.reshape(self.n_nodes, 6), q, nodal[0], nodal[1], nodal[2], scale)
         elif self.loads:
             g -= self.external_forces(t, q)
         return g
@@ -291,7 +288,7 @@ class CosseratRod:
         if not self.loads:
             return np.zeros(6 * self.n_nodes)
         return external_forces(
-            t, self._q(q), self.loads, self._load_nodes, self.mesh.node_weights, self.material.rhoA
+            t, self._q(q), self.loads, self._load_nodes, self.mesh.node_weights, self.material.rhoA, self._kernels.loads
         ).ravel()
 
     def constraints(self, q: FloatArray) -> FloatArray:
@@ -381,7 +378,7 @@ class CosseratRod:
         """Elastic energy V plus the potential of gravity loads (−Σ m_i γ·x_i)."""
         q = self._q(q)
         xi, _ = self._edges(q)
-        V = kernels.elastic_energy(xi, self.mesh.ds, self.w0, self.material.stiffness)
+        V = self._kernels.elastic_energy(xi, self.mesh.ds, self.w0, self.material.stiffness)
         for load in self.loads:
             if isinstance(load, Gravity):
                 V -= float(np.sum(self.node_mass * (self.G.translation(q) @ load.acceleration)))
@@ -394,15 +391,16 @@ class CosseratRod:
 
     def step_residuals(self, t: float, q: FloatArray, v: FloatArray) -> tuple[float, float, float] | None:
         """(‖Φ‖, ‖B v‖, energy) in one compiled pass when the constraints are internal rows only (the driver's
-        per-step diagnostics); None otherwise (the driver then evaluates them one by one)."""
-        if not jit.ENABLED or self._B_gather is None:
+        per-step diagnostics) with the compiled kernels; None otherwise (the driver then evaluates them one by one)."""
+        fused = self._kernels.step_residuals
+        if fused is None or self._B_gather is None:
             return None
         q = self._q(q)
         xi, JJ = self._edges(q)
         g = sum((ld.acceleration for ld in self.loads if isinstance(ld, Gravity)), np.zeros(3))
         V = np.ascontiguousarray(v, dtype=float).reshape(self.n_nodes, 6)
-        return jit.rod_step_residuals(xi, JJ, q, V, self._rows_index, self._phi_ref, self.mesh.ds, self.w0,
-                                      self.material.stiffness, self._mass_diag, self.node_mass, g)
+        return fused(xi, JJ, q, V, self._rows_index, self._phi_ref, self.mesh.ds, self.w0, self.material.stiffness,
+                     self._mass_diag, self.node_mass, g)
 
     def energy(self, t: float, q: FloatArray, v: FloatArray) -> float:
         """Total mechanical energy T + V (conserved without damping and time-dependent loads)."""
