@@ -43,6 +43,8 @@ from typing import Any
 import meshio
 import numpy as np
 
+from lgbeam.groups.base import quat_to_matrix
+
 logger = logging.getLogger(__name__)
 
 __all__ = ["Frame", "PVDSeries", "line_frame", "read_pvd", "rigid_body_frame", "rod_frame"]
@@ -232,16 +234,6 @@ def read_pvd(pvd_path: str | os.PathLike[str]) -> list[tuple[float, Path]]:
             for ds in root.iter("DataSet")]
 
 
-def _rot_from_quat(quat: np.ndarray) -> np.ndarray:
-    """Rotation matrices ``(..., 3, 3)`` from unit quaternions ``(..., 4)`` = (w, x, y, z)."""
-    w, x, y, z = np.moveaxis(quat, -1, 0)
-    return np.stack([
-        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
-        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
-        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1),
-    ], -2)
-
-
 def _quat_from_rot(R: np.ndarray) -> np.ndarray:
     """Unit quaternions ``(..., 4)`` (w ≥ 0) from rotation matrices, by the largest-diagonal branch."""
     tr = np.trace(R, axis1=-2, axis2=-1)
@@ -266,7 +258,7 @@ def _frames_data(rotations: Any, quaternions: Any, n: int, what: str) -> dict[st
         quat = np.asarray(quaternions, dtype=float)
         if quat.shape != (n, 4):
             raise ValueError(f"{what}: quaternions must have shape ({n}, 4), got {quat.shape}")
-        R = _rot_from_quat(quat / np.linalg.norm(quat, axis=-1, keepdims=True))
+        R = quat_to_matrix(quat / np.linalg.norm(quat, axis=-1, keepdims=True))
     else:
         R = np.asarray(rotations, dtype=float)
         if R.shape != (n, 3, 3):

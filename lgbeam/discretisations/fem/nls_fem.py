@@ -43,7 +43,6 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from functools import cached_property
-from math import factorial
 
 import numpy as np
 import scipy.linalg as sla
@@ -53,6 +52,7 @@ from skfem import Basis, BilinearForm, ElementLineP1, ElementLineP2, MeshLine
 from skfem.helpers import dot, grad
 
 from lgbeam._typing import Array, FloatArray, IntArray
+from lgbeam.discretisations._phi import phi as phi_functions  # φ_k(z), shared with the spectral systems
 
 logger = logging.getLogger(__name__)
 
@@ -61,27 +61,6 @@ MAX_DENSE_DOFS = 1000
 
 _MASS = ("consistent", "lumped")
 _COORDS = ("nodal", "modal")
-
-
-def phi_functions(k: int, z: Array) -> Array:
-    """φ_k(z) for complex z, elementwise: φ_0 = eᶻ, φ_k = (φ_{k−1} − 1/(k−1)!)/z, φ_k(0) = 1/k!.
-
-    For |z| < 1 the Taylor series Σ_m z^m/(m+k)! (30 terms, truncation < 1/30! ≈ 4e-33) avoids the
-    cancellation of the recurrence; for |z| ≥ 1 the recurrence loses at most a few ulps per step.
-    """
-    if not (isinstance(k, (int, np.integer)) and k >= 0):
-        raise ValueError(f"phi: k must be a non-negative integer, got {k!r}")
-    z = np.asarray(z, dtype=complex)
-    small = np.abs(z) < 1.0
-    zs = np.where(small, z, 0.0)
-    series = np.zeros_like(z)
-    for m in range(29, -1, -1):  # Horner on the 30-term series (a loop over terms, not over nodes)
-        series = series * zs + 1.0 / factorial(m + k)
-    zl = np.where(small, 1.0, z)
-    rec = np.exp(zl)
-    for j in range(1, k + 1):
-        rec = (rec - 1.0 / factorial(j - 1)) / zl
-    return np.where(small, series, rec)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,6 @@ for the quasi-Newton baseline.
 from __future__ import annotations
 
 import logging
-import math
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,44 +21,11 @@ from functools import cached_property
 import numpy as np
 
 from lgbeam._typing import Array, FloatArray
+from lgbeam.discretisations._phi import phi as phi_symbol  # φ_k(z); public here as spectral.phi_symbol
+
+__all__ = ["FourierGrid", "phi_symbol", "sech"]
 
 logger = logging.getLogger(__name__)
-
-_PHI_TAYLOR_RADIUS = 0.5  # |z| below this: Taylor series of φ_k (25 terms, truncation < 1e-30)
-_PHI_TAYLOR_TERMS = 25
-
-
-def phi_symbol(order: int, z: Array) -> Array:
-    """φ_k(z) evaluated elementwise, with φ₀ = exp, φ_{k+1}(z) = (φ_k(z) − 1/k!)/z, φ_k(0) = 1/k!.
-
-    A Taylor branch is used where ``|z| < 0.5`` so that no cancellation or division by zero occurs
-    (the recursion loses at most a factor ~2^k of accuracy at |z| = 0.5).
-
-    Parameters
-    ----------
-    order : int, ``0 <= order <= 6``
-    z : complex or real array
-
-    References
-    ----------
-    Hochbruck & Ostermann, "Exponential integrators", Acta Numerica 2010, eq. (2.10); seed 003
-    eq. (2.4) (φ₁ = ∫₀¹ e^{(1−θ)z} dθ).
-    """
-    if not 0 <= order <= 6:
-        raise ValueError(f"phi_symbol: order must be between 0 and 6, got {order}")
-    z = np.asarray(z)
-    if order == 0:
-        return np.exp(z)
-    small = np.abs(z) < _PHI_TAYLOR_RADIUS
-    safe = np.where(small, _PHI_TAYLOR_RADIUS, z)
-    big = np.exp(safe)
-    for j in range(order):
-        big = (big - 1.0 / math.factorial(j)) / safe
-    series = np.zeros_like(z, dtype=np.result_type(z, float))
-    for m in range(_PHI_TAYLOR_TERMS - 1, -1, -1):  # Horner: Σ z^m / (m + order)!
-        series = series * z + 1.0 / math.factorial(m + order)
-    return np.where(small, series, big)
-
 
 def sech(z: FloatArray) -> FloatArray:
     """sech z = 2e^{−|z|}/(1 + e^{−2|z|}), without overflow for large |z|."""
