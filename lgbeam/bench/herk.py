@@ -4,13 +4,16 @@ rod for N = 16 … 4096 edges (targets: < 1 ms at N = 16; cost(4096)/cost(256) �
 Each size: one warm-up run (caches, kernel compilation), then the best of ``repeats`` timed runs of
 1 + ``n_steps`` and of 1 step through ``lgbeam.solve.integrate``; their difference over ``n_steps`` is the
 cost of a step with the driver's per-step work (residual bookkeeping) but without the per-run setup. Wall time and process CPU time are both recorded (on a shared machine the CPU time is the
-steadier one). Every size is timed twice, side by side: with the compiled kernels of ``lgbeam.jit`` and
-with the numpy paths (``jit.ENABLED`` switched off), so the column ``speed-up`` is measured in one run.
+steadier one). Every size is timed twice, side by side: a system built with ``compiled=True`` (the numba
+kernels of the ``_compiled`` modules) and one built with ``compiled=False`` (the numpy paths), so the column
+``speed-up`` is measured in one run. The stage solver is the driver's (``lgbeam._numba.ENABLED`` picks it),
+the same in both columns.
 """
 
 from __future__ import annotations
 
 import csv
+import dataclasses
 import logging
 import time
 from pathlib import Path
@@ -43,41 +46,36 @@ def _time_runs(system, q0, v0, h: float, n_steps: int, repeats: int) -> tuple[fl
     return max(wn - w1, 0.0) / n_steps * 1e6, max(cn - c1, 0.0) / n_steps * 1e6
 
 
-def heavy_top_cost(n_steps: int, repeats: int) -> tuple[float, float]:
+def heavy_top_cost(n_steps: int, repeats: int, compiled: bool) -> tuple[float, float]:
     """(wall, cpu) µs per HEDOP5 step of the heavy top in S3R3 (seed 004 §2.4 data)."""
     from lgbeam.models.heavy_top import HeavyTop
 
-    top = HeavyTop("S3R3")
+    top = HeavyTop("S3R3", compiled=compiled)
     q0, v0 = top.initial_state()
     return _time_runs(top, q0, v0, 1e-3, n_steps, repeats)
 
 
-def rod_cost(n: int, n_steps: int, repeats: int) -> tuple[float, float]:
+def rod_cost(n: int, n_steps: int, repeats: int, compiled: bool) -> tuple[float, float]:
     """(wall, cpu) µs per HEDOP5 step of the flying spaghetti with n edges."""
     from lgbeam.apps.rod import build
     from lgbeam.io.cases import load_case
 
     case, _ = load_case("flying-spaghetti", [f"model.n_elements={n}"])
     rod, q0, v0 = build(case)
+    rod = dataclasses.replace(rod, compiled=compiled)
     h = 1e-3 * 16 / n  # explicit stages: axial wave ω ≈ 2√(EA/ρA)/Δs needs ωh ≲ 3 (see bench/rod.py)
     return _time_runs(rod, q0, v0, h, n_steps, repeats)
 
 
 def _both(fn, *args) -> tuple[float, float, float, float]:
-    """(wall, cpu) with the compiled kernels, then (wall, cpu) with the numpy paths."""
-    from lgbeam import jit
+    """(wall, cpu) of the system built with ``compiled=True``, then of the one built with ``compiled=False``."""
+    from lgbeam import _numba
 
-    if not jit.ENABLED:
-        logger.warning("compiled kernels are disabled (LGBEAM_JIT=0 or numba missing): both columns use numpy")
-        w, c = fn(*args)
+    if _numba.numba is None:
+        logger.warning("numba is missing: both columns use numpy")
+        w, c = fn(*args, compiled=False)
         return w, c, w, c
-    fast = fn(*args)
-    try:
-        jit.ENABLED = False
-        slow = fn(*args)
-    finally:
-        jit.ENABLED = True
-    return (*fast, *slow)
+    return (*fn(*args, compiled=True), *fn(*args, compiled=False))
 
 
 def run(out_dir: Path, quick: bool) -> None:
