@@ -14,7 +14,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from lgbeam import __version__
+from lgbeam._version import __version__
 from lgbeam.apps import RunSummary, get_app, load_case
 from lgbeam.io.cases import write_toml
 from lgbeam.io.run import Stopwatch, make_run_dir, write_provenance

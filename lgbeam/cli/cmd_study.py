@@ -7,8 +7,9 @@ the app's ``errors(solution, reference)``. The study folder receives ``study.csv
 error norms, wall time, steps, status), ``study.png`` (log-log errors with fitted orders, the
 slope of ``np.polyfit`` on log-log data) and ``provenance.json`` (with the fitted orders).
 
-``--hmax`` hands the study to the app's ``hmax_study(case, ns, methods, out_dir)`` (spectral
-apps: largest stable step per grid size ``grid.n`` and method) and writes its rows to ``hmax.csv``.
+``--hmax`` runs ``lgbeam.studies.spectral_hmax.hmax_study(case, ns, methods, out_dir)`` (nls and kdv cases:
+largest stable step per grid size ``grid.n`` and method; one or more sizes) and writes its rows to
+``hmax.csv``.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
         epilog="example: lgbeam study flying-spaghetti --vary integrator.h=4e-3,2e-3,1e-3 "
         "--reference integrator.h=1e-4 --jobs 2\n"
-        "         lgbeam study nls-soliton --hmax --vary grid.n=64,128,256 --methods disex,expmid",
+        "         lgbeam study nls-table --hmax --vary grid.n=11,21,41 --methods disex,exp-midpoint",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_case_arguments(p)
@@ -45,17 +46,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--reference", default=None, metavar="KEY=V",
                    help="settings of the reference run (default: the last --vary value)")
     p.add_argument("--jobs", type=int, default=1, metavar="K", help="parallel processes (default 1)")
-    p.add_argument("--hmax", action="store_true", help="largest-stable-step study via the app's hmax_study")
+    p.add_argument("--hmax", action="store_true", help="largest-stable-step study (Tables 2.3/2.4; nls and kdv cases)")
     p.add_argument("--methods", default="", metavar="A,B", help="methods for --hmax")
     p.set_defaults(func=_run)
 
 
-def parse_vary(text: str) -> tuple[str, list[Any]]:
+def parse_vary(text: str, min_values: int = 2) -> tuple[str, list[Any]]:
     """``"integrator.h=1e-2,5e-3"`` → ``("integrator.h", [0.01, 0.005])`` (values as TOML literals)."""
     key, sep, vals = text.partition("=")
     values = [parse_value(v.strip()) for v in vals.split(",") if v.strip()]
-    if not sep or not key.strip() or len(values) < 2:
-        raise CaseError(f"--vary expects KEY=V1,V2,... with at least two values, e.g. integrator.h=1e-2,5e-3; got {text!r}")
+    if not sep or not key.strip() or len(values) < min_values:
+        raise CaseError(f"--vary expects KEY=V1,V2,... with at least {min_values} value(s), e.g. "
+                        f"integrator.h=1e-2,5e-3; got {text!r}")
     return key.strip(), values
 
 
@@ -118,7 +120,7 @@ def format_table(rows: list[dict[str, Any]]) -> str:
 def _run(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise ValueError(f"--jobs must be at least 1, got {args.jobs}")
-    key, values = parse_vary(args.vary)
+    key, values = parse_vary(args.vary, min_values=1 if args.hmax else 2)
     base, source = load_case(args.case, args.overrides)
     name = str(base.get("name") or source.stem)
     if args.hmax:

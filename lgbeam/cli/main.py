@@ -12,7 +12,7 @@ import importlib
 import logging
 import sys
 
-from lgbeam import __version__
+from lgbeam._version import __version__
 
 COMMANDS = ("list", "run", "study", "render", "modes", "bench")
 

@@ -21,7 +21,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-import lgbeam
+from lgbeam._version import PACKAGE_DIR
 from lgbeam.io.schema import CaseError, validate
 
 logger = logging.getLogger(__name__)
@@ -33,7 +33,7 @@ __all__ = ["apply_override", "case_dirs", "dumps_toml", "find_case", "list_cases
 def case_dirs() -> list[Path]:
     """Folders searched for case names: ``$LGBEAM_CASES`` entries, then the repository's ``cases/``."""
     dirs = [Path(p) for p in os.environ.get("LGBEAM_CASES", "").split(os.pathsep) if p]
-    dirs.append(Path(lgbeam.__file__).resolve().parents[1] / "cases")
+    dirs.append(PACKAGE_DIR.parent / "cases")
     return dirs
 
 

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import scipy
 
-import lgbeam
+from lgbeam._version import PACKAGE_DIR, __version__
 
 logger = logging.getLogger(__name__)
 
@@ -125,7 +125,7 @@ def make_run_dir(
 
 def git_info(repo: Path | None = None) -> dict[str, Any]:
     """``{"commit": sha, "dirty": bool}`` of the checkout holding lgbeam, or ``{}`` outside git."""
-    repo = repo or Path(lgbeam.__file__).resolve().parents[1]
+    repo = repo or PACKAGE_DIR.parent
     if not (repo / ".git").exists():
         return {}
     try:
@@ -146,7 +146,7 @@ def provenance(*, status: str, wall_time_s: float, started: str, case_name: str 
         "status": status,
         "started": started,
         "wall_time_s": wall_time_s,
-        "lgbeam": lgbeam.__version__,
+        "lgbeam": __version__,
         "git": git_info(),
         "python": sys.version.split()[0],
         "numpy": np.__version__,
