@@ -107,6 +107,21 @@ class HasEnergy(Protocol):
 
 
 @runtime_checkable
+class HasTangents(Protocol):
+    """Optional capability: the exact linearisation of a constrained mechanical system (implicit methods,
+    statics, modes and buckling), all along left-translated directions w (q ∘ exp(ε w)), sparse (n, n):
+
+    ``stiffness(t, q, v)``             K w = d/dε g(t, q ∘ exp(εw), v)|₀
+    ``damping(t, q, v)``               D u = d/dε g(t, q, v + εu)|₀   (material damping + gyroscopic terms)
+    ``constraint_stiffness(t, q, lam)`` Z w = d/dε B(q ∘ exp(εw))ᵀ λ|₀  (for rheonomic rows at time t)
+    """
+
+    def stiffness(self, t: float, q: FloatArray, v: FloatArray) -> Matrix: ...
+    def damping(self, t: float, q: FloatArray, v: FloatArray) -> Matrix: ...
+    def constraint_stiffness(self, t: float, q: FloatArray, lam: FloatArray) -> Matrix: ...
+
+
+@runtime_checkable
 class HasMassBlocks(Protocol):
     """Optional capability: M is block diagonal with blocks of this size (inverted blockwise; default 6)."""
 
