@@ -1,20 +1,30 @@
-"""The one runner of every case kind: a case's ``build`` gives a ``Problem`` (system, initial state,
+"""The one runner of every case kind: a case's ``problem(case)`` gives a ``Problem`` (system, initial state,
 ParaView frame, solution arrays); ``run_problem`` integrates it through ``lgbeam.solve.integrate`` with the
 case's integrator, time and output sections, and writes the run folder:
 
-    solution.npz      what ``Problem.arrays(sol)`` returns (the app's own keys)
-    diagnostics.csv   one row per attempted step: t, h, err, accepted, iterations, the method's diagnostics
+    solution.npz        what ``Problem.arrays(sol)`` returns (the app's own keys), written atomically
+    diagnostics.csv     one row per attempted step, streamed (memory does not grow with the step count)
     paraview/<name>.pvd (+ frames)   every output time, valid at any moment (``PVDSeries``)
+    checkpoint.pkl      the driver's full loop state and the saved frames, rewritten atomically every
+                        ``output.checkpoint_seconds`` of wall time or ``output.checkpoint_steps`` steps
 
-The series is closed (valid) on any exit; ``KeyboardInterrupt`` inside the driver becomes the status
-"interrupted" with every file written.
+``resume=True`` continues a killed or interrupted run from its checkpoint: the ParaView series, the
+diagnostics and the solution are truncated to the checkpoint and appended to, and the run ends on the
+same state as an uninterrupted one, bit for bit. SIGINT/SIGTERM end the run between steps with every
+file written (status "interrupted", ``extra["signal"]``).
+
+Before anything is integrated the memory and disk the output will need are estimated and refused above
+``output.max_memory_gb`` / ``output.max_disk_gb`` (the message gives the estimate and the keys to change).
 """
 
 from __future__ import annotations
 
-import csv
+import io
+import logging
+import math
+import pickle
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,18 +33,30 @@ import numpy as np
 from lgbeam.apps import RunSummary
 from lgbeam.integrators.controllers import AdaptiveStep, ConstantStep
 from lgbeam.integrators.registry import make_method
+from lgbeam.io.atomic import atomic_write
 from lgbeam.io.progress import Progress
 from lgbeam.io.vtk import Frame, PVDSeries
 from lgbeam.solve import SaveAt, Solution, integrate
+from lgbeam.solve.driver import Checkpointing, LoopState
+from lgbeam.solve.record import CSVRecord
+from lgbeam.systems import MechanicalState
+
+logger = logging.getLogger(__name__)
+
+CHECKPOINT = "checkpoint.pkl"
+CHECKPOINT_FORMAT = 1
+GIB = 1024**3
 
 
 @dataclass(frozen=True)
 class Problem:
-    """What an app's ``build`` hands the runner.
+    """What an app's ``problem(case)`` hands the runner.
 
     ``frame(y)`` is the ParaView frame of a state; ``arrays(sol)`` the arrays of solution.npz;
-    ``summary(sol)`` extra figures for provenance.json; ``diagnostics`` True (the method's own), False or
-    ``fn(t, y) -> dict``; ``method_options`` extra options for ``make_method`` (e.g. projections).
+    ``summary(sol)`` extra figures for provenance.json (``sol.summary`` holds the per-column statistics of
+    the diagnostics); ``diagnostics`` True (the method's own), False or ``fn(t, y) -> dict``;
+    ``method_options`` extra options for ``make_method`` (e.g. projections); ``work_bytes`` the working
+    memory the integration needs besides the saved frames (for the up-front estimate).
     """
 
     system: Any
@@ -44,6 +66,7 @@ class Problem:
     summary: Callable[[Solution], dict[str, Any]] = lambda sol: {}
     diagnostics: Any = True
     method_options: dict[str, Any] = field(default_factory=dict)
+    work_bytes: float = 0.0
 
 
 def controller_of(integ: dict[str, Any]) -> ConstantStep | AdaptiveStep:
@@ -56,35 +79,130 @@ def controller_of(integ: dict[str, Any]) -> ConstantStep | AdaptiveStep:
     return AdaptiveStep(rtol=integ["rtol"], atol=integ["atol"])
 
 
-def run_problem(case: dict[str, Any], run_dir: Path, problem: Problem, *, progress: bool) -> RunSummary:
+def _nbytes(y: Any) -> int:
+    arrays = y.arrays() if isinstance(y, MechanicalState) else (y,)
+    return int(sum(np.asarray(a).nbytes for a in arrays))
+
+
+def check_budget(case: dict[str, Any], problem: Problem) -> dict[str, float]:
+    """Estimate the memory and disk of the run; ValueError above ``output.max_memory_gb``/``max_disk_gb``."""
+    tm, out = case["time"], case["output"]
+    n_frames = math.floor((tm["t_end"] - tm["t0"]) / out["every"]) + 2
+    state = _nbytes(problem.y0)
+    frame = problem.frame(problem.y0) if out["vtk"] else None
+    vtu = 0 if frame is None else 1.4 * sum(np.asarray(a).nbytes for a in (
+        frame.points, *(c for _, c in frame.cells), *frame.point_data.values(),
+        *(b for blocks in frame.cell_data.values() for b in blocks)))
+    memory = n_frames * state + problem.work_bytes
+    disk = n_frames * (vtu + 2 * state)
+    est = {"frames": float(n_frames), "memory_gb": memory / GIB, "disk_gb": disk / GIB}
+    if memory > out["max_memory_gb"] * GIB:
+        raise ValueError(
+            f"this run would need about {memory / GIB:.3g} GiB of memory ({n_frames} saved frames of "
+            f"{state / 1024**2:.3g} MiB plus {problem.work_bytes / GIB:.3g} GiB to integrate), above "
+            f"output.max_memory_gb = {out['max_memory_gb']:g}; raise output.every, reduce the mesh, or raise "
+            "output.max_memory_gb")
+    if disk > out["max_disk_gb"] * GIB:
+        raise ValueError(
+            f"this run would write about {disk / GIB:.3g} GiB ({n_frames} frames), above output.max_disk_gb = "
+            f"{out['max_disk_gb']:g}; raise output.every, set output.vtk = false, or raise output.max_disk_gb")
+    return est
+
+
+def load_checkpoint(run_dir: Path) -> dict[str, Any]:
+    """The checkpoint of a run folder (``--resume``); ValueError when there is none or it is unreadable."""
+    path = Path(run_dir) / CHECKPOINT
+    if not path.is_file():
+        raise ValueError(f"{run_dir} has no {CHECKPOINT}: it was not written by a run that can be resumed")
+    try:
+        with open(path, "rb") as fh:
+            data = pickle.load(fh)
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError) as exc:
+        raise ValueError(f"cannot read {path}: {exc}") from exc
+    if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
+        raise ValueError(f"{path} is not a checkpoint of this lgbeam version; rerun the case")
+    return data
+
+
+def _write_solution(run_dir: Path, problem: Problem, sol: Solution, times: list[float], states: list[Any]) -> None:
+    from lgbeam.solve.driver import _stack
+
+    full = replace(sol, t=np.asarray(times), y=_stack(states))
+    buf = io.BytesIO()
+    np.savez(buf, **problem.arrays(full))
+    with atomic_write(run_dir / "solution.npz") as fh:
+        fh.write(buf.getvalue())
+
+
+def run_problem(case: dict[str, Any], run_dir: Path, problem: Problem, *, progress: bool,
+                resume: bool = False) -> RunSummary:
     """Integrate ``problem`` over ``case['time']`` with ``case['integrator']``; write the run folder."""
     integ, tm, out = case["integrator"], case["time"], case["output"]
     run_dir = Path(run_dir)
     method = make_method(integ["method"], **problem.method_options)
     controller = controller_of(integ)
-    series = PVDSeries(run_dir / "paraview" / f"{case['name']}.pvd") if out["vtk"] else None
-    observers = () if series is None else (lambda t, y: series.write_frame(t, problem.frame(y)),)
+    budget = check_budget(case, problem)
+    times: list[float] = []
+    states: list[Any] = []
+    state: LoopState | None = None
+    if resume:
+        ck = load_checkpoint(run_dir)
+        state, times, states = ck["state"], list(ck["times"]), list(ck["states"])
+    series = None
+    if out["vtk"]:
+        series = PVDSeries(run_dir / "paraview" / f"{case['name']}.pvd", keep=len(times) if resume else None)
+
+    def collect(t: float, y: Any) -> None:
+        times.append(t)
+        states.append(y)
+        if series is not None:
+            series.write_frame(t, problem.frame(y))
+
+    def save_checkpoint(s: LoopState) -> None:
+        data = {"format": CHECKPOINT_FORMAT, "state": s, "times": times, "states": states}
+        with atomic_write(run_dir / CHECKPOINT) as fh:
+            pickle.dump(data, fh, protocol=pickle.HIGHEST_PROTOCOL)
+
+    steps, seconds = out.get("checkpoint_steps") or None, out.get("checkpoint_seconds") or None
+    ckpt = Checkpointing(save_checkpoint, steps=steps, seconds=seconds) if (steps or seconds) else None
+    if resume and ckpt is None:
+        raise ValueError("--resume needs checkpoints: set output.checkpoint_seconds or output.checkpoint_steps > 0")
+    record = CSVRecord(run_dir / "diagnostics.csv")
     bar = Progress(tm["t0"], tm["t_end"], enabled=progress)
     try:
         sol = integrate(problem.system, method, problem.y0, (tm["t0"], tm["t_end"]), controller=controller,
-                        save=SaveAt(every=out["every"], observers=observers), diagnostics=problem.diagnostics,
-                        progress=bar.update if progress else None, max_steps=int(integ.get("max_steps", 1_000_000)))
+                        save=SaveAt(every=out["every"], observers=(collect,), store=False),
+                        diagnostics=problem.diagnostics, progress=bar.update if progress else None,
+                        max_steps=int(integ["max_steps"]), record=record, checkpoint=ckpt, resume=state)
     finally:
         bar.close()
+        record.close()
         if series is not None:
             series.close()
-    np.savez(run_dir / "solution.npz", **problem.arrays(sol))
-    write_diagnostics(run_dir / "diagnostics.csv", sol.steps)
+    _write_solution(run_dir, problem, sol, times, states)
+    if ckpt is not None and sol.state is not None:
+        save_checkpoint(replace(sol.state, cache=_checkpoint_form(method, sol.state.cache),
+                                record=record.state()))
+    extra = {"h_last": sol.stats["h_last"], "estimate": budget, **problem.summary(sol)}
+    if "signal" in sol.stats:
+        extra["signal"] = sol.stats["signal"]
     return RunSummary(status=str(sol.status), message=sol.message, n_steps=sol.n_steps,
-                      n_rejected=int(sol.stats["n_rejected"]), t_final=float(sol.stats["t_final"]),
-                      extra={"h_last": sol.stats["h_last"], **problem.summary(sol)})
+                      n_rejected=int(sol.stats["n_rejected"]), t_final=float(sol.stats["t_final"]), extra=extra)
+
+
+def _checkpoint_form(method: Any, cache: Any) -> Any:
+    from lgbeam.integrators.base import HasCheckpoint
+
+    return method.checkpoint(cache) if isinstance(method, HasCheckpoint) else cache
 
 
 def write_diagnostics(path: Path, steps: dict[str, Any]) -> None:
-    """diagnostics.csv: one row per attempted step, the columns of the driver's record (``Solution.steps``)."""
+    """diagnostics.csv from in-memory columns (static analyses; dynamic runs stream it through ``CSVRecord``)."""
+    import csv
+
     keys = list(steps)
     data = [np.asarray(steps[k], dtype=float) for k in keys]
-    with open(path, "w", newline="", encoding="utf-8") as fh:
+    with atomic_write(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(keys)
         for row in zip(*data):

@@ -226,12 +226,14 @@ def problem(case: dict[str, Any]) -> Problem:
                    summary=tip)
 
 
-def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False) -> RunSummary:
+def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False, resume: bool = False) -> RunSummary:
     """Integrate a rod case; write solution.npz, diagnostics.csv and paraview/<name>.pvd."""
     if case["analysis"]["kind"] == "static":
+        if resume:
+            raise ValueError("a static analysis has no checkpoint to resume; run it again")
         rod, q0, _ = build(case)
         return _run_static(case, rod, q0, Path(run_dir))
-    return run_problem(case, run_dir, problem(case), progress=progress)
+    return run_problem(case, run_dir, problem(case), progress=progress, resume=resume)
 
 
 def _run_static(case: dict[str, Any], rod: CosseratRod, q0: np.ndarray, run_dir: Path) -> RunSummary:

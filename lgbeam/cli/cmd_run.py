@@ -1,14 +1,16 @@
 """``lgbeam run CASE``: validate a case, make a run folder, run the app, write provenance and figures.
 
 Exit codes: 0 success; 1 the integration stopped early (status other than "ok"); 2 a user error
-(one line on stderr); 130 interrupted with Ctrl-C (files written so far stay valid), whether the
-app lets ``KeyboardInterrupt`` propagate or returns a ``RunSummary`` with status "interrupted".
+(one line on stderr); 130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM (``timeout``, batch schedulers):
+the driver catches both between steps, every file is written and valid, and ``lgbeam run --resume RUN_DIR``
+continues the run from its last checkpoint (also after SIGKILL).
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -16,12 +18,14 @@ from typing import Any
 
 from lgbeam._version import __version__
 from lgbeam.apps import RunSummary, get_app, load_case
+from lgbeam.io.atomic import RunLock
 from lgbeam.io.cases import write_toml
 from lgbeam.io.run import Stopwatch, make_run_dir, write_provenance
 
 logger = logging.getLogger(__name__)
 
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -33,14 +37,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         epilog="example: lgbeam run flying-spaghetti --set integrator.rtol=1e-5 --out outputs/fs",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    add_case_arguments(p)
+    add_case_arguments(p, case_optional=True)
     p.add_argument("--no-figures", action="store_true", help="skip the matplotlib figures")
+    p.add_argument("--resume", type=Path, default=None, metavar="RUN_DIR",
+                   help="continue a killed or interrupted run from its checkpoint.pkl (appends to its files)")
     p.set_defaults(func=_run)
 
 
-def add_case_arguments(p: argparse.ArgumentParser) -> None:
+def add_case_arguments(p: argparse.ArgumentParser, case_optional: bool = False) -> None:
     """Arguments shared by ``run`` and ``study``: CASE, --out, --set, --quiet, --force."""
-    p.add_argument("case", metavar="CASE", help="case name (see `lgbeam list`) or path to a .toml file")
+    p.add_argument("case", metavar="CASE", nargs="?" if case_optional else None,
+                   help="case name (see `lgbeam list`) or path to a .toml file")
     p.add_argument("--out", type=Path, default=None, metavar="DIR",
                    help="output folder (default: outputs/<case>/<YYYYmmdd-HHMMSS>)")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
@@ -51,17 +58,28 @@ def add_case_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_case(case: dict[str, Any], source: Path | str, run_dir: Path, *, progress: bool,
-             figures: bool = True) -> RunSummary:
+             figures: bool = True, resume: bool = False) -> RunSummary:
     """Write case.toml, run the app, write provenance.json (and figures); return the summary.
 
-    ``KeyboardInterrupt`` propagates after provenance.json records ``status = "interrupted"``.
+    The run folder is locked (``.lock``) while the run writes it; provenance.json says ``running`` from
+    the start, so a killed run's folder says what it was. ``KeyboardInterrupt`` propagates after
+    provenance.json records ``status = "interrupted"``.
     """
-    write_toml(run_dir / "case.toml", case, header=f"resolved from {source} by lgbeam {__version__}")
+    with RunLock(run_dir):
+        return _run_locked(case, source, run_dir, progress=progress, figures=figures, resume=resume)
+
+
+def _run_locked(case: dict[str, Any], source: Path | str, run_dir: Path, *, progress: bool, figures: bool,
+                resume: bool) -> RunSummary:
+    if not resume:
+        write_toml(run_dir / "case.toml", case, header=f"resolved from {source} by lgbeam {__version__}")
     app = get_app(case["kind"])
     clock = Stopwatch()
     prov = {"started": clock.started, "case_name": str(case.get("name", ""))}
+    write_provenance(run_dir, status="running", wall_time_s=0.0, **prov)
     try:
-        summary = app.run(case, run_dir, progress=progress)
+        summary = app.run(case, run_dir, progress=progress, resume=True) if resume else \
+            app.run(case, run_dir, progress=progress)
     except KeyboardInterrupt:
         write_provenance(run_dir, status="interrupted", wall_time_s=clock.elapsed(), **prov)
         raise
@@ -83,16 +101,35 @@ def run_case(case: dict[str, Any], source: Path | str, run_dir: Path, *, progres
     return summary
 
 
+def _resume_target(args: argparse.Namespace) -> tuple[dict[str, Any], Path, Path]:
+    """(case, source, run_dir) of ``--resume RUN_DIR``: the run folder's resolved case.toml."""
+    run_dir = Path(args.resume)
+    if args.case or args.overrides or args.out or args.force:
+        raise ValueError("--resume RUN_DIR takes no CASE, --set, --out or --force: it continues that run as it was")
+    if not (run_dir / "case.toml").is_file():
+        raise ValueError(f"--resume {run_dir}: no case.toml there; give the folder of a run to continue")
+    case, source = load_case(str(run_dir / "case.toml"))
+    return case, source, run_dir
+
+
 def _run(args: argparse.Namespace) -> int:
-    case, source = load_case(args.case, args.overrides)
-    run_dir = make_run_dir(str(case.get("name") or source.stem), args.out, force=args.force)
+    if args.resume is not None:
+        case, source, run_dir = _resume_target(args)
+    else:
+        if not args.case:
+            raise ValueError("lgbeam run needs a CASE (see `lgbeam list`) or --resume RUN_DIR")
+        case, source = load_case(args.case, args.overrides)
+        run_dir = make_run_dir(str(case.get("name") or source.stem), args.out, force=args.force)
     try:
-        summary = run_case(case, source, run_dir, progress=not args.quiet, figures=not args.no_figures)
+        summary = run_case(case, source, run_dir, progress=not args.quiet, figures=not args.no_figures,
+                           resume=args.resume is not None)
     except KeyboardInterrupt:
         summary = RunSummary(status="interrupted")
-    if summary.status == "interrupted":  # the driver may catch Ctrl-C itself and return this status
-        print(f"lgbeam run: interrupted; everything written so far is valid and is in {run_dir}", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    if summary.status == "interrupted":  # the driver catches SIGINT/SIGTERM between steps and returns this
+        sig = summary.extra.get("signal", signal.SIGINT)
+        print(f"lgbeam run: interrupted by {signal.Signals(sig).name}; everything written so far is valid and is in "
+              f"{run_dir}; continue with `lgbeam run --resume {run_dir}`", file=sys.stderr)
+        return EXIT_TERMINATED if sig == signal.SIGTERM else EXIT_INTERRUPTED
     line = (f"{case.get('name', source.stem)}: {summary.status}; t = {summary.t_final:.6g}, "
             f"{summary.n_steps} steps ({summary.n_rejected} rejected); output in {run_dir}")
     if summary.status != "ok":

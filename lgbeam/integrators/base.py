@@ -35,6 +35,7 @@ class Status(StrEnum):
     NONFINITE = "nonfinite"
     SINGULAR = "singular"
     SOLVER_FAILED = "solver_failed"
+    ENERGY_GROWTH = "energy_growth"
     INTERRUPTED = "interrupted"
     STOPPED = "stopped"
 
@@ -50,6 +51,7 @@ _ADVICE: dict[Status, str] = {
     Status.NONFINITE: "reduce the step size (integrator.h) or use an adaptive method (rtol/atol)",
     Status.SINGULAR: "check the constraints and supports (redundant or contradictory rows), or reduce the step",
     Status.SOLVER_FAILED: "use a smaller integrator.h, raise integrator.max_iter, or another method",
+    Status.ENERGY_GROWTH: "the solution blew up: reduce integrator.h or use an adaptive method (rtol/atol)",
     Status.INTERRUPTED: "the run was interrupted; the files hold everything up to the last accepted step",
     Status.STOPPED: "an observer asked the run to stop",
 }
@@ -102,6 +104,15 @@ class Integrator(Protocol[StateT, CacheT]):
 
 
 @runtime_checkable
+class HasCheckpoint(Protocol):
+    """Optional capability of a method: its cache in a picklable, compact form and back (checkpoint and
+    restart); without it the cache itself is pickled."""
+
+    def checkpoint(self, cache: Any) -> Any: ...
+    def restore(self, system: Any, y: Any, data: Any) -> Any: ...
+
+
+@runtime_checkable
 class HasInitialStep(Protocol):
     """Optional capability of a method: a starting step size for adaptive runs (else ``h0`` is needed)."""
 
@@ -109,4 +120,4 @@ class HasInitialStep(Protocol):
                      h_max: float) -> float: ...
 
 
-__all__ = ["HasInitialStep", "Integrator", "Status", "Step"]
+__all__ = ["HasCheckpoint", "HasInitialStep", "Integrator", "Status", "Step"]

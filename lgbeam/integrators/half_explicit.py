@@ -153,6 +153,13 @@ class HalfExplicitRK:
                     magnitude=magnitude, dense=dense, evaluations=st.n_force_evals,
                     retry_cache=HERKCache(lin, st.vdot_start, cache.rheonomic))
 
+    def checkpoint(self, cache: HERKCache) -> dict[str, Any]:
+        """The cache without its stage solver (rebuilt from the constant M on restore)."""
+        return {"vdot1": cache.vdot1, "rheonomic": cache.rheonomic}
+
+    def restore(self, system: Any, y: MechanicalState, data: dict[str, Any]) -> HERKCache:
+        return HERKCache(stage_solver(system, np.asarray(y.q, dtype=float)), data["vdot1"], data["rheonomic"])
+
     def diagnostics(self, system: Any, t: float, y: MechanicalState, cache: HERKCache) -> dict[str, float]:
         """‖Φ‖, ‖B v‖ and the energy after a step."""
         return residuals(system, t, y.q, y.v, cache.lin, cache.rheonomic)

@@ -24,7 +24,6 @@ import platform
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from datetime import datetime
 from pathlib import Path
@@ -34,6 +33,7 @@ import numpy as np
 import scipy
 
 from lgbeam._version import PACKAGE_DIR, __version__
+from lgbeam.io.atomic import RunLock, atomic_write_text
 
 logger = logging.getLogger(__name__)
 
@@ -97,6 +97,11 @@ def make_run_dir(
                     f"output folder {folder} already exists and is not empty; pass --force to replace it "
                     "or choose another --out"
                 )
+            if (folder / RunLock.NAME).exists() and not RunLock.is_stale(folder):
+                own = RunLock.owner(folder)
+                raise FileExistsError(
+                    f"refusing to replace {folder}: a run ({'process ' + str(own[0]) if own else 'another process'}) "
+                    "is still writing it; wait for it to finish or choose another --out")
             if not any((folder / m).exists() for m in _RUN_MARKERS):
                 raise FileExistsError(
                     f"refusing to replace {folder}: it is not an lgbeam run folder (no case.toml or "
@@ -170,16 +175,7 @@ def _jsonable(o: Any) -> Any:
 
 def write_json(path: Path, data: dict[str, Any]) -> None:
     """Write JSON atomically (temporary file + ``os.replace``)."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=2, default=_jsonable)
-            fh.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write_text(path, json.dumps(data, indent=2, default=_jsonable) + "\n")
 
 
 def write_provenance(run_dir: Path, **kwargs: Any) -> dict[str, Any]:

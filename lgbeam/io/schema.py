@@ -7,6 +7,7 @@ section). ``validate(case, schema)`` returns the fully resolved case (defaults f
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,9 +42,17 @@ def _check_value(dotted: str, key: Key, value: Any) -> Any:
     ok = isinstance(value, types) and not (isinstance(value, bool) and bool not in types)
     if not ok:
         raise CaseError(f"case key '{dotted}' must be a {key.type_name()}, got {value!r} ({type(value).__name__})")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise CaseError(f"case key '{dotted}' must be a finite number, got {value!r}")
+    if isinstance(value, list) and any(isinstance(v, float) and not math.isfinite(v) for v in _flat(value)):
+        raise CaseError(f"case key '{dotted}' must hold finite numbers, got {value!r}")
     if key.choices is not None and value not in key.choices:
         raise CaseError(f"case key '{dotted}' = {value!r} is not one of {', '.join(map(str, key.choices))}")
     return value
+
+
+def _flat(value: Any) -> list[Any]:
+    return [x for v in value for x in (_flat(v) if isinstance(v, list) else [v])]
 
 
 def validate(case: dict[str, Any], schema: dict[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -90,6 +99,12 @@ def time_section(t_end: Any = REQUIRED) -> dict[str, Key]:
 
 
 def output_section(every: float) -> dict[str, Key]:
-    """The ``output`` section: the save interval (a time) and whether to write the ParaView series."""
+    """The ``output`` section: the save interval (a time), the ParaView series, checkpoints and the size limits
+    a run is checked against before it starts."""
     return {"every": Key(float, every, doc="output interval in time units (also the ParaView frames)"),
-            "vtk": Key(bool, True, doc="write the ParaView series")}
+            "vtk": Key(bool, True, doc="write the ParaView series"),
+            "checkpoint_seconds": Key(float, 60.0, doc="write checkpoint.pkl every this many wall seconds "
+                                      "(for lgbeam run --resume); 0 disables"),
+            "checkpoint_steps": Key(int, 0, doc="also write it every this many accepted steps (0: by time only)"),
+            "max_memory_gb": Key(float, 8.0, doc="refuse a run whose estimated memory exceeds this (GiB)"),
+            "max_disk_gb": Key(float, 20.0, doc="refuse a run whose estimated output exceeds this (GiB)")}

@@ -33,7 +33,6 @@ from __future__ import annotations
 import logging
 import os
 import re
-import tempfile
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +43,7 @@ import meshio
 import numpy as np
 
 from lgbeam.groups.base import quat_to_matrix
+from lgbeam.io.atomic import atomic_path
 
 logger = logging.getLogger(__name__)
 
@@ -107,16 +107,11 @@ def _check_frame(frame: Frame) -> tuple[np.ndarray, list[tuple[str, np.ndarray]]
     return pts, cells, point_data, cell_data
 
 
-def _write_atomic(path: Path, write: Any) -> None:
-    """Call ``write(tmp_path)`` on a temporary file in ``path``'s folder, then rename it to ``path``."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        write(Path(tmp))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+def _write_atomic(path: Path, write: Any, suffix: str = ".tmp") -> None:
+    """Call ``write(tmp_path)`` on a temporary file in ``path``'s folder, then rename it to ``path``
+    (``lgbeam.io.atomic.atomic_path``: normal permissions, removed on failure)."""
+    with atomic_path(path, suffix) as tmp:
+        write(tmp)
 
 
 class PVDSeries:
@@ -130,6 +125,9 @@ class PVDSeries:
     overwrite
         If ``False`` and ``pvd_path`` exists, raise ``ValueError``; if ``True`` (default) start a
         new series (old frames of the same name are replaced as they are rewritten).
+    keep
+        Continue an existing series (``--resume``): keep its first ``keep`` frames, delete the frame files
+        listed after them (written after the last checkpoint), and append from there.
 
     Notes
     -----
@@ -137,7 +135,7 @@ class PVDSeries:
     ``.pvd`` is valid after every ``write`` (temporary file + ``os.replace``).
     """
 
-    def __init__(self, pvd_path: str | os.PathLike[str], *, overwrite: bool = True) -> None:
+    def __init__(self, pvd_path: str | os.PathLike[str], *, overwrite: bool = True, keep: int | None = None) -> None:
         self.path = Path(pvd_path)
         if self.path.suffix != ".pvd":
             raise ValueError(f"ParaView collection must end in .pvd, got {self.path.name!r}")
@@ -153,6 +151,13 @@ class PVDSeries:
             raise PermissionError(f"cannot create ParaView folder {self.frame_dir}: {exc.strerror}") from exc
         self.entries: list[tuple[float, str]] = []
         self.closed = False
+        if keep is not None and self.path.exists():
+            old = [(t, p.relative_to(self.path.parent).as_posix()) for t, p in read_pvd(self.path)]
+            if len(old) < keep:
+                raise ValueError(f"{self.path} lists {len(old)} frames, fewer than the {keep} to keep")
+            for _, rel in old[keep:]:
+                (self.path.parent / rel).unlink(missing_ok=True)
+            self.entries = old[:keep]
         self._write_pvd()
 
     # context manager -------------------------------------------------------------------------

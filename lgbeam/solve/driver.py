@@ -2,25 +2,39 @@
 
 The driver owns what changes during a run — time, step size, acceptance, saving, counting — while a
 method's ``step`` stays a pure function of its inputs (``lgbeam.integrators.base``). The controller
-(``ConstantStep`` or ``AdaptiveStep``) sets the step sizes; ``SaveAt`` which states are kept and
-observed. A failed step (status other than OK, or a non-finite candidate) is rejected and retried
-smaller by an adaptive run and ends a constant-step run at the last good state.
+(``ConstantStep`` or ``AdaptiveStep``) sets the step sizes; ``SaveAt`` which states are kept and observed;
+the record (``lgbeam.solve.record``) where the per-step rows go.
+
+A trial step fails when the method reports a status other than OK, when its state is not finite, or when
+the energy jumps by more than ``energy_growth`` (default 1e6) times the largest |energy| seen so far (a
+blow-up; the check needs an ``energy`` diagnostic and waits until that reference exceeds ``ENERGY_FLOOR`` =
+1e-12, so a system starting at rest — energy zero up to round-off — is checked once it moves). An adaptive run rejects such a step and
+retries it smaller; a constant-step run stops at the last good state with that status.
+
+SIGINT and SIGTERM (main thread only) are caught between steps — never inside a compiled kernel — and end
+the run with status ``interrupted`` (``stats["signal"]`` says which). ``checkpoint`` receives the loop's
+full state after accepted steps; ``resume`` continues a run from such a state, bit for bit.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
+import signal
+import threading
 import time as _time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from lgbeam.integrators.base import HasInitialStep, Status, Step
+from lgbeam.integrators.base import HasCheckpoint, HasInitialStep, Status, Step
 from lgbeam.integrators.controllers import AdaptiveStep, ConstantStep
 from lgbeam.integrators.registry import make_method
 from lgbeam.solve.contracts import check_compatible
+from lgbeam.solve.record import MemoryRecord
 from lgbeam.solve.save import SaveAt
 from lgbeam.solve.solution import Solution
 from lgbeam.systems import MechanicalState
@@ -28,7 +42,49 @@ from lgbeam.systems import MechanicalState
 logger = logging.getLogger(__name__)
 
 Progress = Callable[[float, float, int, int], None]
+ENERGY_FLOOR = 1e-12  # below this |energy| (round-off of a system at rest) the blow-up check waits
 Diagnostics = Callable[[float, Any], dict[str, float]]
+
+
+@dataclass
+class LoopState:
+    """Everything the loop carries from one step to the next: a checkpoint is this object (with the
+    method's cache in its ``checkpoint`` form), and ``integrate(..., resume=state)`` continues from it."""
+
+    method: str
+    t: float
+    y: Any
+    cache: Any
+    h: float
+    after_reject: bool = False
+    k_grid: int = 1
+    k_save: int = 0
+    n_acc: int = 0
+    n_rej: int = 0
+    n_eval: int = 0
+    n_iter: int = 0
+    h_first: float = math.nan
+    h_last: float = math.nan
+    h_smallest: float = math.inf
+    h_largest: float = 0.0
+    energy_ref: float = 0.0
+    record: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Checkpointing:
+    """Call ``save(state)`` with a ``LoopState`` every ``steps`` accepted steps and/or every ``seconds`` of
+    wall time (both None: only at t0). The state's ``cache`` is the method's ``checkpoint(cache)`` form."""
+
+    save: Callable[[LoopState], None]
+    steps: int | None = None
+    seconds: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.steps is not None and not (isinstance(self.steps, int) and self.steps >= 1):
+            raise ValueError(f"checkpoint interval in steps must be an integer >= 1, got {self.steps!r}")
+        if self.seconds is not None and not (math.isfinite(self.seconds) and self.seconds > 0):
+            raise ValueError(f"checkpoint interval in seconds must be > 0, got {self.seconds!r}")
 
 
 def _arrays(y: Any) -> tuple[Any, ...]:
@@ -54,22 +110,29 @@ def _stack(states: list[Any]) -> Any:
     return np.array(states)
 
 
-class _Record:
-    """Per-attempted-step record: t, h, err, accepted, iterations and the diagnostics' keys."""
+class _Signals:
+    """SIGINT/SIGTERM recorded (not raised) while the loop runs; main thread only."""
 
-    def __init__(self, first: dict[str, float], raw: bool) -> None:
-        self.keys = ("t", "h", "err", "accepted", "iterations", *(("err_raw",) if raw else ()), *first)
-        self.rows: dict[str, list[float]] = {k: [] for k in self.keys}
-        self.nan = dict.fromkeys(first, math.nan)
+    def __init__(self) -> None:
+        self.received: int | None = None
 
-    def add(self, t: float, h: float, err: float, accepted: bool, iterations: int, diag: dict[str, float]) -> None:
-        for k, val in zip(self.keys[:5], (t, h, err, float(accepted), float(iterations))):
-            self.rows[k].append(val)
-        for k in self.keys[5:]:
-            self.rows[k].append(diag.get(k, math.nan))
+    @contextlib.contextmanager
+    def installed(self) -> Iterator[_Signals]:
+        if threading.current_thread() is not threading.main_thread():
+            yield self
+            return
+        old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
 
-    def arrays(self) -> dict[str, np.ndarray]:
-        return {k: np.asarray(v, dtype=float) for k, v in self.rows.items()}
+        def handler(signum: int, frame: Any) -> None:
+            self.received = signum
+
+        try:
+            for s in old:
+                signal.signal(s, handler)
+            yield self
+        finally:
+            for s, h in old.items():
+                signal.signal(s, h)
 
 
 def _setup(system: Any, method: Any, t_span: tuple[float, float], controller: Any) -> tuple[Any, float, float]:
@@ -83,135 +146,254 @@ def _setup(system: Any, method: Any, t_span: tuple[float, float], controller: An
     if controller.adaptive and method.error_order is None:
         raise ValueError(f"method {method.name!r} has no embedded error estimate; give a fixed step "
                          "(ConstantStep(h), case key integrator.h) or choose an adaptive method (e.g. 'hedop5')")
+    if controller.adaptive is False and controller.h > t_end - t0:
+        logger.info("constant step h = %g is longer than the interval %g; the one step is clipped to it",
+                    controller.h, t_end - t0)
     return method, t0, t_end
+
+
+def _start(system: Any, method: Any, controller: Any, t0: float, y0: Any, resume: LoopState | None) -> LoopState:
+    """The loop state at t0 (or the resumed one, with the method's cache restored)."""
+    if resume is not None:
+        if resume.method != method.name:
+            raise ValueError(f"checkpoint of method {resume.method!r} cannot resume with {method.name!r}")
+        cache = method.restore(system, resume.y, resume.cache) if isinstance(method, HasCheckpoint) else resume.cache
+        return replace(resume, cache=cache)
+    y, cache = method.init(system, t0, y0)
+    if not controller.adaptive:
+        h = controller.h
+    elif controller.h0 is not None:
+        h = controller.h0
+    elif isinstance(method, HasInitialStep):
+        h = method.initial_step(system, t0, y, cache, controller.rtol, controller.atol, controller.h_max)
+    else:
+        raise ValueError(f"method {method.name!r} has no starting-step rule; give AdaptiveStep(h0=...)")
+    return LoopState(method.name, t0, y, cache, h)
 
 
 def integrate(system: Any, method: Any, y0: Any, t_span: tuple[float, float], *,
               controller: ConstantStep | AdaptiveStep, save: SaveAt | None = None,
               diagnostics: Diagnostics | bool = True, progress: Progress | None = None,
-              max_steps: int = 1_000_000) -> Solution:
+              max_steps: int = 1_000_000, energy_growth: float | None = 1e6, record: Any = None,
+              checkpoint: Checkpointing | None = None, resume: LoopState | None = None) -> Solution:
     """Integrate ``system`` with ``method`` (an object or a registered name) from ``y0`` over ``t_span``.
 
-    ``y0`` is the method's state: a ``MechanicalState`` (λ None: the consistent λ₀) or an array.
-    ``diagnostics``: True for the method's own per-step values, False for none, or ``fn(t, y) -> dict``.
-    Returns a ``Solution`` whose ``status`` says why the run stopped (``lgbeam.integrators.Status``).
+    ``y0`` is the method's state: a ``MechanicalState`` (λ None: the consistent λ₀) or an array (ignored
+    when ``resume`` is given). ``diagnostics``: True for the method's own per-step values, False for none,
+    or ``fn(t, y) -> dict``. ``record``: a ``MemoryRecord`` (default) or ``CSVRecord``. ``energy_growth``:
+    the blow-up factor (None: no check). Returns a ``Solution`` whose ``status`` says why the run stopped.
     """
     method, t0, t_end = _setup(system, method, t_span, controller)
     save = save or SaveAt()
     save_times = save.plan(t0, t_end)
     if not (isinstance(max_steps, int) and max_steps >= 1):
         raise ValueError(f"max_steps must be a positive integer, got {max_steps!r}")
-    y, cache = method.init(system, t0, y0)
+    if energy_growth is not None and not energy_growth > 1:
+        raise ValueError(f"energy_growth must be a factor > 1 (or None to disable), got {energy_growth!r}")
+    rec = record if record is not None else MemoryRecord()
+    st0 = _start(system, method, controller, t0, y0, resume)
     diag: Callable[[float, Any, Any], dict[str, float]] = (
         (lambda t, yy, c: method.diagnostics(system, t, yy, c)) if diagnostics is True
         else (lambda t, yy, c: {}) if diagnostics is False else (lambda t, yy, c: diagnostics(t, yy)))
-    first = diag(t0, y, cache)
     measure = not controller.adaptive and controller.measures
-    rec = _Record(first, measure)
-    rec.add(t0, 0.0, 0.0, True, 0, first)
-    out_t, out_y = [t0], [y]
-    adaptive = controller.adaptive
-    if adaptive:
-        if controller.h0 is not None:
-            h = controller.h0
-        elif isinstance(method, HasInitialStep):
-            h = method.initial_step(system, t0, y, cache, controller.rtol, controller.atol, controller.h_max)
-        else:
-            raise ValueError(f"method {method.name!r} has no starting-step rule; give AdaptiveStep(h0=...)")
-        n_grid = 0
+    out_t: list[float] = []
+    out_y: list[Any] = []
+    stop = False
+    if resume is None:
+        first = diag(t0, st0.y, st0.cache)
+        rec.start(tuple(first) + (("err_raw",) if measure else ()))
+        rec.add(t0, 0.0, 0.0, True, 0, first)
+        st0.energy_ref = abs(first.get("energy", 0.0)) if math.isfinite(first.get("energy", 0.0)) else 0.0
+        out_t, out_y = [t0], [st0.y]
+        stop = _emit(save, t0, st0.y)
     else:
-        h = controller.h
-        n_grid, _ = controller.plan(t0, t_end)
-
-    def grid(k: int) -> float:  # the k-th point of the constant-step grid
-        return t0 + k * h if k < n_grid else t_end
-
-    stop = _emit(save, t0, y)
-    status, message = (Status.STOPPED, "stopped by an observer at t0") if stop else (Status.OK, "")
-    t, k_grid, k_save, n_acc, n_rej, n_eval, n_iter = t0, 1, 0, 0, 0, 0, 0
-    h_taken: list[float] = []
-    row_extra: dict[str, float] = {}
-    after_reject, err, last_detail = False, 0.0, ""
-    wall = _time.perf_counter()
-    try:
-        while status is Status.OK and t < t_end:
-            if n_acc + n_rej >= max_steps:
-                status, message = Status.MAX_STEPS, f"maximum number of steps {max_steps} reached at t = {t:.6g}"
-                break
-            if adaptive:
-                h_try = min(h, t_end - t)
-                t_new = t_end if h_try == t_end - t else t + h_try
-            else:  # the grid t0 + k h: h itself, the last step ends exactly at t_end
-                t_new = grid(k_grid)
-                h_try = h if k_grid < n_grid and abs(t_new - t - h) <= 1e-12 * h else t_new - t
-            if not method.dense_output and save_times is not None and k_save < len(save_times):
-                ts = float(save_times[k_save])
-                if ts < t_new - 1e-12 * max(1.0, abs(t_new)):  # step onto the output time
-                    t_new, h_try = ts, ts - t
-            st: Step[Any, Any] = method.step(system, t, h_try, y, cache)
-            n_eval += st.evaluations
-            n_iter += st.iterations
-            ok = st.status is Status.OK and _all_finite(st.y)
-            fail = st.status if st.status is not Status.OK else Status.NONFINITE
-            if adaptive:
-                err = controller.error_norm(st.error, st.magnitude) if ok else math.inf
-                accept = err <= 1.0
-                h_next = controller.next_step(h_try, err, method.error_order, after_reject or not accept)
-            else:
-                err, accept, h_next = 0.0, ok, h
-                if measure and ok and st.error is not None:
-                    err = controller.error_norm(st.error, st.magnitude)
-                    row_extra = {"err_raw": float(np.linalg.norm(st.error))}
-                if not ok:
-                    status = fail
-                    what = st.detail or "non-finite state"
-                    message = (f"{method.name}: step {n_acc + 1} failed (t = {t:.6g} -> {t_new:.6g}, h = {h_try:.3g}): "
-                               f"{what}")
-                    break
-            if not accept:
-                n_rej += 1
-                last_detail = st.detail if not ok else ""
-                rec.add(t_new, h_try, err, False, st.iterations, {})
-                if ok and st.retry_cache is not None:
-                    cache = st.retry_cache
-                after_reject, h = True, h_next
-                if h < controller.h_min:
-                    status = Status.STEP_UNDERFLOW
-                    message = f"step size fell below h_min = {controller.h_min:g} at t = {t:.6g} (err = {err:.3g})"
-                    message += f"; last failure: {last_detail}" if last_detail else ""
-                continue
-            k_save, stop = _save_between(save, save_times, k_save, t, t_new, h_try, st, out_t, out_y)
-            t, y, cache = t_new, st.y, st.cache
-            n_acc += 1
-            h_taken.append(h_try)
-            if not adaptive and t_new == grid(k_grid):
-                k_grid += 1
-            rec.add(t, h_try, err, True, st.iterations, {**diag(t, y, cache), **row_extra} if measure else diag(t, y, cache))
-            if save_times is None and (save.steps is None or n_acc % save.steps == 0 or t >= t_end):
-                stop = _emit(save, t, y) or stop
-                if save.store:
-                    out_t.append(t), out_y.append(y)
-            if stop:
-                status, message = Status.STOPPED, f"stopped by an observer at t = {t:.6g}"
-            if progress is not None:
-                progress(t, h_try, n_acc, n_rej)
-            after_reject, h = False, h_next
-    except KeyboardInterrupt:
-        status, message = Status.INTERRUPTED, f"interrupted by the user at t = {t:.6g}"
-    if not save.store and out_t[-1] != t:
-        out_t.append(t), out_y.append(y)
-    if message and status not in (Status.OK, Status.STOPPED):
-        message = f"{message}; {status.advice}"
+        assert st0.record is not None, "a resumed state carries its record's state"
+        rec.restore(st0.record)
+    loop = _Loop(system, method, controller, save, save_times, diag, rec, t0, t_end, max_steps, energy_growth,
+                 measure, progress, checkpoint, out_t, out_y)
+    with _Signals().installed() as signals:
+        loop.run(st0, signals, stopped=stop)
+    rec.close()
+    s = loop.state
+    if not save.store and (not out_t or out_t[-1] != s.t):
+        out_t.append(s.t), out_y.append(s.y)
+    message = loop.message
+    if message and loop.status not in (Status.OK, Status.STOPPED):
+        message = f"{message}; {loop.status.advice}"
         logger.info(message)
-    hs = np.asarray(h_taken) if h_taken else np.zeros(1)
-    stats = {"n_steps": n_acc, "n_rejected": n_rej, "n_evaluations": n_eval, "n_iterations": n_iter,
-             "wall_time": _time.perf_counter() - wall, "t_final": t, "method": method.name,
-             "h_first": float(hs[0]), "h_last": float(hs[-1]), "h_smallest": float(hs.min()),
-             "h_largest": float(hs.max())}
-    if not adaptive and h_taken and abs(h_taken[-1] - h) > 1e-12 * h:
-        stats["note"] = f"constant step {h:g}; the last step was {h_taken[-1]:.6g} to end at t = {t_end:g}"
-    return Solution(t=np.asarray(out_t), y=_stack(out_y), steps=rec.arrays(), status=status, message=message,
-                    stats=stats)
+    stats = {"n_steps": s.n_acc, "n_rejected": s.n_rej, "n_evaluations": s.n_eval, "n_iterations": s.n_iter,
+             "wall_time": loop.wall, "t_final": s.t, "method": method.name, "h_first": s.h_first,
+             "h_last": s.h_last, "h_smallest": s.h_smallest if s.n_acc else math.nan,
+             "h_largest": s.h_largest if s.n_acc else math.nan}
+    if signals.received is not None:
+        stats["signal"] = signals.received
+    if not controller.adaptive and s.n_acc and abs(s.h_last - controller.h) > 1e-12 * controller.h:
+        stats["note"] = f"constant step {controller.h:g}; the last step was {s.h_last:.6g} to end at t = {t_end:g}"
+    return Solution(t=np.asarray(out_t), y=_stack(out_y), steps=rec.arrays(), status=loop.status, message=message,
+                    stats=stats, summary=rec.summary(), state=s)
+
+
+class _Loop:
+    """The step loop of ``integrate`` (one object so that its state can be checkpointed and resumed)."""
+
+    def __init__(self, system: Any, method: Any, controller: Any, save: SaveAt, save_times: np.ndarray | None,
+                 diag: Callable[..., dict[str, float]], rec: Any, t0: float, t_end: float, max_steps: int,
+                 energy_growth: float | None, measure: bool, progress: Progress | None,
+                 checkpoint: Checkpointing | None, out_t: list[float], out_y: list[Any]) -> None:
+        self.system, self.method, self.ctl, self.save, self.save_times = system, method, controller, save, save_times
+        self.diag, self.rec, self.t0, self.t_end, self.max_steps = diag, rec, t0, t_end, max_steps
+        self.growth, self.measure, self.progress, self.ckpt = energy_growth, measure, progress, checkpoint
+        self.out_t, self.out_y = out_t, out_y
+        self.n_grid = 0 if controller.adaptive else controller.plan(t0, t_end)[0]
+        self.status, self.message, self.wall = Status.OK, "", 0.0
+
+    def grid(self, k: int) -> float:
+        """The k-th point of the constant-step grid (the last one is t_end exactly)."""
+        return self.t0 + k * self.ctl.h if k < self.n_grid else self.t_end
+
+    def trial(self, s: LoopState) -> tuple[float, float]:
+        """(t_new, h) of the next trial step."""
+        if self.ctl.adaptive:
+            h_try = min(s.h, self.t_end - s.t)
+            t_new = self.t_end if h_try == self.t_end - s.t else s.t + h_try
+        else:  # the grid t0 + k h: h itself, the last step ends exactly at t_end
+            t_new = self.grid(s.k_grid)
+            h = self.ctl.h
+            h_try = h if s.k_grid < self.n_grid and abs(t_new - s.t - h) <= 1e-12 * h else t_new - s.t
+        if not self.method.dense_output and self.save_times is not None and s.k_save < len(self.save_times):
+            ts = float(self.save_times[s.k_save])
+            if ts < t_new - 1e-12 * max(1.0, abs(t_new)):  # step onto the output time
+                t_new, h_try = ts, ts - s.t
+        return t_new, h_try
+
+    def judge(self, s: LoopState, st: Step[Any, Any], t_new: float, h_try: float) -> tuple[bool, float, Status, str,
+                                                                                           dict[str, float]]:
+        """(accept, err, failure status, detail, diagnostics of the candidate)."""
+        ok = st.status is Status.OK and _all_finite(st.y)
+        fail = st.status if st.status is not Status.OK else Status.NONFINITE
+        detail = st.detail or ("" if ok else "non-finite state")
+        err = 0.0
+        if ok and self.ctl.adaptive:
+            err = self.ctl.error_norm(st.error, st.magnitude)
+            if not err <= 1.0:
+                return False, err, Status.OK, "", {}
+        elif ok and self.measure and st.error is not None:
+            err = self.ctl.error_norm(st.error, st.magnitude)
+        d: dict[str, float] = {}
+        if ok:
+            d = self.diag(t_new, st.y, st.cache)
+            if self.measure and st.error is not None:
+                d = {**d, "err_raw": float(np.linalg.norm(st.error))}
+            energy = d.get("energy", math.nan)
+            if self.growth is not None and s.energy_ref > ENERGY_FLOOR and not math.isnan(energy) \
+                    and not abs(energy) <= self.growth * s.energy_ref:
+                ok, fail = False, Status.ENERGY_GROWTH
+                detail = f"energy {energy:.3g} exceeds {self.growth:g} × the largest |energy| so far ({s.energy_ref:.3g})"
+        return ok, (err if ok else math.inf), fail, detail, d
+
+    def run(self, s: LoopState, signals: _Signals, stopped: bool) -> None:
+        self.state = s
+        wall0 = last_ckpt_wall = _time.perf_counter()
+        last_ckpt_step = s.n_acc
+        if stopped:
+            self.status, self.message = Status.STOPPED, "stopped by an observer at t0"
+        elif self.ckpt is not None and s.n_acc == 0 and s.n_rej == 0:
+            self._checkpoint(s)
+        try:
+            while self.status is Status.OK and s.t < self.t_end:
+                if signals.received is not None:
+                    name = signal.Signals(signals.received).name
+                    self.status, self.message = Status.INTERRUPTED, f"interrupted by {name} at t = {s.t:.6g}"
+                    break
+                if s.n_acc + s.n_rej >= self.max_steps:
+                    self.status = Status.MAX_STEPS
+                    self.message = f"maximum number of steps {self.max_steps} reached at t = {s.t:.6g}"
+                    break
+                t_new, h_try = self.trial(s)
+                st: Step[Any, Any] = self.method.step(self.system, s.t, h_try, s.y, s.cache)
+                s.n_eval += st.evaluations
+                s.n_iter += st.iterations
+                accept, err, fail, detail, d = self.judge(s, st, t_new, h_try)
+                if not accept:
+                    self.reject(s, st, t_new, h_try, err, fail, detail)
+                    continue
+                self.accept(s, st, t_new, h_try, err, d)
+                if self.ckpt is not None and ((self.ckpt.steps and s.n_acc - last_ckpt_step >= self.ckpt.steps) or (
+                        self.ckpt.seconds and _time.perf_counter() - last_ckpt_wall >= self.ckpt.seconds)):
+                    self._checkpoint(s)
+                    last_ckpt_step, last_ckpt_wall = s.n_acc, _time.perf_counter()
+        except KeyboardInterrupt:  # outside the main thread, or a handler of the caller's
+            self.status, self.message = Status.INTERRUPTED, f"interrupted by the user at t = {s.t:.6g}"
+        self.wall = _time.perf_counter() - wall0
+
+    def reject(self, s: LoopState, st: Step[Any, Any], t_new: float, h_try: float, err: float, fail: Status,
+               detail: str) -> None:
+        if not self.ctl.adaptive:
+            self.status = fail
+            self.message = (f"{self.method.name}: step {s.n_acc + 1} failed (t = {s.t:.6g} -> {t_new:.6g}, "
+                            f"h = {h_try:.3g}): {detail}")
+            return
+        s.n_rej += 1
+        self.rec.add(t_new, h_try, err, False, st.iterations, {})
+        if fail is Status.OK and st.retry_cache is not None:  # an error-test rejection of a good step
+            s.cache = st.retry_cache
+        s.h = self.ctl.next_step(h_try, err, self.method.error_order, True)
+        s.after_reject = True
+        if s.h < self.ctl.h_min:
+            self.status = Status.STEP_UNDERFLOW
+            self.message = f"step size fell below h_min = {self.ctl.h_min:g} at t = {s.t:.6g} (err = {err:.3g})"
+            self.message += f"; last failure: {fail} ({detail})" if fail is not Status.OK else ""
+
+    def accept(self, s: LoopState, st: Step[Any, Any], t_new: float, h_try: float, err: float,
+               d: dict[str, float]) -> None:
+        stop = self._save_between(s, st, t_new, h_try)
+        if self.ctl.adaptive:
+            s.h = self.ctl.next_step(h_try, err, self.method.error_order, s.after_reject)
+        s.t, s.y, s.cache, s.after_reject = t_new, st.y, st.cache, False
+        s.n_acc += 1
+        s.h_first = h_try if s.n_acc == 1 else s.h_first
+        s.h_last, s.h_smallest, s.h_largest = h_try, min(s.h_smallest, h_try), max(s.h_largest, h_try)
+        energy = d.get("energy", math.nan)
+        if math.isfinite(energy):
+            s.energy_ref = max(s.energy_ref, abs(energy))
+        if not self.ctl.adaptive and t_new == self.grid(s.k_grid):
+            s.k_grid += 1
+        self.rec.add(s.t, h_try, err, True, st.iterations, d)
+        sv = self.save
+        if self.save_times is None and (sv.steps is None or s.n_acc % sv.steps == 0 or s.t >= self.t_end):
+            stop = _emit(sv, s.t, s.y) or stop
+            if sv.store:
+                self.out_t.append(s.t), self.out_y.append(s.y)
+        if stop:
+            self.status, self.message = Status.STOPPED, f"stopped by an observer at t = {s.t:.6g}"
+        if self.progress is not None:
+            self.progress(s.t, h_try, s.n_acc, s.n_rej)
+
+    def _save_between(self, s: LoopState, st: Step[Any, Any], t_new: float, h: float) -> bool:
+        """Save the output times in (t, t_new] (the step's end state or its dense output)."""
+        stop, times = False, self.save_times
+        if times is None:
+            return stop
+        while s.k_save < len(times) and times[s.k_save] <= t_new + 1e-12 * max(1.0, abs(t_new)):
+            ts = float(times[s.k_save])
+            sigma = (ts - s.t) / h
+            if abs(sigma - 1.0) < 1e-9:
+                ys = st.y
+            elif st.dense is not None:
+                ys = st.dense(sigma)
+            else:  # unreachable: steps land on output times when there is no dense output
+                raise AssertionError(f"output time {ts} inside a step without dense output")
+            stop = _emit(self.save, ts, ys) or stop
+            if self.save.store:
+                self.out_t.append(ts), self.out_y.append(ys)
+            s.k_save += 1
+        return stop
+
+    def _checkpoint(self, s: LoopState) -> None:
+        assert self.ckpt is not None
+        self.rec.flush()
+        cache = self.method.checkpoint(s.cache) if isinstance(self.method, HasCheckpoint) else s.cache
+        self.ckpt.save(replace(s, cache=cache, record=self.rec.state()))
 
 
 def _emit(save: SaveAt, t: float, y: Any) -> bool:
@@ -220,25 +402,3 @@ def _emit(save: SaveAt, t: float, y: Any) -> bool:
     for obs in save.observers:
         stop = (obs(t, y) is Status.STOPPED) or stop
     return stop
-
-
-def _save_between(save: SaveAt, save_times: np.ndarray | None, k: int, t: float, t_new: float, h: float,
-                  st: Step[Any, Any], out_t: list[float], out_y: list[Any]) -> tuple[int, bool]:
-    """Save the output times in (t, t_new] (the step's end state or its dense output)."""
-    stop = False
-    if save_times is None:
-        return k, stop
-    while k < len(save_times) and save_times[k] <= t_new + 1e-12 * max(1.0, abs(t_new)):
-        ts = float(save_times[k])
-        sigma = (ts - t) / h
-        if abs(sigma - 1.0) < 1e-9:
-            ys = st.y
-        elif st.dense is not None:
-            ys = st.dense(sigma)
-        else:  # unreachable: steps land on output times when there is no dense output
-            raise AssertionError(f"output time {ts} inside a step without dense output")
-        stop = _emit(save, ts, ys) or stop
-        if save.store:
-            out_t.append(ts), out_y.append(ys)
-        k += 1
-    return k, stop

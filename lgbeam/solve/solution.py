@@ -23,6 +23,9 @@ class Solution:
     Poisson: energy); rejected rows have NaN diagnostics. ``status`` says why the run stopped, ``message``
     what happened and what to change; ``stats`` counts steps, rejections, evaluations, iterations, wall
     time, and the step sizes actually taken (``h_first``, ``h_last``, ``h_smallest``, ``h_largest``).
+    ``summary`` holds running statistics of every column of ``steps`` over the accepted rows (first, last,
+    min, max, sum, n) — also when the rows were streamed to a file (``steps`` is then empty); ``state`` is
+    the driver's final ``LoopState`` (what a checkpoint holds).
     """
 
     t: FloatArray
@@ -31,6 +34,8 @@ class Solution:
     status: Status = Status.OK
     message: str = ""
     stats: dict[str, Any] = field(default_factory=dict)
+    summary: dict[str, dict[str, float]] = field(default_factory=dict)
+    state: Any = field(default=None, repr=False, compare=False)
 
     def _mech(self) -> MechanicalState:
         if not isinstance(self.y, MechanicalState):
