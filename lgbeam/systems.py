@@ -130,6 +130,15 @@ class HasMassBlocks(Protocol):
 
 
 @runtime_checkable
+class HasCompiledChoice(Protocol):
+    """Optional capability: the system chose compiled (numba) or numpy kernels when it was built; methods
+    build their own solvers the same way."""
+
+    @property
+    def compiled(self) -> bool: ...
+
+
+@runtime_checkable
 class HasVariableMass(Protocol):
     """Optional capability: ``mass_is_constant`` False declares M(q) configuration dependent."""
 

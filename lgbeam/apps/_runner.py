@@ -109,6 +109,15 @@ def check_budget(case: dict[str, Any], problem: Problem) -> dict[str, float]:
     return est
 
 
+def check_work(case: dict[str, Any], work_bytes: float, what: str) -> None:
+    """Refuse, before anything is built, a model whose working memory alone exceeds output.max_memory_gb."""
+    limit = case["output"]["max_memory_gb"]
+    if work_bytes > limit * GIB:
+        raise ValueError(f"{what} needs about {work_bytes / GIB:.3g} GiB of memory to integrate, above "
+                         f"output.max_memory_gb = {limit:g}; use a coarser mesh (model.n_elements) or raise "
+                         "output.max_memory_gb")
+
+
 def load_checkpoint(run_dir: Path) -> dict[str, Any]:
     """The checkpoint of a run folder (``--resume``); ValueError when there is none or it is unreadable."""
     path = Path(run_dir) / CHECKPOINT

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from lgbeam.apps import RunSummary
-from lgbeam.apps._runner import Problem, index_at_reference_end, run_problem, write_diagnostics
+from lgbeam.apps._runner import Problem, check_work, index_at_reference_end, run_problem, write_diagnostics
 from lgbeam.discretisations.rods import (
     CosseratRod,
     DistributedLoad,
@@ -48,6 +48,8 @@ _MOTION = {
     "velocity": Key(list, [0.0, 0.0, 0.0], doc="prescribed: translational velocity u of the node"),
     "ramp": Key(float, 0.0, doc="prescribed: smooth ramp time of ω, u from 0 (0: no ramp)"),
 }
+
+WORK_BYTES_PER_NODE = 20_000  # working memory of a HEDOP5 run per node (measured: ~13 kB/node at N = 2000-16000)
 
 SCHEMA: dict[str, Any] = {
     "kind": Key(str, doc="case kind", choices=("rod",)),
@@ -211,6 +213,8 @@ def problem(case: dict[str, Any]) -> Problem:
     """A dynamic rod case as a ``Problem`` for the runner."""
     from lgbeam.io.vtk import Frame
 
+    n_nodes = int(case["model"]["n_elements"]) + 1
+    check_work(case, WORK_BYTES_PER_NODE * n_nodes, f"a rod of {n_nodes} nodes")
     rod, q0, v0 = build(case)
     G = rod.G
 
@@ -223,7 +227,7 @@ def problem(case: dict[str, Any]) -> Problem:
         return {"tip": G.translation(np.asarray(sol.q)[-1, -1]).tolist()}
 
     return Problem(rod, MechanicalState(q0, v0), lambda y: Frame(*rod.vtk_frame(y.q, y.v, y.lam)), arrays,
-                   summary=tip)
+                   summary=tip, work_bytes=WORK_BYTES_PER_NODE * n_nodes)
 
 
 def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False, resume: bool = False) -> RunSummary:

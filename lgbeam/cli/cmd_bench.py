@@ -9,6 +9,7 @@ from pathlib import Path
 BENCHES = {
     "groups": "lgbeam.bench.groups",
     "herk": "lgbeam.bench.herk",
+    "memory": "lgbeam.bench.memory",
     "rod": "lgbeam.bench.rod",
     "spectral": "lgbeam.bench.spectral",
 }

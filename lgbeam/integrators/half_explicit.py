@@ -208,7 +208,8 @@ class HalfExplicitRK:
         Q_end = Q_next if s == 1 else None
         B_i = jac(t + c[1] * h, Q_next) if m else None
         hA = h * A
-        comb, axpy = (_compiled.comb_rows, _compiled.axpy_rows) if _compiled.ENABLED and v.dtype == np.float64 else (_comb, _axpy)
+        comb, axpy = (_compiled.comb_rows, _compiled.axpy_rows) if lin.compiled and v.dtype == np.float64 \
+            else (_comb, _axpy)
         for i in range(1, sbar):
             Theta_i, Q_i = comb(hA[i], dtheta, i), Q_next
             V_i = axpy(v, hA[i], vdot, i)

@@ -19,6 +19,7 @@ import numpy as np
 from lgbeam._typing import FloatArray
 from lgbeam.integrators._linear import SaddlePointSolver, as_matrix, mass_inverse
 from lgbeam.systems import (
+    HasCompiledChoice,
     HasEnergy,
     HasMassBlocks,
     HasStepResiduals,
@@ -41,7 +42,8 @@ def stage_solver(system: Any, q: FloatArray) -> SaddlePointSolver:
         raise ValueError(f"{type(system).__name__} has a configuration-dependent mass matrix; this method needs "
                          "a constant one (mass_is_constant = True)")
     block = system.mass_block if isinstance(system, HasMassBlocks) else 6
-    return SaddlePointSolver(mass_inverse(system.mass(q), block))
+    compiled = system.compiled if isinstance(system, HasCompiledChoice) else None
+    return SaddlePointSolver(mass_inverse(system.mass(q), block), compiled=compiled)
 
 
 def phi(system: Any, t: float, q: FloatArray) -> FloatArray:
