@@ -26,15 +26,15 @@ logger = logging.getLogger(__name__)
 def _time_runs(system, q0, v0, h: float, n_steps: int, repeats: int) -> tuple[float, float]:
     """(wall, cpu) µs per step: best of ``repeats`` of (T(1 + n_steps) − T(1)) / n_steps, so the per-run setup
     (M⁻¹, the stage solver's product pattern, consistent λ₀) is not counted as step cost."""
-    from lgbeam.solve import integrate
+    from lgbeam.solve import ConstantStep, MechanicalState, integrate
 
-    integrate(system, q0, v0, (0.0, 2 * h), "hedop5", h=h)  # warm-up (kernel compilation, caches)
+    integrate(system, "hedop5", MechanicalState(q0, v0), (0.0, 2 * h), controller=ConstantStep(h))  # warm-up (kernel compilation, caches)
 
     def timed(k: int) -> tuple[float, float]:
         best_wall, best_cpu = np.inf, np.inf
         for _ in range(repeats):
             w0, c0 = time.perf_counter(), time.process_time()
-            sol = integrate(system, q0, v0, (0.0, k * h), "hedop5", h=h)
+            sol = integrate(system, "hedop5", MechanicalState(q0, v0), (0.0, k * h), controller=ConstantStep(h))
             best_wall = min(best_wall, time.perf_counter() - w0)
             best_cpu = min(best_cpu, time.process_time() - c0)
             if sol.status != "ok":
@@ -57,8 +57,9 @@ def heavy_top_cost(n_steps: int, repeats: int, compiled: bool) -> tuple[float, f
 
 def rod_cost(n: int, n_steps: int, repeats: int, compiled: bool) -> tuple[float, float]:
     """(wall, cpu) µs per HEDOP5 step of the flying spaghetti with n edges."""
+
+    from lgbeam.apps import load_case
     from lgbeam.apps.rod import build
-    from lgbeam.io.cases import load_case
 
     case, _ = load_case("flying-spaghetti", [f"model.n_elements={n}"])
     rod, q0, v0 = build(case)
