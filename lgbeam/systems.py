@@ -222,7 +222,7 @@ def missing_members(obj: Any, protocol: type) -> tuple[str, ...]:
 
 
 @functools.cache
-def _class_supports(cls: type, protocol: type) -> bool | None:
+def _class_supports(cls: Any, protocol: Any) -> bool | None:
     """Whether the class has every member of ``protocol``; None when only an instance can tell (the
     protocol has data members, which may be set in ``__init__``)."""
     methods_only = all(callable(getattr(protocol, name, None)) and not isinstance(getattr(protocol, name), property)
@@ -234,5 +234,5 @@ def _class_supports(cls: type, protocol: type) -> bool | None:
 def supports(obj: Any, protocol: type) -> bool:
     """``isinstance(obj, protocol)`` for a runtime protocol, memoised per class when the protocol names
     methods only (a runtime protocol check costs microseconds; this one is a dictionary lookup)."""
-    known = _class_supports(type(obj), protocol)
+    known = _class_supports(type(obj), protocol)  # type: ignore[arg-type]  # classes are hashable
     return isinstance(obj, protocol) if known is None else known

@@ -146,7 +146,7 @@ def _setup(system: Any, method: Any, t_span: tuple[float, float], controller: An
     if controller.adaptive and method.error_order is None:
         raise ValueError(f"method {method.name!r} has no embedded error estimate; give a fixed step "
                          "(ConstantStep(h), case key integrator.h) or choose an adaptive method (e.g. 'hedop5')")
-    if controller.adaptive is False and controller.h > t_end - t0:
+    if isinstance(controller, ConstantStep) and controller.h > t_end - t0:
         logger.info("constant step h = %g is longer than the interval %g; the one step is clipped to it",
                     controller.h, t_end - t0)
     return method, t0, t_end
@@ -160,7 +160,7 @@ def _start(system: Any, method: Any, controller: Any, t0: float, y0: Any, resume
         cache = method.restore(system, resume.y, resume.cache) if isinstance(method, HasCheckpoint) else resume.cache
         return replace(resume, cache=cache)
     y, cache = method.init(system, t0, y0)
-    if not controller.adaptive:
+    if isinstance(controller, ConstantStep):
         h = controller.h
     elif controller.h0 is not None:
         h = controller.h0
@@ -195,7 +195,7 @@ def integrate(system: Any, method: Any, y0: Any, t_span: tuple[float, float], *,
     diag: Callable[[float, Any, Any], dict[str, float]] = (
         (lambda t, yy, c: method.diagnostics(system, t, yy, c)) if diagnostics is True
         else (lambda t, yy, c: {}) if diagnostics is False else (lambda t, yy, c: diagnostics(t, yy)))
-    measure = not controller.adaptive and controller.measures
+    measure = isinstance(controller, ConstantStep) and controller.measures
     out_t: list[float] = []
     out_y: list[Any] = []
     stop = False
@@ -216,7 +216,8 @@ def integrate(system: Any, method: Any, y0: Any, t_span: tuple[float, float], *,
     rec.close()
     s = loop.state
     if not save.store and (not out_t or out_t[-1] != s.t):
-        out_t.append(s.t), out_y.append(s.y)
+        out_t.append(s.t)
+        out_y.append(s.y)
     message = loop.message
     if message and loop.status not in (Status.OK, Status.STOPPED):
         message = f"{message}; {loop.status.advice}"
@@ -227,7 +228,7 @@ def integrate(system: Any, method: Any, y0: Any, t_span: tuple[float, float], *,
              "h_largest": s.h_largest if s.n_acc else math.nan}
     if signals.received is not None:
         stats["signal"] = signals.received
-    if not controller.adaptive and s.n_acc and abs(s.h_last - controller.h) > 1e-12 * controller.h:
+    if isinstance(controller, ConstantStep) and s.n_acc and abs(s.h_last - controller.h) > 1e-12 * controller.h:
         stats["note"] = f"constant step {controller.h:g}; the last step was {s.h_last:.6g} to end at t = {t_end:g}"
     return Solution(t=np.asarray(out_t), y=_stack(out_y), steps=rec.arrays(), status=loop.status, message=message,
                     stats=stats, summary=rec.summary(), state=s)
@@ -244,7 +245,7 @@ class _Loop:
         self.diag, self.rec, self.t0, self.t_end, self.max_steps = diag, rec, t0, t_end, max_steps
         self.growth, self.measure, self.progress, self.ckpt = energy_growth, measure, progress, checkpoint
         self.out_t, self.out_y = out_t, out_y
-        self.n_grid = 0 if controller.adaptive else controller.plan(t0, t_end)[0]
+        self.n_grid = controller.plan(t0, t_end)[0] if isinstance(controller, ConstantStep) else 0
         self.status, self.message, self.wall = Status.OK, "", 0.0
 
     def grid(self, k: int) -> float:
@@ -363,7 +364,8 @@ class _Loop:
         if self.save_times is None and (sv.steps is None or s.n_acc % sv.steps == 0 or s.t >= self.t_end):
             stop = _emit(sv, s.t, s.y) or stop
             if sv.store:
-                self.out_t.append(s.t), self.out_y.append(s.y)
+                self.out_t.append(s.t)
+                self.out_y.append(s.y)
         if stop:
             self.status, self.message = Status.STOPPED, f"stopped by an observer at t = {s.t:.6g}"
         if self.progress is not None:
@@ -385,7 +387,8 @@ class _Loop:
                 raise AssertionError(f"output time {ts} inside a step without dense output")
             stop = _emit(self.save, ts, ys) or stop
             if self.save.store:
-                self.out_t.append(ts), self.out_y.append(ys)
+                self.out_t.append(ts)
+                self.out_y.append(ys)
             s.k_save += 1
         return stop
 
