@@ -9,7 +9,8 @@ Symbols (seed 004 §4, eqs. (23)–(25); Table 3 in /work/shared/notes/beam-refe
     T   Σ_i ℓ_i ½ (ρA |U_i|² + Ω_iᵀ ρJ Ω_i)      (trapezoidal rule, lumped; M constant diagonal)
     g   ∂V (through T⁻¹ and Ad, kernels.py) + Kelvin–Voigt C_d ẇ + (Ω×JΩ, m Ω×U) − external loads
     Φ   Kirchhoff Δs(Γ₁ − Γ₀₁, Γ₂ − Γ₀₂) per edge (eq. (25), Γ₀ = e₃ for straight/arc/helix rods),
-        optional inextensibility Δs(Γ₃ − Γ₀₃), then supports (supports.py): clamped, pinned, prescribed
+        optional inextensibility Δs(Γ₃ − Γ₀₃), then the support rows (supports.py, support_rows.py): per
+        degree of freedom in a frame, any node; spring supports add to g and V; reactions from λ
     Φ(t, q), Φ_t  with prescribed supports the rod is rheonomic (lgbeam.systems.RheonomicConstraints);
         ``constraints``/``constraint_jacobian`` are then the t = 0 forms
 """
@@ -31,7 +32,8 @@ from . import _compiled, assembly, kernels
 from .loads import DistributedLoad, Gravity, Load, NodalLoad, external_forces
 from .material import Material
 from .mesh import RodMesh
-from .supports import Support, resolve_supports
+from .support_rows import SupportRows
+from .supports import Support
 
 logger = logging.getLogger(__name__)
 
@@ -82,13 +84,7 @@ class CosseratRod:
         object.__setattr__(self, "q_ref", q)
         object.__setattr__(self, "supports", tuple(self.supports))
         object.__setattr__(self, "loads", tuple(self.loads))
-        _ = self._support_nodes, self._load_nodes  # validate node references now
-        n_pos = sum(1 for _, k in self._support_nodes if k in ("clamped", "pinned", "prescribed"))
-        if self.inextensible and n_pos >= 2:
-            raise ValueError(
-                "contradictory supports: an inextensible rod with positions fixed at two nodes is "
-                "over-constrained (redundant rows in B); drop inextensible or one support"
-            )
+        _ = self.support_rows, self._load_nodes  # validate supports (redundant rows) and node references now
         chord = np.linalg.norm(np.diff(self.G.translation(q), axis=0), axis=1)
         if np.any(chord == 0.0):
             raise ValueError(f"zero-length edge(s) {np.flatnonzero(chord == 0.0).tolist()} in the reference centreline")
@@ -116,8 +112,9 @@ class CosseratRod:
         return (3, 4) * self.kirchhoff + (5,) * self.inextensible
 
     @cached_property
-    def _support_nodes(self) -> tuple[tuple[int, str], ...]:
-        return resolve_supports(self.supports, self.mesh.node_index)
+    def support_rows(self) -> SupportRows:
+        """The supports resolved and stacked: rows of Φ and B, springs, tangents, reactions (support_rows.py)."""
+        return SupportRows.build(self.supports, self.mesh, self.q_ref, inextensible=self.inextensible)
 
     @cached_property
     def _load_nodes(self) -> tuple[int, ...]:
@@ -131,28 +128,10 @@ class CosseratRod:
                 raise ValueError(f"unknown rod load {load!r}; use NodalLoad, DistributedLoad or Gravity")
         return tuple(out)
 
-    @cached_property
-    def _clamped(self) -> np.ndarray:
-        return np.array([i for i, k in self._support_nodes if k == "clamped"], dtype=np.int64)
-
-    @cached_property
-    def _pinned(self) -> np.ndarray:
-        return np.array([i for i, k in self._support_nodes if k == "pinned"], dtype=np.int64)
-
-    @cached_property
-    def _prescribed(self) -> np.ndarray:
-        return np.array([i for i, k in self._support_nodes if k == "prescribed"], dtype=np.int64)
-
-    @cached_property
-    def _motions(self) -> tuple[Any, ...]:
-        """PrescribedMotion of each prescribed node, in the order of ``_prescribed``."""
-        by_node = {self.mesh.node_index(sup.node): sup.motion for sup in self.supports if sup.kind == "prescribed"}
-        return tuple(by_node[int(i)] for i in self._prescribed)
-
     @property
     def rheonomic(self) -> bool:
-        """True when some support is prescribed (time-dependent constraint rows)."""
-        return bool(self._prescribed.size)
+        """True when some support row follows a prescribed motion (time-dependent constraint rows)."""
+        return self.support_rows.rheonomic
 
     @property
     def n_internal(self) -> int:
@@ -160,7 +139,7 @@ class CosseratRod:
 
     @property
     def n_constraints(self) -> int:
-        return self.n_internal + 6 * self._clamped.size + 3 * self._pinned.size + 6 * self._prescribed.size
+        return self.n_internal + self.support_rows.n_rows
 
     @cached_property
     def w0(self) -> FloatArray:
@@ -249,15 +228,8 @@ class CosseratRod:
     def _B_pattern(self) -> tuple[np.ndarray, np.ndarray]:
         nr = len(self.internal_rows)
         parts = [assembly.edge_row_pattern(self.mesh.n_elements, nr)] if nr else []
-        off = self.n_internal
-        if self._clamped.size:
-            parts.append(assembly.node_row_pattern(self._clamped, 6, off))
-            off += 6 * self._clamped.size
-        if self._pinned.size:
-            parts.append(assembly.node_row_pattern(self._pinned, 3, off))
-            off += 3 * self._pinned.size
-        if self._prescribed.size:
-            parts.append(assembly.node_row_pattern(self._prescribed, 6, off))
+        if self.support_rows.n_rows:
+            parts.append(self.support_rows.pattern(self.n_internal))
         if not parts:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
         return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
@@ -281,6 +253,8 @@ class CosseratRod:
             self._kernels.loads.add_nodal_loads(g.reshape(self.n_nodes, 6), q, nodal[0], nodal[1], nodal[2], scale)
         elif self.loads:
             g -= self.external_forces(t, q)
+        if self.support_rows.has_springs:  # elastic supports (support_rows.py)
+            g += self.support_rows.spring_forces(t, q).ravel()
         return g
 
     def external_forces(self, t: float, q: FloatArray) -> FloatArray:
@@ -292,55 +266,25 @@ class CosseratRod:
         ).ravel()
 
     def constraints(self, q: FloatArray) -> FloatArray:
-        """Φ(q): internal rows (edge-major), clamped (6 per node), pinned (3 per node), prescribed (6 per node, t = 0)."""
+        """Φ(q): internal rows (edge-major), then the support rows in the order of ``supports`` (prescribed at t = 0)."""
         return self.constraints_t(0.0, q)
 
     def constraints_t(self, t: float, q: FloatArray) -> FloatArray:
-        """Φ(t, q); only the prescribed rows depend on t."""
+        """Φ(t, q); only the rows of prescribed supports depend on t."""
         q = self._q(q)
         parts = []
         if self.internal_rows:
             xi, _ = self._edges(q)
             parts.append((xi[:, self._rows_index] - self._phi_ref).ravel())
-        if self._clamped.size:
-            c = self._clamped
-            parts.append(self.G.log(self.G.compose(self.G.inverse(self.q_ref[c]), q[c])).ravel())
-        if self._pinned.size:
-            p = self._pinned
-            parts.append((self.G.translation(q[p]) - self.G.translation(self.q_ref[p])).ravel())
-        if self._prescribed.size:
-            parts.append(self._prescribed_log(t, q).ravel())
+        if self.support_rows.n_rows:
+            parts.append(self.support_rows.phi(t, q))
         return np.concatenate(parts) if parts else np.zeros(0)
 
-    def prescribed_reference(self, t: float) -> tuple[FloatArray, FloatArray]:
-        """(q_ref(t) (k, 7), body velocity η(t) (k, 6)) of the k prescribed nodes (supports.py)."""
-        i = self._prescribed
-        sS = np.array([m.factor(t) for m in self._motions]).reshape(-1, 2)
-        om = np.array([m.angular_velocity for m in self._motions]).reshape(-1, 3)
-        u = np.array([m.velocity for m in self._motions]).reshape(-1, 3)
-        from lgbeam.groups import S3  # deferred like self.G
-
-        q0 = self.q_ref[i]
-        p = S3().compose(S3().exp(sS[:, 1:2] * om), q0[:, :4])
-        x = self.G.translation(q0) + sS[:, 1:2] * u
-        qr = np.concatenate([p, x], axis=1)
-        R = self.G.rotation(qr)
-        eta = sS[:, 0:1] * np.concatenate([np.einsum("kji,kj->ki", R, om), np.einsum("kji,kj->ki", R, u)], axis=1)
-        return qr, eta
-
-    def _prescribed_log(self, t: float, q: FloatArray) -> FloatArray:
-        qr, _ = self.prescribed_reference(t)
-        return self.G.log(self.G.compose(self.G.inverse(qr), q[self._prescribed]))
-
     def constraint_rate(self, t: float, q: FloatArray) -> FloatArray:
-        """∂Φ/∂t (m,): zero except the prescribed rows, −T(−ξ)⁻¹ η(t) with ξ = log(q_ref(t)⁻¹ q_i)."""
+        """∂Φ/∂t (m,): zero except the prescribed support rows (−a·T(ψ)⁻¹ w_ref, −a·ẋ_ref; support_rows.py)."""
         out = np.zeros(self.n_constraints)
-        if self._prescribed.size:
-            q = self._q(q)
-            qr, eta = self.prescribed_reference(t)
-            xi = self.G.log(self.G.compose(self.G.inverse(qr), q[self._prescribed]))
-            rate = -np.einsum("kij,kj->ki", np.asarray(self.G.tangent_inv(-xi)), eta)
-            out[self.n_constraints - rate.size:] = rate.ravel()
+        if self.support_rows.rheonomic:
+            out[self.n_internal:] = self.support_rows.rate(t, self._q(q))
         return out
 
     def constraint_jacobian(self, q: FloatArray) -> sp.csr_array:
@@ -348,7 +292,7 @@ class CosseratRod:
         return self.constraint_jacobian_t(0.0, q)
 
     def constraint_jacobian_t(self, t: float, q: FloatArray) -> sp.csr_array:
-        """B(t, q) = ∂Φ(t, ·) along left-translated directions; prescribed rows T(ξ)⁻¹, ξ = log(q_ref(t)⁻¹ q_i)."""
+        """B(t, q) = ∂Φ(t, ·) along left-translated directions (support rows: support_rows.py)."""
         q = self._q(q)
         if self._B_gather is not None:  # internal rows only: one gather straight into CSR order
             return self._B_csr.matrix_sorted(self._edges(q)[1].ravel()[self._B_gather])
@@ -356,15 +300,8 @@ class CosseratRod:
         if self.internal_rows:
             _, JJ = self._edges(q)
             data.append(JJ[:, self._rows_index, :].ravel())  # per row: [Jm row | Jp row] (edge_row_pattern)
-        if self._clamped.size:
-            c = self._clamped
-            xi_c = self.G.log(self.G.compose(self.G.inverse(self.q_ref[c]), q[c]))
-            data.append(np.asarray(self.G.tangent_inv(xi_c)).ravel())
-        if self._pinned.size:
-            R = self.G.rotation(q[self._pinned])
-            data.append(np.concatenate([np.zeros_like(R), R], axis=2).ravel())
-        if self._prescribed.size:
-            data.append(np.asarray(self.G.tangent_inv(self._prescribed_log(t, q))).ravel())
+        if self.support_rows.n_rows:
+            data.append(self.support_rows.jacobian_data(t, q))
         d = (data[0] if len(data) == 1 else np.concatenate(data)) if data else np.zeros(0)
         return self._B_csr.matrix(d)
 
@@ -374,11 +311,12 @@ class CosseratRod:
         xi, _ = self._edges(self._q(q))
         return xi / self.mesh.ds[:, None]
 
-    def potential_energy(self, q: FloatArray) -> float:
-        """Elastic energy V plus the potential of gravity loads (−Σ m_i γ·x_i)."""
+    def potential_energy(self, q: FloatArray, t: float = 0.0) -> float:
+        """Elastic energy V plus the potential of gravity loads (−Σ m_i γ·x_i) and of spring supports (at time t)."""
         q = self._q(q)
         xi, _ = self._edges(q)
         V = self._kernels.elastic_energy(xi, self.mesh.ds, self.w0, self.material.stiffness)
+        V += self.support_rows.spring_energy(t, q)
         for load in self.loads:
             if isinstance(load, Gravity):
                 V -= float(np.sum(self.node_mass * (self.G.translation(q) @ load.acceleration)))
@@ -393,7 +331,7 @@ class CosseratRod:
         """(‖Φ‖, ‖B v‖, energy) in one compiled pass when the constraints are internal rows only (the driver's
         per-step diagnostics) with the compiled kernels; None otherwise (the driver then evaluates them one by one)."""
         fused = self._kernels.step_residuals
-        if fused is None or self._B_gather is None:
+        if fused is None or self._B_gather is None or self.support_rows.has_springs:  # fused energy has no springs
             return None
         q = self._q(q)
         xi, JJ = self._edges(q)
@@ -404,7 +342,7 @@ class CosseratRod:
 
     def energy(self, t: float, q: FloatArray, v: FloatArray) -> float:
         """Total mechanical energy T + V (conserved without damping and time-dependent loads)."""
-        return self.kinetic_energy(v) + self.potential_energy(q)
+        return self.kinetic_energy(v) + self.potential_energy(q, t)
 
     def linear_momentum(self, q: FloatArray, v: FloatArray) -> FloatArray:
         """Σ_i m_i R_i U_i (spatial)."""
@@ -429,9 +367,11 @@ class CosseratRod:
         res = self.constraint_jacobian_t(t, q) @ np.asarray(v, dtype=float)
         if self.rheonomic:
             res = res + self.constraint_rate(t, q)
-            k_pre = int(np.argmax(np.abs(res[self.n_constraints - 6 * self._prescribed.size:])))
-            if abs(res[self.n_constraints - 6 * self._prescribed.size + k_pre]) > tol * max(1.0, float(np.max(np.abs(v)))):
-                node = int(self._prescribed[k_pre // 6])
+            sr = self.support_rows
+            moving = np.flatnonzero(sr.moving[sr.row_entry])
+            k_pre = moving[int(np.argmax(np.abs(res[self.n_internal + moving])))]
+            if abs(res[self.n_internal + k_pre]) > tol * max(1.0, float(np.max(np.abs(v)))):
+                node = int(sr.nodes[sr.row_entry[k_pre]])
                 raise ValueError(
                     f"initial velocity of node {node} does not follow its prescribed motion at t = {t:g} "
                     f"(|B v0 + Φ_t| = {np.linalg.norm(res):.3g}); give the rigid velocity of the motion, e.g. "
@@ -445,6 +385,24 @@ class CosseratRod:
                 f"(largest in row {k}: {res[k]:.3g}); give a velocity tangent to the constraints "
                 "(e.g. zero, or a rigid motion compatible with the supports)"
             )
+
+    # ------------------------------------------------------------------ supports: reactions, tangents
+    def support_reactions(self, t: float, q: FloatArray, lam: FloatArray) -> FloatArray:
+        """Force and moment of every support on the rod, spatial, moment about its node: (n_supports, 6) = (M, F).
+
+        ``lam`` is the full multiplier vector (m,) of M v' + g + Bᵀλ = 0; spring supports included."""
+        return self.support_rows.reactions(t, self._q(q), np.asarray(lam, dtype=float)[self.n_internal:])
+
+    def support_stiffness(self, t: float, q: FloatArray) -> sp.csr_array:
+        """∂g_spring/∂q along left-translated directions, CSR (6(N+1), 6(N+1)): the springs' part of K."""
+        sr = self.support_rows
+        return sr.assemble(sr.spring_stiffness_blocks(t, self._q(q)))
+
+    def support_constraint_stiffness(self, t: float, q: FloatArray, lam: FloatArray) -> sp.csr_array:
+        """∂(B_sᵀ λ_s)/∂q of the support rows along left-translated directions, CSR: their part of Z (full λ in)."""
+        sr = self.support_rows
+        lam_s = np.asarray(lam, dtype=float)[self.n_internal:]
+        return sr.assemble(sr.constraint_stiffness_blocks(t, self._q(q), lam_s))
 
     # ------------------------------------------------------------------ output
     def vtk_frame(
