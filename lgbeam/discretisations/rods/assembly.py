@@ -42,6 +42,20 @@ def node_row_pattern(nodes: IntArray, rows_per_node: int, row_offset: int) -> tu
     return rows.ravel(), cols.ravel()
 
 
+def block_tridiagonal(n_blocks: int, b: int) -> CSRPattern:
+    """Fixed CSR pattern of a block-tridiagonal (n_blocks·b)² matrix (tangent stiffness of a chain).
+
+    COO data order: the n diagonal blocks, then the n−1 upper blocks (block row e, column e+1), then the n−1
+    lower blocks (row e+1, column e), each b×b row-major.
+    """
+    r, c = np.meshgrid(np.arange(b), np.arange(b), indexing="ij")
+    i = np.arange(n_blocks)[:, None, None]
+    e = np.arange(n_blocks - 1)[:, None, None]
+    rows = np.concatenate([(b * i + r).ravel(), (b * e + r).ravel(), (b * (e + 1) + r).ravel()])
+    cols = np.concatenate([(b * i + c).ravel(), (b * (e + 1) + c).ravel(), (b * e + c).ravel()])
+    return CSRPattern(rows, cols, (n_blocks * b, n_blocks * b))
+
+
 class CSRPattern:
     """A fixed CSR sparsity pattern from COO (rows, cols); ``matrix(data)`` places COO-ordered data
     without re-sorting (duplicates must not occur). Every matrix shares one read-only pair of index

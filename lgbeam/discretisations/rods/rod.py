@@ -28,7 +28,7 @@ import scipy.sparse as sp
 from lgbeam._numba import resolve
 from lgbeam._typing import FloatArray
 
-from . import _compiled, assembly, kernels
+from . import _compiled, assembly, kernels, tangents
 from .loads import DistributedLoad, Gravity, Load, NodalLoad, external_forces
 from .material import Material
 from .mesh import RodMesh
@@ -304,6 +304,20 @@ class CosseratRod:
             data.append(self.support_rows.jacobian_data(t, q))
         d = (data[0] if len(data) == 1 else np.concatenate(data)) if data else np.zeros(0)
         return self._B_csr.matrix(d)
+
+    # ------------------------------------------------------------------ exact tangents (HasTangents; tangents.py)
+    def stiffness(self, t: float, q: FloatArray, v: FloatArray) -> sp.csr_array:
+        """K w = d/dε g(t, q ∘ exp(εw), v)|₀: elastic, Kelvin–Voigt and load stiffness, block-tridiagonal CSR."""
+        K = tangents.stiffness(self, t, q, v)
+        return (K + self.support_stiffness(t, q)).tocsr() if self.support_rows.has_springs else K  # spring supports
+
+    def damping(self, t: float, q: FloatArray, v: FloatArray) -> sp.csr_array:
+        """D u = d/dε g(t, q, v + εu)|₀: Kelvin–Voigt and gyroscopic terms, block-tridiagonal CSR."""
+        return tangents.damping(self, q, v)
+
+    def constraint_stiffness(self, t: float, q: FloatArray, lam: FloatArray) -> sp.csr_array:
+        """Z w = d/dε B(t, q ∘ exp(εw))ᵀ λ|₀, CSR (analytic for the internal rows and the support kinds)."""
+        return tangents.constraint_stiffness(self, t, q, lam)
 
     # ------------------------------------------------------------------ energies, invariants
     def strains(self, q: FloatArray) -> FloatArray:
