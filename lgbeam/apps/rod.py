@@ -3,7 +3,8 @@ Lie group method; writes solution.npz, diagnostics.csv and a ParaView series.
 
 Case sections: ``model`` (mesh, geometry, constraints, ``model.material``), ``supports``
 (``start``/``end``: clamped | pinned | free | prescribed, with ``start_motion``/``end_motion`` =
-{angular_velocity, velocity, ramp} for prescribed), ``loads`` (``nodal`` list of tables, ``gravity``,
+{angular_velocity, velocity, displacement, rotation, ramp} for prescribed; ``[[supports.at]]`` tables for
+supports anywhere, per degree of freedom, springs: ``_rod_supports.py``, docs/supports.md), ``loads`` (``nodal`` list of tables, ``gravity``,
 ``distributed``), ``initial`` (rigid initial velocity), ``integrator``, ``time``, ``output``.
 ``--set model.n_elements=N`` refines the (uniform) mesh of any rod case; ``--set analysis.kind=static``
 solves for the static equilibrium under the loads at ``time.t_end`` instead of integrating (two frames:
@@ -19,6 +20,14 @@ from typing import Any
 import numpy as np
 
 from lgbeam.apps import RunSummary
+from lgbeam.apps._rod_supports import (
+    AT_DOC,
+    case_supports,
+    check_start,
+    reaction_arrays,
+    reaction_summary,
+    support_notes,
+)
 from lgbeam.apps._runner import Problem, check_work, index_at_reference_end, run_problem, write_diagnostics
 from lgbeam.discretisations.rods import (
     CosseratRod,
@@ -27,7 +36,6 @@ from lgbeam.discretisations.rods import (
     Material,
     NodalLoad,
     RodMesh,
-    Support,
     TimeFunction,
     arc,
     helix,
@@ -91,6 +99,7 @@ SCHEMA: dict[str, Any] = {
         "end": Key(str, "free", doc="support at s = L", choices=SUPPORTS),
         "start_motion": dict(_MOTION),
         "end_motion": dict(_MOTION),
+        "at": Key(list, [], doc=AT_DOC),
     },
     "loads": {
         "nodal": Key(list, [], doc="list of {node, force, moment, frame, time, scale, times, values, t_on}"),
@@ -183,12 +192,9 @@ def build(case: dict[str, Any]) -> tuple[CosseratRod, np.ndarray, np.ndarray]:
             raise ValueError("model.geometry = 'polyline' needs model.points = [[x, y, z], ...]")
         q_ref = polyline(G, mesh, points=mod["points"])
     cons = mod["constraints"]
-    sup = case["supports"]
-    supports = tuple(
-        Support(end, sup[end], dict(sup[f"{end}_motion"]) if sup[end] == "prescribed" else None) for end in ("start", "end")
-    )
     rod = CosseratRod(
-        mesh=mesh, material=_material(mod["material"]), q_ref=q_ref, supports=supports, loads=_loads(case),
+        mesh=mesh, material=_material(mod["material"]), q_ref=q_ref, supports=case_supports(case["supports"], mesh),
+        loads=_loads(case),
         kirchhoff="kirchhoff" in cons, inextensible="inextensible" in cons,
         radius=mod.get("display_radius") or mesh.length / 100.0,
     )
@@ -216,15 +222,20 @@ def problem(case: dict[str, Any]) -> Problem:
     n_nodes = int(case["model"]["n_elements"]) + 1
     check_work(case, WORK_BYTES_PER_NODE * n_nodes, f"a rod of {n_nodes} nodes")
     rod, q0, v0 = build(case)
+    check_start(rod, float(case["time"]["t0"]), q0)
+    notes = support_notes(rod)
     G = rod.G
 
     def arrays(sol: Solution) -> dict[str, Any]:
         q = np.asarray(sol.q)
         return {"t": np.asarray(sol.t), "s": rod.mesh.s, "positions": G.translation(q), "rotations": G.rotation(q),
-                "lam": np.asarray(sol.lam), "q": q, "v": np.asarray(sol.v), "group": "S3R3"}
+                "lam": np.asarray(sol.lam), "q": q, "v": np.asarray(sol.v), "group": "S3R3",
+                **reaction_arrays(rod, np.asarray(sol.t), q, np.asarray(sol.lam))}
 
     def tip(sol: Solution) -> dict[str, Any]:
-        return {"tip": G.translation(np.asarray(sol.q)[-1, -1]).tolist()}
+        q, lam = np.asarray(sol.q)[-1], np.asarray(sol.lam)[-1]
+        return {"tip": G.translation(q[-1]).tolist(), **reaction_summary(rod, float(np.asarray(sol.t)[-1]), q, lam),
+                **({"support_notes": notes} if notes else {})}
 
     return Problem(rod, MechanicalState(q0, v0), lambda y: Frame(*rod.vtk_frame(y.q, y.v, y.lam)), arrays,
                    summary=tip, work_bytes=WORK_BYTES_PER_NODE * n_nodes)
@@ -259,14 +270,21 @@ def _run_static(case: dict[str, Any], rod: CosseratRod, q0: np.ndarray, run_dir:
                 pts, cells, pd, cd = rod.vtk_frame(qq, zero, ll)
                 series.write(t, pts, cells=cells, point_data=pd, cell_data=cd)
     np.savez(run_dir / "solution.npz", t=np.array([t0, t1]), s=rod.mesh.s, positions=G.translation(q),
-             rotations=G.rotation(q), lam=lam, q=q, v=np.zeros((2, zero.size)), group="S3R3")
+             rotations=G.rotation(q), lam=lam, q=q, v=np.zeros((2, zero.size)), group="S3R3",
+             **reaction_arrays(rod, np.array([t0, t1]), q, lam))
     rec = {"t": np.array([t0, t1]), "h": np.zeros(2), "accepted": np.ones(2),
            "energy": np.array([rod.energy(t, qq, zero) for t, qq in ((t0, q0), (t1, q1))]),
            "phi": np.array([np.linalg.norm(rod.constraints(qq)) if rod.n_constraints else 0.0 for qq in q]),
            "bv": np.zeros(2)}
     write_diagnostics(run_dir / "diagnostics.csv", rec)
     return RunSummary(status="ok", message="static equilibrium", n_steps=0, n_rejected=0, t_final=t1,
-                      extra={"tip": G.translation(q1[-1]).tolist(), "analysis": "static"})
+                      extra={"tip": G.translation(q1[-1]).tolist(), "analysis": "static",
+                             **reaction_summary(rod, t1, q1, lam1), **_notes(rod)})
+
+
+def _notes(rod: CosseratRod) -> dict[str, Any]:
+    notes = support_notes(rod)
+    return {"support_notes": notes} if notes else {}
 
 
 def errors(solution: dict[str, Any], reference: dict[str, Any]) -> dict[str, float]:

@@ -315,13 +315,17 @@ class SupportRows:
         return sp.coo_array((blocks.ravel(), (rows, cols)), shape=(n, n)).tocsr()
 
     # ------------------------------------------------------------------ checks
-    def loads_on_fixed_dofs(self, loads: tuple[Any, ...], load_nodes: tuple[int, ...], q_ref: FloatArray) -> list[str]:
-        """One line per nodal load with a component along a fixed degree of freedom of a support at its node."""
+    def loads_on_fixed_dofs(self, loads: tuple[Any, ...], node_index: Any, q_ref: FloatArray) -> list[str]:
+        """One line per nodal load with a component along a fixed degree of freedom of a support at its node
+        (``node_index``: the mesh's node resolver; distributed loads and gravity are not nodal)."""
         notes = []
-        for load, i in zip(loads, load_nodes, strict=True):
+        for load in loads:
             pair = getattr(load, "pair", None)
+            if pair is None:
+                continue
+            i = node_index(load.node)
             at = np.flatnonzero(self.nodes == i)
-            if pair is None or not at.size:
+            if not at.size:
                 continue
             R = quat_to_matrix(q_ref[i, :4]) if load.frame == "body" else np.eye(3)
             mom, force = R @ pair[:3], R @ pair[3:]

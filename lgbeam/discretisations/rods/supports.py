@@ -295,7 +295,8 @@ def resolve_node(sup: Support, mesh: Any) -> int:
         try:
             return mesh.node_index(sup.node)
         except ValueError as err:
-            raise ValueError(f"{sup.where}: {err}") from None
+            label = f"support {sup.name!r}" if sup.name else f"{sup.label_kind} support"
+            raise ValueError(f"{label}: {err}") from None
     s = np.asarray(mesh.s)
     j = int(np.argmin(np.abs(s - sup.s)))
     if abs(s[j] - sup.s) > 1e-9 * max(mesh.length, 1.0):
