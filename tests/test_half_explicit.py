@@ -6,50 +6,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lgbeam.integrators import INTEGRATORS, get_integrator
+from lgbeam.diagnostics import observed_order
+from lgbeam.integrators import make_method
 from lgbeam.integrators.tableaux import HALF_EXPLICIT_TABLEAUX, HalfExplicitTableau, classical_order
 from lgbeam.models.heavy_top import GROUPS, HeavyTop, reference_solution
-from lgbeam.solve import integrate
+from lgbeam.solve import AdaptiveStep, ConstantStep, MechanicalState, SaveAt, integrate
 
-T_SHORT = 0.05
-HS = np.array([1 / 400, 1 / 800, 1 / 1600, 1 / 3200])
-# Observed order of λ_{n+1} against λ(t_{n+1}): the full order for herk4/hedop5 (d = e_s̄ with the last
-# stage at c = 1); one less for herk3 (λ_{n+1} extrapolates Λ₂, Λ₃ linearly from c = 1/2, 2/3) and
-# order 1 for the order-2 variants, whose λ_{n+1} is an O(h²) approximation of λ at the step's
-# midpoint (measured: see docs/half-explicit.md, "Multiplier order").
-LAMBDA_ORDER = {"herk1": 1, "herk2-midpoint": 1, "herk2-heun": 1, "herk2-c2": 1, "herk3": 2, "herk4": 4, "hedop5": 5}
-# In the direct products the position constraint drifts (seed 004 Figs. 3, 6) and λ, computed on the
-# drifted configuration, loses one order on t = 0.2 for herk4 (measured 3.03) and ~0.8 for hedop5 (4.23).
-LAMBDA_ORDER_DIRECT = {**LAMBDA_ORDER, "herk4": 3, "hedop5": 4.2}
+# The fitted orders of every registered half-explicit method (positions and λ, seed 004 Figs. 1, 2, 4,
+# 5) are in test_orders.py, generated from the method registry.
 
 
-def _steps(method: str) -> np.ndarray:
-    # herk1 reaches its asymptotic regime only for h·|Ω| ≲ 0.01 (|Ω| = 150): eight times smaller steps.
-    return HS / 8 if method == "herk1" else HS
-
-
-def _horizon(method: str) -> float:
-    # On t ≤ 0.05 HEDOP5 in SO(3)×R³ shows a pre-asymptotic slope of 5.7; on t = 0.2 the global
-    # error has settled to its asymptotic order (measured 5.07), so the order ≥ 4 methods use it.
-    return 4 * T_SHORT if get_integrator(method).order >= 4 else T_SHORT
-
-
-def _errors(group: str, method: str):
-    top = HeavyTop(group)
+def _start(top):
     q0, v0 = top.initial_state()
-    T = _horizon(method)
-    R, x, lam = reference_solution(top, [T])
-    eq, el = [], []
-    for h in _steps(method):
-        sol = integrate(top, q0, v0, (0.0, T), method, h=h)
-        qf = sol.q[-1]
-        eq.append(max(np.abs(top.group.rotation(qf) - R[-1]).max(), np.abs(top.group.translation(qf) - x[-1]).max()))
-        el.append(np.abs(sol.lam[-1] - lam[-1]).max() / np.abs(lam[-1]).max())
-    return np.array(eq), np.array(el)
-
-
-def _slope(err, hs=HS):
-    return np.polyfit(np.log(hs), np.log(err), 1)[0]
+    return MechanicalState(q0, v0)
 
 
 @pytest.mark.parametrize("tab", list(HALF_EXPLICIT_TABLEAUX.values()), ids=list(HALF_EXPLICIT_TABLEAUX))
@@ -73,30 +42,9 @@ def test_inconsistent_tableau_is_rejected():
                             np.array([0, 1.0]), 2)
 
 
-@pytest.mark.parametrize("method", list(INTEGRATORS))
-@pytest.mark.parametrize("group", ["S3R3", "SO3xR3"])
-def test_heavy_top_orders(group, method):
-    """Seed 004 Figs. 1, 5: fitted slopes of the global error at t = 0.05 or 0.2 (±0.3 of the nominal order)."""
-    eq, el = _errors(group, method)
-    order = get_integrator(method).order
-    hs = _steps(method)
-    assert abs(_slope(eq, hs) - order) <= 0.3, (eq, _slope(eq, hs))
-    expected = (LAMBDA_ORDER if group in ("S3R3", "SE3") else LAMBDA_ORDER_DIRECT)[method]
-    assert abs(_slope(el, hs) - expected) <= 0.3, (el, _slope(el, hs))
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("method", list(INTEGRATORS))
-@pytest.mark.parametrize("group", ["SE3", "S3xR3"])
-def test_heavy_top_orders_other_groups(group, method):
-    """Seed 004 Figs. 2, 4 (the other two groups)."""
-    test_heavy_top_orders(group, method)
-
-
 def _match_reference(group: str, t_end: float) -> tuple[float, float]:
     top = HeavyTop(group)
-    q0, v0 = top.initial_state()
-    sol = integrate(top, q0, v0, (0.0, t_end), "hedop5", rtol=1e-10, atol=1e-10)
+    sol = integrate(top, "hedop5", _start(top), (0.0, t_end), controller=AdaptiveStep(rtol=1e-10, atol=1e-10))
     assert sol.status == "ok"
     R, x, _ = reference_solution(top, [t_end])
     return np.abs(top.group.rotation(sol.q[-1]) - R[-1]).max(), np.abs(top.group.translation(sol.q[-1]) - x[-1]).max()
@@ -122,8 +70,7 @@ def test_drift_off_depends_on_the_group():
     phis = {}
     for group in GROUPS:
         top = HeavyTop(group)
-        q0, v0 = top.initial_state()
-        sol = integrate(top, q0, v0, (0.0, 0.5), "herk4", h=1e-3)
+        sol = integrate(top, "herk4", _start(top), (0.0, 0.5), controller=ConstantStep(1e-3))
         phis[group] = sol.steps["phi"].max()
         assert sol.steps["bv"].max() < 1e-12  # the hidden constraint is enforced at every step
     assert phis["SE3"] < 1e-13 and phis["S3R3"] < 1e-12  # round-off (measured 5e-15 and 2e-13)
@@ -132,35 +79,33 @@ def test_drift_off_depends_on_the_group():
 
 def test_projection_removes_drift():
     top = HeavyTop("SO3xR3")
-    q0, v0 = top.initial_state()
-    sol = integrate(top, q0, v0, (0.0, 0.2), "herk4", h=1e-3, project_steps=True)
+    sol = integrate(top, make_method("herk4", project_steps=True), _start(top), (0.0, 0.2),
+                    controller=ConstantStep(1e-3))
     assert sol.steps["phi"].max() < 1e-13 and sol.steps["bv"].max() < 1e-12
 
 
 def test_energy_error_decreases_with_the_order():
     """No damping: the energy error at t = 0.1 shrinks like h^p (HEDOP5, p = 5)."""
     top = HeavyTop("S3R3")
-    q0, v0 = top.initial_state()
     errs = []
     hs = np.array([1 / 500, 1 / 1000, 1 / 2000])
     for h in hs:
-        sol = integrate(top, q0, v0, (0.0, 0.1), "hedop5", h=h)
+        sol = integrate(top, "hedop5", _start(top), (0.0, 0.1), controller=ConstantStep(h))
         errs.append(np.abs(sol.steps["energy"] - sol.steps["energy"][0]).max() / abs(sol.steps["energy"][0]))
-    assert np.polyfit(np.log(hs), np.log(errs), 1)[0] > 4.5
+    assert observed_order(hs, errs) > 4.5
 
 
 def test_adaptive_error_tracks_the_tolerance():
     """Global error of adaptive HEDOP5 over four decades of rtol: a fitted slope near 1."""
     top = HeavyTop("S3R3")
-    q0, v0 = top.initial_state()
-    R, x, _ = reference_solution(top, [0.1])
+    _, x, _ = reference_solution(top, [0.1])
     tols = np.array([1e-5, 1e-6, 1e-7, 1e-8, 1e-9])
     errs, steps = [], []
     for tol in tols:
-        sol = integrate(top, q0, v0, (0.0, 0.1), "hedop5", rtol=tol, atol=tol)
+        sol = integrate(top, "hedop5", _start(top), (0.0, 0.1), controller=AdaptiveStep(rtol=tol, atol=tol))
         errs.append(np.abs(top.group.translation(sol.q[-1]) - x[-1]).max())
         steps.append(sol.stats["n_steps"])
-    slope = np.polyfit(np.log(tols), np.log(errs), 1)[0]
+    slope = observed_order(tols, errs)  # the same log–log fit, error against tolerance
     assert 0.7 < slope < 1.3, (errs, slope)
     assert np.all(np.diff(steps) > 0)
 
@@ -168,38 +113,41 @@ def test_adaptive_error_tracks_the_tolerance():
 def test_fixed_output_times_use_the_interpolant():
     """Saved states at t = 0.01 k from an adaptive run agree with the reference to the tolerance level."""
     top = HeavyTop("S3R3")
-    q0, v0 = top.initial_state()
-    sol = integrate(top, q0, v0, (0.0, 0.1), "hedop5", rtol=1e-9, atol=1e-9, save_every=0.01)
+    sol = integrate(top, "hedop5", _start(top), (0.0, 0.1), controller=AdaptiveStep(rtol=1e-9, atol=1e-9),
+                    save=SaveAt(every=0.01))
     assert np.allclose(sol.t, np.linspace(0, 0.1, 11), atol=1e-14)
-    R, x, _ = reference_solution(top, sol.t[1:])
+    _, x, _ = reference_solution(top, sol.t[1:])
     err = np.abs(top.group.translation(sol.q[1:]) - x).max()
     assert err < 1e-6  # cubic Hermite interpolant (local error O(h⁴)) on steps of about 2e-3
     assert np.abs(np.linalg.norm(sol.q[:, :4], axis=-1) - 1).max() < 1e-13
 
 
 @pytest.mark.parametrize(
-    "kwargs, match",
+    "make, match",
     [
-        ({"h": 0.0}, "step size h must be > 0"),
-        ({"h": -1e-3}, "step size h must be > 0"),
-        ({"rtol": 0.0, "atol": 1e-8}, "rtol must be > 0"),
-        ({"rtol": 1e-6}, "needs rtol and atol"),
-        ({"method": "rk45", "h": 1e-3}, "unknown integrator method 'rk45'; known methods: herk1"),
+        (lambda: ("hedop5", ConstantStep(0.0)), "step size h must be a finite number > 0"),
+        (lambda: ("hedop5", ConstantStep(-1e-3)), "step size h must be a finite number > 0"),
+        (lambda: ("hedop5", AdaptiveStep(rtol=0.0, atol=1e-8)), "rtol must be > 0"),
+        (lambda: ("herk4", AdaptiveStep(rtol=1e-6, atol=1e-8)), "'herk4' has no embedded error estimate"),
+        (lambda: ("rk45", ConstantStep(1e-3)), "unknown integrator method 'rk45'; known methods — half-explicit: herk1"),
     ],
 )
-def test_bad_input_is_rejected_before_the_run(kwargs, match):
+def test_bad_input_is_rejected_before_the_run(make, match):
     top = HeavyTop("S3R3")
-    q0, v0 = top.initial_state()
-    method = kwargs.pop("method", "hedop5")
     with pytest.raises(ValueError, match=match):
-        integrate(top, q0, v0, (0.0, 0.1), method, **kwargs)
+        method, controller = make()  # a controller checks its own parameters when it is built
+        integrate(top, method, _start(top), (0.0, 0.1), controller=controller)
+
+
+def test_adaptive_stepping_needs_both_tolerances():
+    with pytest.raises(TypeError, match="atol"):
+        AdaptiveStep(rtol=1e-6)  # type: ignore[call-arg]
 
 
 def test_t_end_before_t0_is_rejected():
     top = HeavyTop("S3R3")
-    q0, v0 = top.initial_state()
     with pytest.raises(ValueError, match="need t_end > t0"):
-        integrate(top, q0, v0, (1.0, 0.5), "hedop5", h=1e-3)
+        integrate(top, "hedop5", _start(top), (1.0, 0.5), controller=ConstantStep(1e-3))
 
 
 def test_inconsistent_initial_data_gives_the_residual_and_an_opt_in():
@@ -207,8 +155,9 @@ def test_inconsistent_initial_data_gives_the_residual_and_an_opt_in():
     q0, v0 = top.initial_state()
     v_bad = v0 + np.array([0, 0, 0, 0.1, 0, 0])
     with pytest.raises(ValueError, match=r"\|B\(q0\) v0\| = 1\.000e-01.*project_initial=True"):
-        integrate(top, q0, v_bad, (0.0, 0.01), "hedop5", h=1e-3)
-    sol = integrate(top, q0, v_bad, (0.0, 0.01), "hedop5", h=1e-3, project_initial=True)
+        integrate(top, "hedop5", MechanicalState(q0, v_bad), (0.0, 0.01), controller=ConstantStep(1e-3))
+    sol = integrate(top, make_method("hedop5", project_initial=True), MechanicalState(q0, v_bad), (0.0, 0.01),
+                    controller=ConstantStep(1e-3))
     assert sol.steps["bv"][0] < 1e-12
 
 
@@ -217,15 +166,16 @@ def test_nan_in_the_state_is_rejected():
     q0, v0 = top.initial_state()
     v0[2] = np.nan
     with pytest.raises(ValueError, match="initial velocity v0 contains non-finite values"):
-        integrate(top, q0, v0, (0.0, 0.01), "hedop5", h=1e-3)
+        integrate(top, "hedop5", MechanicalState(q0, v0), (0.0, 0.01), controller=ConstantStep(1e-3))
 
 
 def test_step_limits_stop_with_a_status():
     top = HeavyTop("S3R3")
-    q0, v0 = top.initial_state()
-    sol = integrate(top, q0, v0, (0.0, 1.0), "hedop5", rtol=1e-8, atol=1e-8, max_steps=5)
+    sol = integrate(top, "hedop5", _start(top), (0.0, 1.0), controller=AdaptiveStep(rtol=1e-8, atol=1e-8),
+                    max_steps=5)
     assert sol.status == "max_steps" and "raise max_steps" in sol.message
-    sol = integrate(top, q0, v0, (0.0, 1.0), "hedop5", rtol=1e-8, atol=1e-8, h_min=1e-3, h0=1e-2)
+    sol = integrate(top, "hedop5", _start(top), (0.0, 1.0),
+                    controller=AdaptiveStep(rtol=1e-8, atol=1e-8, h_min=1e-3, h0=1e-2))
     assert sol.status == "h_min" and "loosen rtol" in sol.message
 
 
@@ -235,5 +185,5 @@ def test_non_unit_quaternion_is_rejected_not_renormalised():
     q_bad = q0.copy()
     q_bad[:4] *= 1.01
     with pytest.raises(ValueError, match=r"S3R3: quaternion part .* is not unit"):
-        integrate(top, q_bad, v0, (0.0, 0.01), "hedop5", h=1e-3)
+        integrate(top, "hedop5", MechanicalState(q_bad, v0), (0.0, 0.01), controller=ConstantStep(1e-3))
     assert np.isclose(np.linalg.norm(q_bad[:4]), 1.01)  # the caller's array is untouched

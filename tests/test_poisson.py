@@ -1,5 +1,8 @@
 """Geometric exponential integrators and baselines on NLS/KdV: invariants, Poisson-map property,
-Theorem 13, fitted orders against exact solutions, solver failure handling."""
+Theorem 13, the classical baselines' order against a DISEX reference, solver failure handling.
+
+The fitted orders of every registered Poisson method against the exact NLS and KdV solitons are in
+``test_orders.py`` (generated from the method registry)."""
 
 from __future__ import annotations
 
@@ -7,19 +10,33 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from lgbeam.discretisations.spectral import NLS, FourierGrid, KdV, kdv_soliton, nls_soliton
+from lgbeam.diagnostics import observed_order
+from lgbeam.discretisations.spectral import NLS, FourierGrid, KdV, nls_soliton
+from lgbeam.integrators import METHODS, Status, make_method, methods_for
 from lgbeam.integrators.poisson import (
     DISEX1,
     DISEX6,
-    POISSON_INTEGRATORS,
     Disex,
     DisexCoefficients,
     ExponentialMidpoint,
     FixedPoint,
     disex_tableau_step,
-    integrate_poisson,
-    make_poisson_integrator,
 )
+from lgbeam.solve import ConstantStep, SaveAt, integrate
+from lgbeam.systems import SemilinearPoissonSystem
+
+LAST = SaveAt(steps=10**6)  # keep the initial and the final state only
+
+
+def _step(method, system, h, y):
+    """One step from y of a fresh run (``init``: no predictor history)."""
+    y, cache = method.init(system, 0.0, y)
+    return method.step(system, 0.0, h, y, cache)
+
+
+def _run(system, method, y0, h, t_end, save=None, **kwargs):
+    """Fixed steps h over [0, t_end] (the last one shortened to land on t_end)."""
+    return integrate(system, method, y0, (0.0, t_end), controller=ConstantStep(h), save=save, **kwargs)
 
 
 def _nls_table_data(g: FourierGrid):
@@ -69,12 +86,12 @@ def test_theorem13_composition_equals_tableau(form):
     sysm = NLS(g, form=form)
     y = sysm.from_field(_nls_table_data(g))
     solver = FixedPoint(tol=1e-15)
-    comp = Disex(solver=solver).step(sysm, 0.01, y)
+    comp = _step(Disex(solver=solver), sysm, 0.01, y)
     tab = disex_tableau_step(sysm, 0.01, y, solver=solver)
-    assert comp.converged and tab.converged
+    assert comp.status is Status.OK and tab.status is Status.OK
     assert_allclose(tab.y, comp.y, atol=1e-13)  # both solved to 1e-15; 6 stages of round-off
-    one = Disex(coefficients=DISEX1, solver=solver).step(sysm, 0.05, y)
-    assert_allclose(one.y, ExponentialMidpoint(solver).step(sysm, 0.05, y).y, atol=0)  # s = 1 is exp-midpoint
+    one = _step(Disex(coefficients=DISEX1, solver=solver), sysm, 0.05, y)
+    assert_allclose(one.y, _step(ExponentialMidpoint(solver), sysm, 0.05, y).y, atol=0)  # s = 1 is exp-midpoint
 
 
 def _fd_jacobian(step, y, eps=1e-6):
@@ -88,11 +105,10 @@ def test_exponential_midpoint_is_a_poisson_map():
     sysm = NLS(g)
     y = sysm.from_field(_nls_table_data(g))
     J = np.stack([sysm.apply_S(e) for e in np.eye(y.size)], axis=1)
-    solver = FixedPoint(tol=1e-15)
     defects = {}
     for name in ("exp-midpoint", "disex", "energy-exp"):
-        m = POISSON_INTEGRATORS[name](solver=solver)
-        P = _fd_jacobian(lambda z, m=m, name=name: m.step(sysm, 0.3 if name != "disex" else 0.05, z).y, y)
+        m = make_method(name, tol=1e-15)
+        P = _fd_jacobian(lambda z, m=m, name=name: _step(m, sysm, 0.3 if name != "disex" else 0.05, z).y, y)
         defects[name] = np.abs(P @ J @ P.T - J).max()
     assert defects["exp-midpoint"] <= 1e-9  # issue 6 bound; central FD error O(eps²) + 1e-15/eps
     assert defects["disex"] <= 1e-9  # composition of Poisson maps (Theorem 13)
@@ -102,8 +118,7 @@ def test_exponential_midpoint_is_a_poisson_map():
 def test_energy_exp_preserves_nls_energy_fig23():
     g = FourierGrid(161)
     sysm = NLS(g, form="complex")
-    run = integrate_poisson(sysm, make_poisson_integrator("energy-exp"), sysm.from_field(_nls_table_data(g)),
-                            h=0.1, t_end=100.0, save_every=100)
+    run = _run(sysm, "energy-exp", sysm.from_field(_nls_table_data(g)), 0.1, 100.0, SaveAt(steps=100))
     assert run.status == "ok" and run.n_steps == 1000
     assert _rel_energy_error(sysm, run) <= 1e-12  # issue 6 / Fig. 2.3 (solver tol 1e-14)
     assert 8 <= run.iterations.mean() <= 24  # thesis Table 2.3: 12 (within a factor 2)
@@ -112,8 +127,7 @@ def test_energy_exp_preserves_nls_energy_fig23():
 def test_energy_exp_preserves_kdv_energy_fig27():
     g = FourierGrid(401)
     kdv = KdV(g, nu=5e-4)
-    run = integrate_poisson(kdv, make_poisson_integrator("energy-exp"), np.cos(g.x), h=0.005, t_end=5.0,
-                            save_every=50)
+    run = _run(kdv, "energy-exp", np.cos(g.x), 0.005, 5.0, SaveAt(steps=50))
     assert run.status == "ok" and run.n_steps == 1000
     assert _rel_energy_error(kdv, run) <= 1e-12  # Fig. 2.7, relative to the scale of H's parts
     E = np.array([kdv.hamiltonian(u) for u in run.y])
@@ -129,8 +143,7 @@ def test_energy_exp_preserves_kdv_energy_fig27():
 def test_discrete_gradient_method_conserves_energy():
     g = FourierGrid(21)
     sysm = NLS(g)
-    run = integrate_poisson(sysm, make_poisson_integrator("discrete-gradient"), sysm.from_field(_nls_table_data(g)),
-                            h=0.005, t_end=2.0)
+    run = _run(sysm, "discrete-gradient", sysm.from_field(_nls_table_data(g)), 0.005, 2.0)
     assert _rel_energy_error(sysm, run) <= 1e-13  # (2.13): exact up to the solver tolerance
 
 
@@ -139,42 +152,11 @@ def test_exp_midpoint_energy_bounded_without_drift():
     quarter of a long run (a drift would grow linearly)."""
     g = FourierGrid(41)
     sysm = NLS(g, form="complex")
-    run = integrate_poisson(sysm, make_poisson_integrator("exp-midpoint"), sysm.from_field(_nls_table_data(g)),
-                            h=0.05, t_end=100.0, save_every=4000)
+    run = _run(sysm, "exp-midpoint", sysm.from_field(_nls_table_data(g)), 0.05, 100.0, SaveAt(steps=4000))
     err = np.abs(run.steps["energy"] - run.steps["energy"][0])
     q = err.size // 4
     assert err.max() <= 1e-2 * abs(run.steps["energy"][0])  # bounded: O(h²) relative
     assert err[-q:].max() <= 1.5 * err[:q].max()  # no drift over 2000 steps (linear drift: ×4)
-
-
-def _fit(hs, errs):
-    return float(np.polyfit(np.log(hs), np.log(errs), 1)[0])
-
-
-def test_orders_on_nls_soliton():
-    L = 60.0
-    g = FourierGrid(385, L)  # spatial error e^{−πk_max/2} ≈ 1e−14
-    sysm = NLS(g, kappa=-1.0, form="complex")
-    exact = lambda t: nls_soliton(g.x, t, eta=1.0, velocity=2 * np.pi / L * 4, x0=L / 2, length=L)
-    cases = {"exp-midpoint": ([1 / 10, 1 / 20, 1 / 40], 2), "energy-exp": ([1 / 10, 1 / 20, 1 / 40], 2),
-             "disex": ([1 / 80, 1 / 160, 1 / 320], 5), "exp-euler": ([1 / 40, 1 / 80, 1 / 160], 1)}
-    for name, (hs, order) in cases.items():
-        errs = []
-        for h in hs:
-            run = integrate_poisson(sysm, make_poisson_integrator(name), exact(0.0), h=h, t_end=1.0, save_every=10**6)
-            errs.append(np.abs(run.y[-1] - exact(1.0)).max())
-        assert abs(_fit(hs, errs) - order) <= 0.3, (name, errs)  # issue 6: fitted slope within ±0.3
-
-
-def test_orders_on_kdv_soliton():
-    L = 80.0
-    g = FourierGrid(255, L)
-    kdv = KdV(g, nu=1.0)
-    exact = lambda t: kdv_soliton(g.x, t, c=1.0, nu=1.0, x0=30.0, length=L)
-    for name, hs in {"exp-midpoint": [1 / 20, 1 / 40, 1 / 80], "energy-exp": [1 / 10, 1 / 20, 1 / 40]}.items():
-        errs = [np.abs(integrate_poisson(kdv, make_poisson_integrator(name), exact(0.0), h=h, t_end=1.0,
-                                         save_every=10**6).y[-1] - exact(1.0)).max() for h in hs]
-        assert abs(_fit(hs, errs) - 2) <= 0.3, (name, errs)  # second order
 
 
 def test_classical_baselines_order_against_disex_reference():
@@ -183,31 +165,31 @@ def test_classical_baselines_order_against_disex_reference():
     g = FourierGrid(21)
     sysm = NLS(g)
     y0 = sysm.from_field(_nls_table_data(g))
-    ref = integrate_poisson(sysm, make_poisson_integrator("disex"), y0, h=1 / 1000, t_end=0.5, save_every=10**6).y[-1]
+    ref = _run(sysm, "disex", y0, 1 / 1000, 0.5, LAST).y[-1]
     hs = [1 / 100, 1 / 200, 1 / 400]
     for name in ("midpoint", "midpoint-newton", "discrete-gradient"):
-        errs = [np.abs(integrate_poisson(sysm, make_poisson_integrator(name), y0, h=h, t_end=0.5,
-                                         save_every=10**6).y[-1] - ref).max() for h in hs]
-        assert abs(_fit(hs, errs) - 2) <= 0.3, (name, errs)  # order 2
+        errs = [np.abs(_run(sysm, name, y0, h, 0.5, LAST).y[-1] - ref).max() for h in hs]
+        assert abs(observed_order(hs, errs) - 2) <= 0.3, (name, errs)  # order 2
 
 
 def test_solver_failure_reports_step_residual_and_remedy():
     g = FourierGrid(161)
     sysm = NLS(g)
-    run = integrate_poisson(sysm, make_poisson_integrator("midpoint"), sysm.from_field(_nls_table_data(g)),
-                            h=0.1, t_end=1.0)
+    run = _run(sysm, "midpoint", sysm.from_field(_nls_table_data(g)), 0.1, 1.0)
     assert run.status == "solver_failed" and run.n_steps == 0
     assert "step 1" in run.message and "relative increment" in run.message and "smaller integrator.h" in run.message
-    with pytest.raises(ValueError, match="unknown Poisson integrator"):
-        make_poisson_integrator("rk4")
+    with pytest.raises(ValueError, match="unknown integrator method 'rk4'"):
+        make_method("rk4")
     with pytest.raises(ValueError, match="real stacked form"):
-        make_poisson_integrator("midpoint-newton").step(NLS(g, form="complex"), 0.1, np.zeros(161, complex))
+        _step(make_method("midpoint-newton"), NLS(g, form="complex"), 0.1, np.zeros(161, complex))
 
 
 def test_registry_names_and_orders():
-    assert set(POISSON_INTEGRATORS) == {"exp-midpoint", "disex", "energy-exp", "midpoint", "midpoint-newton",
-                                        "discrete-gradient", "exp-euler"}
-    orders = {name: make_poisson_integrator(name).order for name in POISSON_INTEGRATORS}
+    names = methods_for(SemilinearPoissonSystem)
+    assert set(names) == {"exp-midpoint", "disex", "energy-exp", "midpoint", "midpoint-newton",
+                          "discrete-gradient", "exp-euler"}
+    assert {name: METHODS[name].family for name in names} == dict.fromkeys(names, "poisson")
+    orders = {name: make_method(name).order for name in names}
     assert orders == {"exp-midpoint": 2, "disex": 5, "energy-exp": 2, "midpoint": 2, "midpoint-newton": 2,
                       "discrete-gradient": 2, "exp-euler": 1}
 
@@ -244,8 +226,7 @@ def _soliton_run(name, predictor, h, tol=1e-12, t_end=0.25):
     g = FourierGrid(129, L)
     sysm = NLS(g, kappa=-1.0, form="complex")
     y0 = nls_soliton(g.x, 0.0, eta=1.0, velocity=2 * np.pi / L * 4, x0=L / 2, length=L)
-    integ = make_poisson_integrator(name, tol=tol, predictor=predictor)
-    return integrate_poisson(sysm, integ, y0, h=h, t_end=t_end, save_every=10**6)
+    return _run(sysm, make_method(name, tol=tol, predictor=predictor), y0, h, t_end, LAST)
 
 
 @pytest.mark.parametrize("name, h, stages", [("exp-midpoint", 1 / 160, 1), ("disex", 1 / 40, 6),
@@ -271,14 +252,20 @@ def test_predictor_uses_history_only_when_the_step_continues():
     y0 = nls_soliton(g.x, 0.0, eta=1.0, velocity=0.4, x0=L / 2, length=L)
     plain = Disex(solver=FixedPoint(tol=1e-12))
     pred = Disex(solver=FixedPoint(tol=1e-12), predictor="linear")
-    y1 = pred.step(sysm, 0.02, y0).y  # no history: the default start
-    assert pred.step(sysm, 0.02, y0.copy()).iterations == plain.step(sysm, 0.02, y0).iterations  # not y1: no history
-    first = pred.step(sysm, 0.02, y0)
-    cont = pred.step(sysm, 0.02, first.y)
-    assert cont.iterations < plain.step(sysm, 0.02, first.y).iterations  # continuing: predicted
-    assert np.abs(pred.step(sysm, 0.01, cont.y).y - plain.step(sysm, 0.01, cont.y).y).max() <= 1e-11  # new h
-    assert np.abs(y1 - plain.step(sysm, 0.02, y0).y).max() == 0.0
+    y0, memory = pred.init(sysm, 0.0, y0)  # the run's predictor history (empty)
+    y1 = pred.step(sysm, 0.0, 0.02, y0, memory).y  # no history: the default start
+    _, fresh = pred.init(sysm, 0.0, y0)  # a fresh run has no history
+    assert pred.step(sysm, 0.0, 0.02, y0, fresh).iterations == _step(plain, sysm, 0.02, y0).iterations
+    # the history of a run is used only for the state its last step returned (y1), not for another one
+    assert pred.step(sysm, 0.0, 0.02, y0, memory).iterations == _step(plain, sysm, 0.02, y0).iterations
+    _, memory = pred.init(sysm, 0.0, y0)
+    first = pred.step(sysm, 0.0, 0.02, y0, memory)
+    cont = pred.step(sysm, 0.02, 0.02, first.y, first.cache)
+    assert cont.iterations < _step(plain, sysm, 0.02, first.y).iterations  # continuing: predicted
+    new_h = pred.step(sysm, 0.04, 0.01, cont.y, cont.cache).y
+    assert np.abs(new_h - _step(plain, sysm, 0.01, cont.y).y).max() <= 1e-11  # new h
+    assert np.abs(y1 - _step(plain, sysm, 0.02, y0).y).max() == 0.0
     with pytest.raises(ValueError, match="unknown predictor"):
         Disex(predictor="quartic")
     with pytest.raises(ValueError, match="predictor"):
-        make_poisson_integrator("midpoint", predictor="linear")
+        make_method("midpoint", predictor="linear")

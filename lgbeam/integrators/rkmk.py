@@ -8,7 +8,9 @@ seed 000 §2, the RKMK methods):
 
 with the classical tableaux of ``tableaux.py`` (RK4, DOPRI5) or the b-rows of the half-explicit
 ones. Tableaux with embedded weights b̂ give the error estimate h Σ (b_i − b̂_i) k_i in the Lie algebra
-at y_n, so DOPRI5 runs adaptively under ``AdaptiveStep`` (relative tolerance scaled by |Θ|).
+at y_n, summed over all s̄ stages: DOPRI5's b̂ weights the extra stage k_{s+1} = T(Θ)⁻¹ ξ(t_n + h, y_{n+1})
+(b_{s+1} = 0), without which the estimate is only O(h). So DOPRI5 runs adaptively under ``AdaptiveStep``
+(relative tolerance scaled by |Θ|).
 
 References
 ----------
@@ -56,20 +58,23 @@ class RKMK:
         return y, None
 
     def step(self, ode: Any, t: float, h: float, y: FloatArray, cache: None) -> Step[FloatArray, None]:
-        """One step t → t + h; the error estimate h Σ (b_i − b̂_i) k_i when the tableau has b̂."""
+        """One step t → t + h; with embedded weights b̂ (s̄ of them) also the error estimate
+        Θ − h Σ_{i≤s̄} b̂_i k_i, Θ = h Σ_{i≤s} b_i k_i. For DOPRI5 s̄ = s + 1: the extra stage k_{s+1}
+        (row s of A is b, c = 1) is ξ at y_{n+1} in the coordinates of Θ (first same as last)."""
         tab, G = self.tableau, ode.group
         s, A, c = tab.s, tab.A, tab.c
-        K = np.empty((s, G.dim))
-        for i in range(s):
+        n_stages = s if tab.b_hat is None else tab.b_hat.size
+        K = np.empty((n_stages, G.dim))
+        for i in range(n_stages):
             if i == 0:
                 K[0] = ode.generator(t, y)
             else:
                 theta = h * (A[i, :i] @ K[:i])
                 K[i] = G.tangent_inv_apply(theta, np.asarray(ode.generator(t + c[i] * h, G.retract(y, theta)), float))
         b = A[s, :s]
-        theta = h * (b @ K)
-        err = None if tab.b_hat is None else h * ((b - tab.b_hat[:s]) @ K)
-        return Step(G.retract(y, theta), None, error=err, magnitude=np.abs(theta), evaluations=s)
+        theta = h * (b @ K[:s])
+        err = None if tab.b_hat is None else theta - h * (tab.b_hat @ K)
+        return Step(G.retract(y, theta), None, error=err, magnitude=np.abs(theta), evaluations=n_stages)
 
     def diagnostics(self, ode: Any, t: float, y: FloatArray, cache: None) -> dict[str, float]:
         return {}
