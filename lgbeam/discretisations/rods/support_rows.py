@@ -43,7 +43,7 @@ from lgbeam.groups.base import hat3, quat_conj, quat_mul, quat_to_matrix
 from lgbeam.groups.se3 import coupling_D
 from lgbeam.groups.so3 import quat_exp, quat_log, tangent_inv_so3
 
-from .supports import Support, ramp_factors, resolve_node
+from .supports import PrescribedMotion, Support, ramp_factors, resolve_node
 
 
 class Base(NamedTuple):
@@ -105,8 +105,10 @@ class SupportRows:
             nodes.append(i)
             labels.append(sup.name or f"{sup.label_kind}@{i}")
             for d in sup.dofs:
-                rows_e.append(k), rows_rot.append(d.startswith("r")), rows_dir.append(A["xyz".index(d[-1])])
-            mo = sup.motion
+                rows_e.append(k)
+                rows_rot.append(d.startswith("r"))
+                rows_dir.append(A["xyz".index(d[-1])])
+            mo = sup.motion if isinstance(sup.motion, PrescribedMotion) else None  # a dict became one in Support
             motion.append(np.zeros((4, 3)) if mo is None else np.array(
                 [mo.angular_velocity, mo.velocity, mo.displacement, mo.rotation]))
             ramp.append(0.0 if mo is None else mo.ramp)
