@@ -241,6 +241,6 @@ def test_memory_is_flat_in_the_step_count():
         rec = CSVRecord(Path(d) / "diag.csv")
         sol = integrate(top, "herk4", MechanicalState(q0, v0), (0.0, 0.05), controller=ConstantStep(1e-4),
                         record=rec)
-        assert sol.steps == {} and rec.rows == {}
+        assert sol.steps == {} and rec.blocks == [] and rec.buffer == []
         rows = (Path(d) / "diag.csv").read_text().splitlines()
         assert len(rows) == 2 + sol.n_steps and sol.summary["energy"]["n"] == sol.n_steps + 1

@@ -62,7 +62,9 @@ class Step(Generic[StateT, CacheT]):
     """One candidate step t → t + h; the driver's controller decides whether it is accepted.
 
     ``error`` is the embedded local-error vector (None without an embedded pair); ``magnitude`` the
-    elementwise size |y| the relative tolerance scales (same shape as ``error``). ``dense(σ)`` is the
+    elementwise size |y| the relative tolerance scales (same shape as ``error``). A method whose estimate
+    costs extra work may give ``estimate`` instead, a function returning ``(error, magnitude)`` that the
+    driver calls only when a controller needs it (not in plain constant-step runs). ``dense(σ)`` is the
     state at t + σh (σ ∈ [0, 1]) for output between steps, or None. ``status`` other than OK means the
     step itself failed (``detail`` says how); adaptive runs then retry smaller, fixed steps stop.
     """
@@ -71,12 +73,22 @@ class Step(Generic[StateT, CacheT]):
     cache: CacheT
     error: FloatArray | None = None
     magnitude: FloatArray | None = None
+    estimate: Callable[[], tuple[FloatArray, FloatArray]] | None = None
     dense: Callable[[float], StateT] | None = None
     status: Status = Status.OK
     detail: str = ""
     evaluations: int = 0
     iterations: int = 0
     retry_cache: CacheT | None = None
+
+    def embedded(self) -> tuple[FloatArray, FloatArray] | None:
+        """(error, magnitude) of the embedded estimate, or None when the method gives none."""
+        if self.estimate is not None:
+            return self.estimate()
+        if self.error is None:
+            return None
+        assert self.magnitude is not None, "a Step with an error estimate needs its magnitude"
+        return self.error, self.magnitude
 
 
 @runtime_checkable

@@ -28,6 +28,7 @@ Arnold (1998); shared/notes/beam-reference-data.md §1.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -67,7 +68,7 @@ class StageResult:
     v: FloatArray
     lam: FloatArray
     theta: FloatArray  # Θ_{s+1}: q_{n+1} = q_n ∘ exp(Θ_{s+1})
-    error: FloatArray | None  # (Θ − Θ̂, v − v̂), or None without embedded weights
+    error: Callable[[], FloatArray] | None  # () -> (Θ − Θ̂, v − v̂); None without embedded weights
     vdot_start: FloatArray  # V̇ of the explicit first stage
     vdot_end: FloatArray | None  # FSAL: V̇ at (q_{n+1}, v_{n+1}, λ_{n+1}), the next first stage
     n_force_evals: int
@@ -143,14 +144,19 @@ class HalfExplicitRK:
         if self.project_steps and system.n_constraints:
             q1, v1 = project(system, cache.lin, q1, v1, t=t + h)
             vdot_end = None
-        magnitude = np.concatenate([np.abs(st.theta), np.maximum(np.abs(v), np.abs(v1))])
         lin, G = cache.lin, system.group
 
         def dense(sigma: float) -> MechanicalState:
             return hermite(G, q, v, lam, st.theta, q1, v1, st.lam, st.vdot_start, st.vdot_end, h, sigma)
 
-        return Step(MechanicalState(q1, v1, st.lam), HERKCache(lin, vdot_end, cache.rheonomic), error=st.error,
-                    magnitude=magnitude, dense=dense, evaluations=st.n_force_evals,
+        estimate = None
+        if st.error is not None:
+            err_fn, theta = st.error, st.theta
+
+            def estimate() -> tuple[FloatArray, FloatArray]:
+                return err_fn(), np.concatenate([np.abs(theta), np.maximum(np.abs(v), np.abs(v1))])
+        return Step(MechanicalState(q1, v1, st.lam), HERKCache(lin, vdot_end, cache.rheonomic), estimate=estimate,
+                    dense=dense, evaluations=st.n_force_evals,
                     retry_cache=HERKCache(lin, st.vdot_start, cache.rheonomic))
 
     def checkpoint(self, cache: HERKCache) -> dict[str, Any]:
@@ -234,7 +240,10 @@ class HalfExplicitRK:
         lam1 = tab.d @ lams
         error = None
         if tab.b_hat is not None:
-            error = np.concatenate([theta - h * (tab.b_hat @ dtheta), h * ((A[s] - tab.b_hat) @ vdot)])
+            b_hat, w = tab.b_hat, A[s] - tab.b_hat
+
+            def error() -> FloatArray:  # evaluated only when a controller asks (not in constant-step runs)
+                return np.concatenate([theta - h * (b_hat @ dtheta), h * (w @ vdot)])
         return StageResult(
             q=q1, v=v1, lam=lam1, theta=theta, error=error, vdot_start=vdot1,
             vdot_end=vdot[-1] if tab.fsal else None, n_force_evals=n_eval,

@@ -18,6 +18,7 @@ full state after accepted steps; ``resume`` continues a run from such a state, b
 
 from __future__ import annotations
 
+import cmath
 import contextlib
 import logging
 import math
@@ -95,10 +96,11 @@ def _all_finite(y: Any) -> bool:
     """True when every entry is finite: one sum per array settles it unless the sum itself overflows."""
     for a in _arrays(y):
         try:
-            total = complex(np.sum(a))
+            total = np.sum(a)
+            finite = math.isfinite(total) if not np.iscomplexobj(total) else cmath.isfinite(total)
         except FloatingPointError:  # numpy set to raise (np.seterr) on overflow or inf − inf
-            total = complex(math.inf)
-        if not (math.isfinite(total.real) and math.isfinite(total.imag)) and not np.isfinite(a).all():
+            finite = False
+        if not finite and not np.isfinite(a).all():
             return False
     return True
 
@@ -274,17 +276,20 @@ class _Loop:
         fail = st.status if st.status is not Status.OK else Status.NONFINITE
         detail = st.detail or ("" if ok else "non-finite state")
         err = 0.0
+        est = st.embedded() if ok and (self.ctl.adaptive or self.measure) else None
         if ok and self.ctl.adaptive:
-            err = self.ctl.error_norm(st.error, st.magnitude)
+            if est is None:
+                raise ValueError(f"method {self.method.name!r} gave no error estimate in an adaptive run")
+            err = self.ctl.error_norm(*est)
             if not err <= 1.0:
                 return False, err, Status.OK, "", {}
-        elif ok and self.measure and st.error is not None:
-            err = self.ctl.error_norm(st.error, st.magnitude)
+        elif est is not None:
+            err = self.ctl.error_norm(*est)
         d: dict[str, float] = {}
         if ok:
             d = self.diag(t_new, st.y, st.cache)
-            if self.measure and st.error is not None:
-                d = {**d, "err_raw": float(np.linalg.norm(st.error))}
+            if est is not None and self.measure:
+                d = {**d, "err_raw": float(np.linalg.norm(est[0]))}
             energy = d.get("energy", math.nan)
             if self.growth is not None and s.energy_ref > ENERGY_FLOOR and not math.isnan(energy) \
                     and not abs(energy) <= self.growth * s.energy_ref:

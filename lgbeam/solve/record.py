@@ -2,13 +2,13 @@
 (``CSVRecord``, constant memory whatever the step count; what ``lgbeam run`` uses for diagnostics.csv).
 
 A row is t, h, err, accepted (0/1), iterations, then the method's diagnostics (and ``err_raw`` when a
-constant-step run measures the embedded estimate). Both keep running statistics of every column over
-the accepted rows (``summary()``: first, last, min, max, sum, n), so a run's summary never needs the rows.
+constant-step run measures the embedded estimate). Both give running statistics of every column over the
+accepted rows (``summary()``: first, last, min, max, sum, n), so a run's summary never needs the rows.
+Rows are buffered in blocks of ``BLOCK`` and handled with array operations (a row costs one list append).
 """
 
 from __future__ import annotations
 
-import csv
 import math
 import os
 from pathlib import Path
@@ -17,26 +17,42 @@ from typing import IO, Any
 import numpy as np
 
 FIXED = ("t", "h", "err", "accepted", "iterations")
+BLOCK = 1024
 
 
 class _Stats:
-    __slots__ = ("first", "last", "max", "min", "n", "sum")
+    """first, last, min, max, sum, n of every column over accepted rows, updated a block at a time."""
 
-    def __init__(self) -> None:
-        self.first = self.last = math.nan
-        self.min, self.max, self.sum, self.n = math.inf, -math.inf, 0.0, 0
+    def __init__(self, n_cols: int) -> None:
+        self.first = np.full(n_cols, np.nan)
+        self.last = np.full(n_cols, np.nan)
+        self.min = np.full(n_cols, np.inf)
+        self.max = np.full(n_cols, -np.inf)
+        self.sum = np.zeros(n_cols)
+        self.n = np.zeros(n_cols, dtype=np.int64)
 
-    def add(self, x: float) -> None:
-        if math.isnan(x):
+    def update(self, block: np.ndarray) -> None:
+        acc = block[block[:, 3] > 0]
+        if not acc.size:
             return
-        if self.n == 0:
-            self.first = x
-        self.last, self.n, self.sum = x, self.n + 1, self.sum + x
-        self.min, self.max = min(self.min, x), max(self.max, x)
+        valid = ~np.isnan(acc)
+        any_valid = valid.any(axis=0)
+        first_idx = np.argmax(valid, axis=0)
+        last_idx = acc.shape[0] - 1 - np.argmax(valid[::-1], axis=0)
+        cols = np.arange(acc.shape[1])
+        new_first = any_valid & (self.n == 0)
+        self.first[new_first] = acc[first_idx, cols][new_first]
+        self.last[any_valid] = acc[last_idx, cols][any_valid]
+        with np.errstate(invalid="ignore"):
+            self.min = np.fmin(self.min, np.nanmin(np.where(valid, acc, np.inf), axis=0))
+            self.max = np.fmax(self.max, np.nanmax(np.where(valid, acc, -np.inf), axis=0))
+        self.sum += np.where(valid, acc, 0.0).sum(axis=0)
+        self.n += valid.sum(axis=0)
 
-    def as_dict(self) -> dict[str, float]:
-        return {"first": self.first, "last": self.last, "min": self.min, "max": self.max, "sum": self.sum,
-                "n": float(self.n)}
+    def as_dict(self, keys: tuple[str, ...]) -> dict[str, dict[str, float]]:
+        return {k: {"first": float(self.first[i]), "last": float(self.last[i]), "min": float(self.min[i]),
+                    "max": float(self.max[i]), "sum": float(self.sum[i]), "n": float(self.n[i])}
+                for i, k in enumerate(keys)}
 
 
 class MemoryRecord:
@@ -44,83 +60,93 @@ class MemoryRecord:
 
     def __init__(self) -> None:
         self.keys: tuple[str, ...] = ()
-        self.rows: dict[str, list[float]] = {}
-        self.stats: dict[str, _Stats] = {}
+        self._diag: tuple[str, ...] = ()
+        self.buffer: list[tuple[float, ...]] = []
+        self.blocks: list[np.ndarray] = []
+        self.stats = _Stats(0)
         self.n_rows = 0
 
     def start(self, diag_keys: tuple[str, ...]) -> None:
         """Fix the columns (called once, before the first row)."""
-        self.keys = FIXED + tuple(k for k in diag_keys if k not in FIXED)
-        self.rows = {k: [] for k in self.keys}
-        self.stats = {k: _Stats() for k in self.keys}
+        self._diag = tuple(k for k in diag_keys if k not in FIXED)
+        self.keys = FIXED + self._diag
+        self.stats = _Stats(len(self.keys))
 
     def add(self, t: float, h: float, err: float, accepted: bool, iterations: int, diag: dict[str, float]) -> None:
-        row = (t, h, err, float(accepted), float(iterations), *(diag.get(k, math.nan) for k in self.keys[5:]))
-        self._write(row)
+        self.buffer.append((t, h, err, float(accepted), float(iterations), *(diag.get(k, math.nan) for k in self._diag)))
         self.n_rows += 1
-        if accepted:
-            for k, x in zip(self.keys, row):
-                self.stats[k].add(float(x))
+        if len(self.buffer) >= BLOCK:
+            self._drain()
 
-    def _write(self, row: tuple[float, ...]) -> None:
-        for k, x in zip(self.keys, row):
-            self.rows[k].append(float(x))
+    def _drain(self) -> None:
+        if not self.buffer:
+            return
+        block = np.asarray(self.buffer, dtype=float).reshape(len(self.buffer), len(self.keys))
+        self.buffer = []
+        self.stats.update(block)
+        self._store(block)
+
+    def _store(self, block: np.ndarray) -> None:
+        self.blocks.append(block)
 
     def arrays(self) -> dict[str, np.ndarray]:
-        return {k: np.asarray(v, dtype=float) for k, v in self.rows.items()}
+        self._drain()
+        data = np.concatenate(self.blocks) if self.blocks else np.zeros((0, len(self.keys)))
+        return {k: data[:, i].copy() for i, k in enumerate(self.keys)}
 
     def summary(self) -> dict[str, dict[str, float]]:
         """Running statistics of every column over the accepted rows."""
-        return {k: s.as_dict() for k, s in self.stats.items()}
+        self._drain()
+        return self.stats.as_dict(self.keys)
 
     def flush(self) -> None:
-        """Make every row written so far durable (nothing to do in memory)."""
+        """Make every row added so far durable (and counted in ``summary``)."""
+        self._drain()
 
     def close(self) -> None:
         """Release the record's resources."""
+        self._drain()
 
     def state(self) -> dict[str, Any]:
         """What a checkpoint needs to continue the record (columns, row count, statistics)."""
+        self._drain()
+        st = self.stats
         return {"keys": self.keys, "n_rows": self.n_rows,
-                "stats": {k: (s.first, s.last, s.min, s.max, s.sum, s.n) for k, s in self.stats.items()}}
+                "stats": {name: getattr(st, name).copy() for name in ("first", "last", "min", "max", "sum", "n")}}
 
     def restore(self, state: dict[str, Any]) -> None:
         """Continue from a checkpoint's ``state()`` (the rows before it are not reloaded into memory)."""
-        MemoryRecord.start(self, tuple(state["keys"])[5:])
+        MemoryRecord.start(self, tuple(state["keys"])[len(FIXED):])
         self.n_rows = int(state["n_rows"])
-        for k, (first, last, lo, hi, total, n) in state["stats"].items():
-            s = self.stats[k]
-            s.first, s.last, s.min, s.max, s.sum, s.n = first, last, lo, hi, total, n
+        for name, value in state["stats"].items():
+            setattr(self.stats, name, np.array(value))
 
 
 class CSVRecord(MemoryRecord):
-    """Rows streamed to a CSV file (header + one line per attempted step); memory stays flat.
-
-    ``flush()`` makes the rows durable (called at checkpoints and at the end); on ``restore`` the file is
-    truncated to the checkpoint's row count (a kill may have left rows written after it) and appended to.
-    """
+    """Rows streamed to a CSV file (header + one line per attempted step, every value exact: ``%.17g``);
+    memory stays flat. ``flush()`` makes the rows durable (at checkpoints and at the end); on ``restore``
+    the file is truncated to the checkpoint's row count (a kill may have left rows written after it)."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         super().__init__()
         self.path = Path(path)
         self._fh: IO[str] | None = None
-        self._writer: Any = None
 
     def start(self, diag_keys: tuple[str, ...]) -> None:
         super().start(diag_keys)
-        self.rows = {}
         self._fh = open(self.path, "w", newline="", encoding="utf-8")  # noqa: SIM115 - closed in close()
-        self._writer = csv.writer(self._fh)
-        self._writer.writerow(self.keys)
+        self._fh.write(",".join(self.keys) + "\n")
 
-    def _write(self, row: tuple[float, ...]) -> None:
-        assert self._writer is not None
-        self._writer.writerow([repr(float(x)) for x in row])
+    def _store(self, block: np.ndarray) -> None:
+        assert self._fh is not None
+        np.savetxt(self._fh, block, fmt="%.17g", delimiter=",")
 
     def arrays(self) -> dict[str, np.ndarray]:
+        self._drain()
         return {}
 
     def flush(self) -> None:
+        self._drain()
         if self._fh is not None:
             self._fh.flush()
             os.fsync(self._fh.fileno())
@@ -134,7 +160,6 @@ class CSVRecord(MemoryRecord):
     def restore(self, state: dict[str, Any]) -> None:
         keys, n_rows = tuple(state["keys"]), int(state["n_rows"])
         MemoryRecord.restore(self, state)
-        self.rows = {}
         with open(self.path, "r+", newline="", encoding="utf-8") as fh:
             header = fh.readline()
             if tuple(header.strip().split(",")) != keys:
@@ -144,7 +169,6 @@ class CSVRecord(MemoryRecord):
                     raise ValueError(f"{self.path} has {i} rows, fewer than the checkpoint's {n_rows}")
             fh.truncate(fh.tell())
         self._fh = open(self.path, "a", newline="", encoding="utf-8")  # noqa: SIM115 - closed in close()
-        self._writer = csv.writer(self._fh)
 
 
 __all__ = ["CSVRecord", "MemoryRecord"]
