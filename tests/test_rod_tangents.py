@@ -14,9 +14,16 @@ import numpy as np
 import pytest
 
 from lgbeam.discretisations.rods import (
-    CosseratRod, DistributedLoad, Gravity, Material, NodalLoad, RodMesh, Support, helix,
+    CosseratRod,
+    DistributedLoad,
+    Gravity,
+    Material,
+    NodalLoad,
+    RodMesh,
+    Support,
+    helix,
+    tangents,
 )
-from lgbeam.discretisations.rods import tangents
 from lgbeam.groups.s3r3 import S3R3
 from lgbeam.groups.se3 import tangent_inv_se3
 from lgbeam.groups.tangent_derivatives import tangent_inv_derivative, tangent_inv_transpose_derivative

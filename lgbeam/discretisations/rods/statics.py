@@ -1,114 +1,620 @@
-"""Static equilibrium of a rod: g(t, q, 0) + B(q)ᵀλ = 0, Φ(q) = 0, solved by a Lie group Newton method.
+"""Static equilibrium paths of a rod: Newton with line search and load-step cut-back, arc-length
+continuation through limit points, the stability of every converged state, bifurcation detection and
+branch switching along the critical mode.
 
-Updates are q ← q ∘ exp(Δη) (node-wise); the tangent stiffness d(g + Bᵀλ)/dη is built column-group
-by column-group with central differences of the exact forces, perturbing every third node at once
-(the rod couples only neighbouring nodes), so it is sparse and costs 36 force evaluations per
-Newton step for any N. The saddle-point system [[K, Bᵀ], [B, 0]] is solved with a sparse LU.
-Loads are followed by ``n_load_steps`` increments of a scale factor on the external forces.
+Equations, with the load factor μ scaling the external loads f (body frame) at time t:
+
+    R(q, λ, μ) = g_int(q) − μ f(t, q) + B(q)ᵀ λ = 0,    Φ(q) = 0                       (equilibrium)
+    K_t = ∂R/∂q = K_int − μ ∂f/∂q + Z(q, λ)                                        (``tangents.py``, exact)
+    [[K_t, Bᵀ], [B, 0]] [δw; δλ] = −[R; Φ],   q ← q ∘ exp(α δw), λ ← λ + α δλ       (Newton, sparse LU)
+
+* Line search: α = 1, ½, ¼, … until the merit m = ‖R/F‖² + ‖Φ/L‖² decreases by the Armijo factor
+  (1 − 10⁻⁴ α) (the Newton direction is a descent direction of m because K_t is exact; Dennis & Schnabel
+  1996 §6.3). F: the load scale (largest |f|, or EI/L when unloaded), L: the rod length.
+* Load control (``method="newton"``): μ goes 0 → 1 in ``load_steps`` increments; a failed step is cut back
+  (halved, at most ``max_cutbacks`` times in a row) and restarted from the last converged state, and the
+  increment grows again (× 1.5, never above the initial one) after easy steps (≤ 4 iterations).
+* Arc length (``method="arc-length"``, Riks 1979 with Ramm's updated normal plane): the predictor follows the
+  tangent t = (δw_f, 1)/‖·‖ with K_t δw_f = f on ker B, oriented along the previous step; the corrector solves
+  R = 0, Φ = 0 together with tᵀ(Δw, Δμ) = Δs (weighted norm: rotations in rad, translations / L), by the
+  bordered two-solve scheme with one factorisation. Δs adapts like the load step.
+* Stability: the number of negative eigenvalues of K_t on ker B (``stability.negative_count``: banded inertia
+  of the saddle-point matrix); a state with any is "unstable" (never plain "ok").
+* Bifurcation or limit point: the count changes between two states. The critical mode φ (eigenvector of K_t
+  on ker B with the eigenvalue nearest zero) tells which: φ ⟂ f at a bifurcation, φ·f ≠ 0 at a limit point
+  (Wriggers 2008 §7.4); a bifurcation load is then located by regula falsi on that eigenvalue.
+  Branch switching (Riks 1984; Wagner & Wriggers 1988): the critical mode φ (the eigenvector of K_t on ker B
+  with the eigenvalue nearest 0) gives the predictor q ∘ exp(τ φ) at the bifurcation state, corrected with
+  the constraint φᵀΔw = τ (which excludes the fundamental branch); the path then continues on the new branch.
+
+The path is a ``StaticPath``: every converged state with its load factor, iterations, residual, number of
+negative eigenvalues and status, the events (bifurcations, limit points), and a table for CSV.
+
+References
+----------
+Riks (1979) IJSS 15 529, eqs. (3.1)–(3.6); Ramm (1981), "Strategies for tracing the nonlinear response near
+limit points"; Crisfield (1991) Non-linear FE analysis of solids and structures vol. 1, §9.3–9.5;
+Wagner & Wriggers (1988) Eng. Comput. 5 103 (branch switching); Dennis & Schnabel (1996) §6.3 (line search).
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass, field
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from lgbeam._typing import FloatArray
 
+from . import stability, tangents
 from .rod import CosseratRod
 
 logger = logging.getLogger(__name__)
 
-
-def _residual_forces(rod: CosseratRod, t: float, q: FloatArray, lam: FloatArray, scale: float) -> FloatArray:
-    g = rod.forces(t, q, np.zeros(6 * rod.n_nodes))
-    if scale != 1.0:
-        g = g + (1.0 - scale) * rod.external_forces(t, q)
-    if rod.n_constraints:
-        g = g + rod.constraint_jacobian(q).T @ lam
-    return g
+METHODS = ("newton", "arc-length")
+BIFURCATION_TOL = 1e-3  # |φ·f| / (|φ| |f|) below this: the critical mode is orthogonal to the loads (bifurcation)
+STEP_TOL = 1e-11  # a Newton correction this small (rad, or length / L) is round-off: converged if R is near tol
 
 
-def _perturb(rod: CosseratRod, q: FloatArray, eta: FloatArray) -> FloatArray:
-    return rod.G.compose(q, rod.G.exp(eta.reshape(rod.n_nodes, 6)))
+@dataclass(frozen=True)
+class StaticState:
+    """One converged equilibrium: configuration q (N+1, 7), multipliers λ, load factor μ, Newton iterations,
+    scaled residual, the number of negative eigenvalues of the tangent on ker B (``n_negative``) and of
+    (near-)zero ones (``n_zero``)."""
+
+    q: FloatArray
+    lam: FloatArray
+    load_factor: float
+    iterations: int
+    residual: float
+    n_negative: int
+    n_zero: int = 0
+    branch: int = 0
+
+    @property
+    def stable(self) -> bool:
+        return self.n_negative == 0 and self.n_zero == 0
+
+    @property
+    def status(self) -> str:
+        return "ok" if self.stable else ("unstable" if self.n_negative else "critical")
 
 
-def coloured_jacobian(rod: CosseratRod, q: FloatArray, g, eps: float = 1e-6) -> sp.csr_array:  # type: ignore[no-untyped-def]
-    """∂g/∂η at q for nodal forces ``g(q) -> (n_nodes, 6)`` that couple neighbouring nodes only.
+@dataclass(frozen=True)
+class PathEvent:
+    """A bifurcation or limit point between states ``after − 1`` and ``after`` of the path, at load factor
+    ``load_factor`` (linear interpolation of the critical eigenvalue to zero)."""
 
-    Central differences along q ∘ exp(±ε η), perturbing every third node at once (a 3-colouring of
-    the chain): 36 evaluations of g for any N; sparse (6(N+1), 6(N+1)).
-    """
+    kind: str
+    after: int
+    load_factor: float
+    mode: FloatArray | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
+class StaticPath:
+    """The states of a load path (``states[0]`` is the start), its status and message, and its events."""
+
+    states: tuple[StaticState, ...]
+    status: str
+    message: str
+    events: tuple[PathEvent, ...] = ()
+    cutbacks: int = 0
+
+    @property
+    def final(self) -> StaticState:
+        return self.states[-1]
+
+    @property
+    def n_steps(self) -> int:
+        return len(self.states) - 1
+
+    def table(self, G: Any, node: int = -1) -> dict[str, FloatArray]:
+        """Columns for path.csv: step, load factor, position of ``node``, iterations, residual, n_negative, branch."""
+        x = np.array([G.translation(s.q[node]) for s in self.states])
+        return {
+            "step": np.arange(len(self.states), dtype=float),
+            "load_factor": np.array([s.load_factor for s in self.states]),
+            "x": x[:, 0], "y": x[:, 1], "z": x[:, 2],
+            "iterations": np.array([s.iterations for s in self.states], dtype=float),
+            "residual": np.array([s.residual for s in self.states]),
+            "n_negative": np.array([s.n_negative for s in self.states], dtype=float),
+            "branch": np.array([s.branch for s in self.states], dtype=float),
+        }
+
+
+class _Equations:
+    """R, Φ and the Newton matrix of one rod at time t, with the scales of the merit and norms."""
+
+    def __init__(self, rod: CosseratRod, t: float) -> None:
+        self.rod, self.t = rod, t
+        self.n, self.m = 6 * rod.n_nodes, rod.n_constraints
+        self.L = float(rod.mesh.length)
+        self.zero = np.zeros(self.n)
+        f = rod.external_forces(t, rod.q_ref)
+        self.F = max(float(np.max(np.abs(f), initial=0.0)), float(np.max(rod.material.C_K)) / self.L)
+        # norm weights: rotations in rad, translations / L, root mean square over the nodes (N-independent)
+        self.w = np.tile(np.concatenate([np.ones(3), np.full(3, 1.0 / self.L)]), rod.n_nodes) / np.sqrt(rod.n_nodes)
+
+    def load(self, q: FloatArray) -> FloatArray:
+        return self.rod.external_forces(self.t, q)
+
+    def residual(self, q: FloatArray, lam: FloatArray, mu: float) -> tuple[FloatArray, FloatArray]:
+        rod = self.rod
+        r = rod.forces(self.t, q, self.zero)  # g_int − f
+        if rod.loads and mu != 1.0:
+            r = r + (1.0 - mu) * self.load(q)
+        if self.m:
+            r = r + rod.constraint_jacobian_t(self.t, q).T @ lam
+            return r, rod.constraints_t(self.t, q)
+        return r, np.zeros(0)
+
+    def merit(self, r: FloatArray, phi: FloatArray) -> float:
+        return float(np.sum((r / self.F) ** 2) + np.sum((phi / self.L) ** 2))
+
+    def size(self, r: FloatArray, phi: FloatArray) -> float:
+        """Scaled residual max(|R|/F, |Φ|/L)."""
+        return max(float(np.max(np.abs(r))) / self.F, float(np.max(np.abs(phi), initial=0.0)) / self.L)
+
+    def tangent(self, q: FloatArray, lam: FloatArray, mu: float) -> tuple[sp.csr_array, sp.csr_array]:
+        """(K_t, B) at (q, λ, μ)."""
+        rod = self.rod
+        K = tangents.internal_stiffness(rod, q, t=self.t)
+        if rod.loads:
+            K = K - mu * tangents.load_stiffness(rod, self.t, q)
+        if self.m:
+            K = K + tangents.constraint_stiffness(rod, self.t, q, lam)
+            return K.tocsr(), sp.csr_array(rod.constraint_jacobian_t(self.t, q))
+        return K.tocsr(), sp.csr_array((0, self.n))
+
+    def factor(self, K: sp.csr_array, B: sp.csr_array) -> Any:
+        A = sp.block_array([[K, B.T], [B, None]], format="csc") if self.m else K.tocsc()
+        try:
+            lu = spla.splu(A)
+        except RuntimeError:
+            return None
+        return lu
+
+    def perturb(self, q: FloatArray, dw: FloatArray) -> FloatArray:
+        """The strain retraction (``strain_update``) anchored at the first supported node."""
+        return strain_update(self.rod, q, dw, self.anchor)
+
+    @property
+    def anchor(self) -> int:
+        rod = self.rod
+        if rod.n_constraints == rod.n_internal:
+            return 0
+        B = sp.csr_array(rod.constraint_jacobian_t(self.t, rod.q_ref))
+        return int(B[[rod.n_internal]].indices.min() // 6)
+
+    def wnorm(self, dw: FloatArray) -> float:
+        """Weighted 2-norm of a displacement (rotations in rad, translations / L)."""
+        return float(np.sqrt(np.sum((dw * self.w) ** 2)))
+
+    def norm(self, dw: FloatArray) -> float:
+        """Largest rotation (rad) or translation / L of an increment."""
+        return float(np.max(np.abs(dw * self.w), initial=0.0)) * np.sqrt(self.rod.n_nodes)
+
+
+@dataclass(frozen=True)
+class _Newton:
+    q: FloatArray
+    lam: FloatArray
+    mu: float
+    converged: bool
+    iterations: int
+    residual: float
+    reason: str = ""
+    d: FloatArray | None = None  # the accumulated correction (arc-length steps)
+
+
+def _prefix_products(G: Any, r: FloatArray) -> FloatArray:
+    """P_k = r_0 r_1 … r_k for group elements r (k, 7), by doubling (Hillis & Steele 1986): log₂ k vectorised
+    compositions instead of a loop over nodes."""
+    out = r.copy()
+    shift = 1
+    while shift < out.shape[0]:
+        out[shift:] = G.compose(out[:-shift], out[shift:])
+        shift *= 2
+    return out
+
+
+def strain_update(rod: CosseratRod, q: FloatArray, dw: FloatArray, anchor: int = 0) -> FloatArray:
+    """q "∘" δw through the strains: node ``anchor`` moves to q_a ∘ exp(δw_a) and every edge keeps its
+    updated strain ξ_e + JJ_e [δw_{e−1}; δw_e], the other nodes following by q_i = q_{i−1} exp(ξ_e + δξ_e).
+
+    A retraction of (S³⋉R³)^(N+1) that agrees with q_i ∘ exp(δw_i) to first order (so Newton stays
+    quadratic), but moves a rod along arcs rather than tangent lines: a large rotation increment does not
+    stretch the edges by O(θ²), which for a stiff (steel) rod is what makes a plain update diverge."""
+    G = rod.G
     n = rod.n_nodes
-    rows, cols, vals = [], [], []
-    node = np.arange(n)
-    for c in range(3):
-        group = node[node % 3 == c]
-        for j in range(6):
-            eta = np.zeros((n, 6))
-            eta[group, j] = eps
-            d = (g(_perturb(rod, q, eta.ravel())) - g(_perturb(rod, q, -eta.ravel()))) / (2.0 * eps)
-            for off in (-1, 0, 1):  # rows of the neighbours of each perturbed node
-                src = group + off
-                ok = (src >= 0) & (src < n)
-                rows.append(((6 * src[ok])[:, None] + np.arange(6)).ravel())
-                cols.append(np.repeat(6 * group[ok] + j, 6))
-                vals.append(d[src[ok]].ravel())
-    return sp.coo_array(
-        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(6 * n, 6 * n)
-    ).tocsr()
+    W = np.asarray(dw, dtype=float).reshape(n, 6)
+    xi, JJ = rod._edges(rod._q(q))
+    r = G.exp(xi + (JJ @ np.concatenate([W[:-1], W[1:]], axis=1)[:, :, None])[:, :, 0])
+    out = np.empty((n, 7))
+    qa = G.compose(q[anchor], G.exp(W[anchor]))
+    out[anchor] = qa
+    if anchor < n - 1:
+        out[anchor + 1:] = G.compose(np.broadcast_to(qa, (n - 1 - anchor, 7)), _prefix_products(G, r[anchor:]))
+    if anchor > 0:
+        back = G.inverse(r[:anchor][::-1])
+        out[:anchor] = G.compose(np.broadcast_to(qa, (anchor, 7)), _prefix_products(G, back))[::-1]
+    return out
 
 
-def _tangent_stiffness(rod: CosseratRod, t: float, q: FloatArray, lam: FloatArray, scale: float, eps: float) -> sp.csr_array:
-    return coloured_jacobian(rod, q, lambda qq: _residual_forces(rod, t, qq, lam, scale).reshape(rod.n_nodes, 6), eps)
+def _bordered(x1: FloatArray, x2: FloatArray | None, a: float, arc: Any, n: int) -> tuple[FloatArray, FloatArray, float]:
+    """(δw, δλ, δμ) of the bordered system: x1 = KKT⁻¹(−[R; Φ]), x2 = KKT⁻¹[f; 0], constraint c·δw + c_μ δμ = −a."""
+    if arc is None or x2 is None:
+        return x1[:n], x1[n:], 0.0
+    dmu = (-a - float(arc[0] @ x1[:n])) / (float(arc[0] @ x2[:n]) + arc[1])
+    x = x1 + dmu * x2
+    return x[:n], x[n:], dmu
+
+
+def _solve(lu: Any, rhs: FloatArray) -> FloatArray | None:
+    x = lu.solve(rhs)
+    return x if np.all(np.isfinite(x)) else None
+
+
+def _newton(eq: _Equations, q: FloatArray, lam: FloatArray, mu: float, *, tol: float, max_iter: int,
+            line_search: bool, arc: tuple[FloatArray, float, float] | None = None) -> _Newton:
+    """Newton on R = Φ = 0 at load factor μ (``arc`` None), or with μ free and the hyperplane constraint
+    c·d + c_μ (μ − μ₀) = 0 through the predictor, d the accumulated correction (``arc`` = (c, c_μ, μ₀))."""
+    n = eq.n
+    r, phi = eq.residual(q, lam, mu)
+    res = eq.size(r, phi)
+    d = np.zeros(n)
+    for it in range(max_iter + 1):
+        a = 0.0 if arc is None else float(arc[0] @ d + arc[1] * (mu - arc[2]))
+        if res <= tol and abs(a) <= tol:
+            return _Newton(q, lam, mu, True, it, res, d=d)
+        if it == max_iter:
+            break
+        K, B = eq.tangent(q, lam, mu)
+        lu = eq.factor(K, B)
+        if lu is None:
+            return _Newton(q, lam, mu, False, it, res, "singular tangent")
+        x1 = _solve(lu, -np.concatenate([r, phi]))
+        if x1 is None:
+            return _Newton(q, lam, mu, False, it, res, "singular tangent")
+        x2 = None
+        if arc is not None:
+            x2 = _solve(lu, np.concatenate([eq.load(q), np.zeros(eq.m)]))
+            if x2 is None:
+                return _Newton(q, lam, mu, False, it, res, "singular tangent")
+            denom = float(arc[0] @ x2[:n]) + arc[1]
+            if denom == 0.0:
+                return _Newton(q, lam, mu, False, it, res, "arc-length constraint tangent to the path")
+        dw, dlam, dmu = _bordered(x1, x2, a, arc, n)
+        size0 = eq.wnorm(dw)
+        alpha = 1.0
+        while True:  # affine-covariant damping: the simplified Newton correction must shrink (Deuflhard 2004)
+            q1, lam1, mu1 = eq.perturb(q, alpha * dw), lam + alpha * dlam, mu + alpha * dmu
+            r1, phi1 = eq.residual(q1, lam1, mu1)
+            a1 = 0.0 if arc is None else float(arc[0] @ (d + alpha * dw) + arc[1] * (mu1 - arc[2]))
+            ok = bool(np.all(np.isfinite(r1)) and np.all(np.isfinite(phi1)))
+            if ok and line_search and size0 > 1e-6 and res > 1e2 * tol:  # else: quadratic regime or round-off floor
+                xb = _solve(lu, -np.concatenate([r1, phi1]))
+                ok = xb is not None and eq.wnorm(_bordered(xb, x2, a1, arc, n)[0]) <= (1.0 - 0.25 * alpha) * size0
+            if ok or (not line_search and np.all(np.isfinite(r1))):
+                break
+            alpha *= 0.5
+            if alpha < 1.0 / 64:
+                return _Newton(q, lam, mu, False, it + 1, res, "damped Newton failed (the correction does not shrink)")
+        m1 = eq.merit(r1, phi1)
+        if not np.isfinite(m1):
+            return _Newton(q, lam, mu, False, it + 1, res, "non-finite residual")
+        q, lam, mu, r, phi = q1, lam1, mu1, r1, phi1
+        d = d + alpha * dw
+        res = eq.size(r, phi)
+        if eq.norm(alpha * dw) < STEP_TOL and res <= 1e2 * tol:  # the round-off floor of a stiff rod reached
+            return _Newton(q, lam, mu, True, it + 1, res, d=d)
+    return _Newton(q, lam, mu, False, max_iter, res, f"no convergence in {max_iter} iterations")
+
+
+def _state(eq: _Equations, nw: _Newton, branch: int, check: bool) -> StaticState:
+    neg = zero = 0
+    if check:
+        K, B = eq.tangent(nw.q, nw.lam, nw.mu)
+        neg, zero = stability.negative_count(K, B, eq.rod.mass(nw.q))
+    return StaticState(nw.q, nw.lam, float(nw.mu), nw.iterations, nw.residual, neg, zero, branch)
+
+
+def critical_mode(rod: CosseratRod, state: StaticState, t: float = 0.0) -> tuple[float, FloatArray]:
+    """(eigenvalue, mode) of K_t on ker B nearest zero at ``state`` (mass metric; mode (6(N+1),), max |·| = 1)."""
+    eq = _Equations(rod, t)
+    K, B = eq.tangent(state.q, state.lam, state.load_factor)
+    M = rod.mass(state.q)
+    scale = float(np.max(np.abs(K.diagonal()))) / float(np.max(M.diagonal()))
+    modes = stability.constrained_eigs(K, M, B, k=min(3, eq.n - eq.m - 1), sigma=-1e-6 * scale)
+    j = int(np.argmin(np.abs(modes.values)))
+    phi = modes.vectors[j]
+    return float(modes.values[j]), phi / np.max(np.abs(phi * eq.w))
+
+
+def _initial(rod: CosseratRod, t: float, q0: FloatArray | None, check_rigid: bool) -> tuple[_Equations, FloatArray, FloatArray]:
+    eq = _Equations(rod, t)
+    q = np.array(rod.q_ref if q0 is None else q0, dtype=float).reshape(rod.n_nodes, 7)
+    if check_rigid:
+        B = rod.constraint_jacobian_t(t, q) if eq.m else sp.csr_array((0, eq.n))
+        stability.check_no_rigid_motion(rod.G, q, B, "a static analysis")
+    return eq, q, np.zeros(eq.m)
+
+
+def _check(name: str, value: float, low: float, integer: bool = False) -> None:
+    ok = np.isfinite(value) and value >= low and (not integer or float(value).is_integer())
+    if not ok:
+        raise ValueError(f"{name} must be {'an integer' if integer else 'a number'} >= {low:g}, got {value!r}")
+
+
+def solve_static(
+    rod: CosseratRod, *, t: float = 0.0, method: str = "newton", load_steps: int = 10, max_cutbacks: int = 8,
+    arc_length: float | None = None, max_steps: int = 200, load_factor: float = 1.0, tol: float = 1e-10,
+    max_iter: int = 25, line_search: bool = True, stability_check: bool = True, branch_switch: bool = True,
+    q0: FloatArray | None = None, check_rigid: bool = True,
+) -> StaticPath:
+    """The static path of ``rod`` from μ = 0 (reference or ``q0``) to the load factor ``load_factor``.
+
+    Parameters
+    ----------
+    method : "newton" (load control, ``load_steps`` initial increments) or "arc-length" (``arc_length``: the
+        first step in the weighted norm, default 1/``load_steps`` of the way; ``max_steps`` steps at most).
+    max_cutbacks : halvings of a failed step in a row before giving up (status "failed").
+    tol : scaled residual max(|R|/F, |Φ|/L) at convergence.
+    stability_check : count the negative eigenvalues of every converged state (banded inertia).
+    branch_switch : at a detected bifurcation, switch to the branch along the critical mode.
+    check_rigid : refuse supports that leave a rigid motion (ValueError naming it).
+
+    Returns
+    -------
+    StaticPath with status "ok" (reached, stable), "unstable" (reached, negative eigenvalues), "critical",
+    or "failed" (the message names the load factor and residual; the last converged state is kept).
+    """
+    if method not in METHODS:
+        raise ValueError(f"unknown static method {method!r}; use one of {', '.join(METHODS)}")
+    _check("load_steps", load_steps, 1, integer=True)
+    _check("max_cutbacks", max_cutbacks, 0, integer=True)
+    _check("max_steps", max_steps, 1, integer=True)
+    _check("tol", tol, 1e-300)
+    if not (np.isfinite(load_factor) and load_factor > 0.0):
+        raise ValueError(f"load_factor must be a positive number (the target multiple of the loads), got {load_factor!r}")
+    if arc_length is not None:
+        _check("arc_length", arc_length, 1e-300)
+    eq, q, lam = _initial(rod, t, q0, check_rigid)
+    kw: dict[str, Any] = {"tol": tol, "max_iter": max_iter, "line_search": line_search}
+    start = _newton(eq, q, lam, 0.0, **kw)  # equilibrium without load (settlements, pre-strain); usually q_ref
+    if not start.converged:
+        st = StaticState(q, lam, 0.0, start.iterations, start.residual, 0)
+        return StaticPath((st,), "failed", f"no equilibrium at load factor 0 ({start.reason}, residual {start.residual:.3g})")
+    states = [_state(eq, start, 0, stability_check)]
+    runner = _LoadControl if method == "newton" else _ArcLength
+    return runner(eq, states, kw, load_steps=int(load_steps), max_cutbacks=int(max_cutbacks), target=float(load_factor),
+                  arc_length=arc_length, max_steps=int(max_steps), check=stability_check, switch=branch_switch).run()
+
+
+class _Path:
+    """Shared bookkeeping of the two path followers: states, events, cut-backs, stability checks."""
+
+    def __init__(self, eq: _Equations, states: list[StaticState], kw: dict[str, Any], *, load_steps: int,
+                 max_cutbacks: int, target: float, arc_length: float | None, max_steps: int, check: bool,
+                 switch: bool) -> None:
+        self.eq, self.states, self.kw = eq, states, kw
+        self.load_steps, self.max_cutbacks, self.target = load_steps, max_cutbacks, target
+        self.arc_length, self.max_steps, self.check, self.switch = arc_length, max_steps, check, switch
+        self.events: list[PathEvent] = []
+        self.cutbacks = 0
+        self.branch = 0
+
+    def finish(self, status: str | None = None, message: str = "") -> StaticPath:
+        last = self.states[-1]
+        if status is None:
+            status = last.status
+            if status == "ok":
+                message = f"equilibrium at load factor {last.load_factor:.6g} (stable)"
+            else:
+                message = (f"equilibrium at load factor {last.load_factor:.6g} is {status}: {last.n_negative} negative "
+                           f"and {last.n_zero} zero eigenvalue(s) of the tangent on ker B")
+        ev = "; ".join(f"{e.kind} at load factor {e.load_factor:.6g}" for e in self.events)
+        if ev:
+            message += f" ({ev})"
+        return StaticPath(tuple(self.states), status, message, tuple(self.events), self.cutbacks)
+
+    def failed(self, mu_try: float, nw: _Newton) -> StaticPath:
+        last = self.states[-1]
+        return self.finish("failed", (
+            f"static Newton failed at load factor {mu_try:.6g} with the smallest allowed load step "
+            f"(initial step / 2^{self.max_cutbacks}) "
+            f"({nw.reason}; scaled residual {nw.residual:.3g}); the last converged state is at load factor "
+            f"{last.load_factor:.6g}: the load may exceed a limit point (use analysis.method = \"arc-length\") "
+            "or raise analysis.max_cutbacks"))
+
+    def add(self, nw: _Newton, detect: bool = True) -> StaticState:
+        prev = self.states[-1]
+        st = _state(self.eq, nw, self.branch, self.check)
+        self.states.append(st)
+        if detect and self.check and (st.n_negative != prev.n_negative):
+            mu = 0.5 * (prev.load_factor + st.load_factor)
+            kind, mode = "limit point", None
+            try:
+                _, mode = critical_mode(self.eq.rod, st, self.eq.t)
+                f = self.eq.load(st.q)
+                # at a bifurcation the critical mode is orthogonal to the loads; at a limit point it is not
+                if abs(float(mode @ f)) <= BIFURCATION_TOL * float(np.linalg.norm(mode) * np.linalg.norm(f)):
+                    kind = "bifurcation"
+                    mu = self.locate(prev, st)
+            except (ValueError, RuntimeError) as exc:  # ARPACK trouble: keep the midpoint estimate
+                logger.warning("critical mode at load factor %.6g not found: %s", st.load_factor, exc)
+            self.events.append(PathEvent(kind, len(self.states) - 1, float(mu), mode))
+            logger.info("%s between load factors %.6g and %.6g", kind, prev.load_factor, st.load_factor)
+        return st
+
+    def locate(self, a: StaticState, b: StaticState, iters: int = 8) -> float:
+        """Load factor where the critical eigenvalue crosses zero between states a and b of one branch:
+        regula falsi (Illinois) on the eigenvalue nearest zero, each trial point a Newton solve from a."""
+        eq = self.eq
+        (mu_a, f_a), (mu_b, f_b) = ((s.load_factor, critical_mode(eq.rod, s, eq.t)[0]) for s in (a, b))
+        side = 0
+        for _ in range(iters):
+            if f_a == f_b or not f_a * f_b < 0.0:
+                break
+            mu = (mu_a * f_b - mu_b * f_a) / (f_b - f_a)
+            if abs(mu_b - mu_a) < 1e-10 * max(1.0, abs(mu)):
+                break
+            nw = _newton(eq, a.q, a.lam, mu, **self.kw)
+            if not nw.converged:
+                break
+            f = critical_mode(eq.rod, _state(eq, nw, 0, False), eq.t)[0]
+            if f * f_b < 0.0:
+                mu_a, f_a = mu_b, f_b
+                side = 0
+            elif side == -1:
+                f_a *= 0.5
+            else:
+                side = -1
+            mu_b, f_b = mu, f
+        return float(mu_b if abs(f_b) < abs(f_a) else mu_a)
+
+    def switch_branch(self, tau: float) -> bool:
+        """Branch switching at the last event (a bifurcation): predictor q ∘ exp(τ φ), corrector with φᵀΔw = τ."""
+        ev = self.events[-1]
+        st = self.states[-1]
+        if ev.kind != "bifurcation" or ev.mode is None or st.n_negative == 0:
+            return False
+        eq = self.eq
+        phi = ev.mode
+        c = phi * eq.w ** 2
+        c = c / float(c @ phi)
+        for amp in (tau, 0.2 * tau, 0.04 * tau):
+            for sign in (1.0, -1.0):
+                q1 = eq.perturb(st.q, sign * amp * phi)
+                nw = _newton(eq, q1, st.lam, st.load_factor, **self.kw, arc=(c, 0.0, st.load_factor))
+                near = abs(nw.mu - ev.load_factor) <= 0.1 * abs(ev.load_factor) + 0.5 * amp
+                if nw.converged and near:
+                    self.branch += 1
+                    new = self.add(nw, detect=False)
+                    logger.info("switched to branch %d at load factor %.6g (%d negative eigenvalues)", self.branch,
+                                new.load_factor, new.n_negative)
+                    return True
+        logger.warning("branch switching at load factor %.6g found no nearby branch along the critical mode",
+                       ev.load_factor)
+        return False
+
+
+class _LoadControl(_Path):
+    def run(self) -> StaticPath:
+        eq, target = self.eq, self.target
+        d0 = target / self.load_steps
+        dmu = d0
+        switched = False
+        while self.states[-1].load_factor < target * (1.0 - 1e-14):
+            if len(self.states) > self.max_steps + 1:
+                return self.finish("failed", f"max_steps = {self.max_steps} load steps reached at load factor "
+                                   f"{self.states[-1].load_factor:.6g}; raise analysis.max_steps")
+            last = self.states[-1]
+            mu = min(last.load_factor + dmu, target)
+            nw = _newton(eq, last.q, last.lam, mu, **self.kw)
+            if not nw.converged:
+                self.cutbacks += 1
+                dmu *= 0.5
+                if dmu < d0 * 0.5**self.max_cutbacks * (1.0 - 1e-12):  # below the smallest allowed load step
+                    return self.failed(mu, nw)
+                continue
+            self.add(nw)
+            if self.events and self.switch and not switched and self.events[-1].kind == "bifurcation":
+                switched = self.switch_branch(0.05)
+                if switched and self.states[-1].load_factor > target:  # back down to the target on the new branch
+                    nt = _newton(eq, self.states[-1].q, self.states[-1].lam, target, **self.kw)
+                    if nt.converged:
+                        self.add(nt, detect=False)
+            if nw.iterations <= 4:
+                dmu = min(1.5 * dmu, d0)
+        return self.finish()
+
+
+class _ArcLength(_Path):
+    def tangent(self, st: StaticState, prev: FloatArray | None) -> tuple[FloatArray, float] | None:
+        eq = self.eq
+        K, B = eq.tangent(st.q, st.lam, st.load_factor)
+        lu = eq.factor(K, B)
+        if lu is None:
+            return None
+        x = _solve(lu, np.concatenate([eq.load(st.q), np.zeros(eq.m)]))
+        if x is None:
+            return None
+        dw = x[: eq.n]
+        nrm = np.sqrt(float(np.sum((dw * eq.w) ** 2)) + 1.0)
+        t_w, t_mu = dw / nrm, 1.0 / nrm
+        if prev is not None and float(np.sum(prev[:-1] * t_w * eq.w**2)) + prev[-1] * t_mu < 0.0:
+            t_w, t_mu = -t_w, -t_mu
+        return t_w, t_mu
+
+    def run(self) -> StaticPath:
+        eq, target = self.eq, self.target
+        ds0 = self.arc_length if self.arc_length is not None else target / self.load_steps
+        ds, cuts, prev = ds0, 0, None
+        switched = False
+        for _ in range(self.max_steps):
+            st = self.states[-1]
+            tg = self.tangent(st, prev)
+            if tg is None:
+                return self.finish("failed", f"singular tangent at load factor {st.load_factor:.6g}")
+            t_w, t_mu = tg
+            c = t_w * eq.w**2
+            nw = _newton(eq, eq.perturb(st.q, ds * t_w), st.lam, st.load_factor + ds * t_mu, **self.kw,
+                         arc=(c, t_mu, st.load_factor + ds * t_mu))
+            if not nw.converged:
+                cuts += 1
+                self.cutbacks += 1
+                if cuts > self.max_cutbacks:
+                    return self.failed(st.load_factor + ds * t_mu, nw)
+                ds *= 0.5
+                continue
+            assert nw.d is not None
+            step = np.concatenate([ds * t_w + nw.d, [nw.mu - st.load_factor]])
+            length = np.sqrt(float(np.sum((step[:-1] * eq.w) ** 2)) + step[-1] ** 2)
+            if length > 2.0 * ds or float(np.sum(step[:-1] * t_w * eq.w**2)) + step[-1] * t_mu < 0.5 * length:
+                # the corrector left the neighbourhood of the predictor (jumped to another branch): cut back
+                cuts += 1
+                self.cutbacks += 1
+                if cuts > self.max_cutbacks:
+                    return self.finish("failed", f"arc-length corrector keeps leaving the path at load factor "
+                                       f"{st.load_factor:.6g}; reduce analysis.arc_length")
+                ds *= 0.5
+                continue
+            cuts = 0
+            crossing = (st.load_factor - target) * (nw.mu - target) <= 0.0 and nw.mu != st.load_factor
+            if crossing:  # land on the target load factor with load control from the last state
+                nt = _newton(eq, st.q, st.lam, target, **self.kw)
+                if nt.converged and st.load_factor < target:
+                    self.add(nt)
+                    return self.finish()
+            self.add(nw)
+            prev = step  # orient the next tangent along the secant of this step
+            if self.events and self.switch and not switched and self.events[-1].kind == "bifurcation":
+                switched = self.switch_branch(0.05)
+                if switched:
+                    prev = None
+            if nw.iterations <= 4:
+                ds = min(1.5 * ds, ds0)
+        return self.finish("failed", f"max_steps = {self.max_steps} arc-length steps reached at load factor "
+                           f"{self.states[-1].load_factor:.6g} before the target {target:g}; raise analysis.max_steps "
+                           "or analysis.arc_length")
 
 
 def static_equilibrium(
-    rod: CosseratRod,
-    *,
-    t: float = 0.0,
-    q0: FloatArray | None = None,
-    n_load_steps: int = 1,
-    tol: float = 1e-10,
-    max_iter: int = 30,
-    eps: float = 1e-6,
+    rod: CosseratRod, *, t: float = 0.0, q0: FloatArray | None = None, n_load_steps: int = 1, tol: float = 1e-10,
+    max_iter: int = 25, eps: float | None = None,
 ) -> tuple[FloatArray, FloatArray]:
-    """Equilibrium (q, λ) under the loads at time ``t``, starting from ``q0`` (default: reference).
+    """Equilibrium (q, λ) under the loads at time ``t`` by load control (``solve_static``, method "newton").
 
-    Converged when the scaled residual max|g + Bᵀλ| + max|Φ| < ``tol`` (relative to the largest
-    stiffness). Raises ValueError if Newton fails (increase ``n_load_steps``).
-    """
-    if n_load_steps < 1:
-        raise ValueError(f"n_load_steps must be >= 1, got {n_load_steps}")
-    q = np.array(rod.q_ref if q0 is None else q0, dtype=float)
-    m, ndof = rod.n_constraints, 6 * rod.n_nodes
-    lam = np.zeros(m)
-    ref = float(np.max(rod.material.stiffness))
-    for k in range(1, n_load_steps + 1):
-        scale = k / n_load_steps
-        for it in range(max_iter):
-            r = _residual_forces(rod, t, q, lam, scale)
-            phi = rod.constraints(q)
-            res = np.max(np.abs(r)) / ref + (np.max(np.abs(phi)) if m else 0.0)
-            if res < tol:
-                break
-            K = _tangent_stiffness(rod, t, q, lam, scale, eps)
-            if m:
-                B = rod.constraint_jacobian(q)
-                A = sp.block_array([[K, B.T], [B, None]], format="csc")
-                sol = spla.spsolve(A, -np.concatenate([r, phi]))
-                dq, dlam = sol[:ndof], sol[ndof:]
-            else:
-                dq, dlam = spla.spsolve(K.tocsc(), -r), np.zeros(0)
-            if not np.all(np.isfinite(dq)):
-                raise ValueError(f"static Newton step is singular at load step {k}; check the supports (rigid-body modes?)")
-            q = _perturb(rod, q, dq)
-            lam = lam + dlam
-        else:
-            raise ValueError(
-                f"static Newton did not converge at load step {k}/{n_load_steps} (residual {res:.3g}); "
-                "increase n_load_steps"
-            )
-        logger.debug("load step %d/%d converged in %d iterations", k, n_load_steps, it)
-    return q, lam
+    Kept for callers that want the state only: raises ValueError with the path's message when it fails;
+    an unstable end state is returned with a logged warning (``solve_static`` reports it as a status).
+    ``eps`` is accepted for compatibility and ignored (the tangent is exact)."""
+    path = solve_static(rod, t=t, q0=q0, load_steps=n_load_steps, tol=tol, max_iter=max_iter,
+                        stability_check=False, branch_switch=False, check_rigid=False)
+    if path.status == "failed":
+        raise ValueError(path.message)
+    return path.final.q, path.final.lam

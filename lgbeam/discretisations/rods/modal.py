@@ -1,0 +1,177 @@
+"""Modes and linear buckling of the actual rod (any geometry and supports), about its reference or about a
+loaded static state (pre-stress).
+
+Modes. The linearisation of M v' + g + Bᵀλ = 0, Φ = 0 about an equilibrium (q*, λ*, μ) with v = 0 is
+
+    M w'' + K_t w + Bᵀ δλ = 0,  B w = 0,   K_t = K_int(q*) − μ ∂f/∂q + Z(q*, λ*)     (``tangents.py``)
+
+so the frequencies solve K_t φ = ω² M φ on ker B, by ARPACK shift-invert on the saddle-point pencil
+(``stability.constrained_eigs``). With a compressive pre-stress the first ω² falls linearly with the load
+(ω² = ω₀²(1 − P/P_cr) for the pinned–pinned column) and vanishes at buckling; ω² < 0 means an unstable state.
+
+Linear buckling. About the stress-free reference q₀ the first-order load path is q(μ) = q₀ ∘ exp(μΔ),
+λ(μ) = μλ₁ with [[K₀, Bᵀ], [B, 0]] [Δ; λ₁] = [f; 0], and
+
+    K_t(μ) = K₀ + μ K_G + O(μ²),   K_G = ∂K_int/∂q[Δ] − ∂f/∂q + Z(q₀, λ₁)
+
+(the last two exact; the first a central difference of the exact K_int along Δ with step h = 1e-4/|Δ|:
+relative error O(h²|Δ|²) ≈ 1e-8, and exactly zero for an inextensible straight column, where Δ = 0).
+The buckling load factors solve (K₀ + μ K_G) φ = 0 on ker B: with ν = 1/μ, −K_G φ = ν K₀ φ, whose largest
+ν are found by ARPACK on the operator x ↦ K₀⁻¹(−K_G x) restricted to ker B (one sparse LU of the KKT
+matrix of K₀). This is the classical linearised (Euler) buckling analysis of a pre-buckling-free path.
+
+References
+----------
+Géradin & Rixen (2015) Mechanical Vibrations §2.4 (constrained eigenproblems); Bathe (2014) FE Procedures
+§6.8.2 (linearised buckling analysis); Timoshenko & Gere (1961) §2.1 (P_cr = π²EI/L²) and Bažant & Cedolin
+(1991) §2.1 (ω² = ω₀²(1 − P/P_cr)).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from lgbeam._typing import FloatArray
+
+from . import stability, tangents
+from .rod import CosseratRod
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RodModes:
+    """ω² ascending (negative: unstable), ω = sign(ω²)·√|ω²| (rad/s), shapes (n, N+1, 6) body-frame (Ω, U)
+    with φᵀMφ = 1, and the configuration they are about."""
+
+    omega2: FloatArray
+    shapes: FloatArray
+    q: FloatArray
+
+    @property
+    def omega(self) -> FloatArray:
+        return np.sign(self.omega2) * np.sqrt(np.abs(self.omega2))
+
+
+@dataclass(frozen=True)
+class Buckling:
+    """Linear buckling load factors μ (ascending, positive: the loads times μ buckle the rod) and mode shapes
+    (n, N+1, 6), normalised to a largest rotation or translation / L of 1."""
+
+    load_factors: FloatArray
+    shapes: FloatArray
+
+
+def tangent(rod: CosseratRod, q: FloatArray, lam: FloatArray | None, load_factor: float, t: float = 0.0) -> sp.csr_array:
+    """K_t = K_int(q) − μ ∂f/∂q + Z(q, λ) (the static tangent; λ None: zero multipliers)."""
+    q = rod._q(q)
+    K = tangents.internal_stiffness(rod, q, t=t)
+    if rod.loads and load_factor != 0.0:
+        K = K - load_factor * tangents.load_stiffness(rod, t, q)
+    if rod.n_constraints and lam is not None and np.any(lam):
+        K = K + tangents.constraint_stiffness(rod, t, q, lam)
+    return sp.csr_array(K)
+
+
+def _constraints(rod: CosseratRod, q: FloatArray, t: float) -> sp.csr_array:
+    return sp.csr_array(rod.constraint_jacobian_t(t, q)) if rod.n_constraints else sp.csr_array((0, 6 * rod.n_nodes))
+
+
+def _check_modes(rod: CosseratRod, n: int, what: str) -> None:
+    n_free = 6 * rod.n_nodes - rod.n_constraints
+    if not (isinstance(n, (int, np.integer)) and 1 <= n <= n_free - 2):
+        raise ValueError(f"the number of {what} must be an integer in [1, {n_free - 2}] for this rod "
+                         f"({n_free} free degrees of freedom), got {n!r}")
+
+
+def modes(rod: CosseratRod, n_modes: int, *, q: FloatArray | None = None, lam: FloatArray | None = None,
+          load_factor: float = 0.0, t: float = 0.0) -> RodModes:
+    """The ``n_modes`` lowest modes about (q, λ, μ) (default: the reference, unloaded) (module docstring).
+
+    Raises ValueError naming the free rigid motions if the supports leave any."""
+    _check_modes(rod, n_modes, "modes")
+    q = rod._q(rod.q_ref if q is None else q)
+    B = _constraints(rod, q, t)
+    stability.check_no_rigid_motion(rod.G, q, B, "a modal analysis")
+    K, M = tangent(rod, q, lam, load_factor, t), sp.csr_array(rod.mass(q))
+    shift = -1e-8 * float(np.max(np.abs(K.diagonal()))) / float(np.max(M.diagonal()))
+    res = stability.constrained_eigs(K, M, B, n_modes, sigma=shift)
+    if not stability.is_symmetric(K):
+        logger.warning("the tangent is not symmetric (follower loads or spatial moments): modes of its symmetric part")
+    return RodModes(omega2=res.values, shapes=res.vectors.reshape(n_modes, rod.n_nodes, 6), q=q)
+
+
+def linear_path(rod: CosseratRod, t: float = 0.0) -> tuple[FloatArray, FloatArray, sp.csr_array, sp.csr_array, Any]:
+    """(Δ, λ₁, K₀, B, LU of the KKT matrix of K₀) of the first-order load path about the reference."""
+    q0 = rod.q_ref
+    B = _constraints(rod, q0, t)
+    stability.check_no_rigid_motion(rod.G, q0, B, "a buckling analysis")
+    K0 = tangent(rod, q0, None, 0.0, t)
+    n, m = K0.shape[0], B.shape[0]
+    A = sp.block_array([[K0, B.T], [B, None]], format="csc") if m else K0.tocsc()
+    lu = spla.splu(A)
+    f = rod.external_forces(t, q0)
+    if not np.any(f):
+        raise ValueError("a buckling analysis needs loads (the reference pattern that the load factors multiply); "
+                         "add loads to the case")
+    x = lu.solve(np.concatenate([f, np.zeros(m)]))
+    return x[:n], x[n:], K0, B, lu
+
+
+def geometric_stiffness(rod: CosseratRod, dq: FloatArray, lam1: FloatArray, t: float = 0.0) -> sp.csr_array:
+    """K_G = ∂K_int/∂q[Δ] − ∂f/∂q + Z(q₀, λ₁) at the reference (module docstring)."""
+    q0 = rod.q_ref
+    n = 6 * rod.n_nodes
+    KG = -tangents.load_stiffness(rod, t, q0) if rod.loads else sp.csr_array((n, n))
+    if rod.n_constraints:
+        KG = KG + tangents.constraint_stiffness(rod, t, q0, lam1)
+    size = float(np.max(np.abs(dq * np.tile(np.r_[np.ones(3), np.full(3, 1.0 / rod.mesh.length)], rod.n_nodes))))
+    if size > 0.0:
+        h = 1e-4 / size
+        G = rod.G
+
+        def K_at(s: float) -> sp.csr_array:
+            return tangents.internal_stiffness(rod, G.compose(q0, G.exp(s * dq.reshape(-1, 6))), t=t)
+
+        KG = KG + (K_at(h) - K_at(-h)) / (2.0 * h)
+    return sp.csr_array(KG)
+
+
+def buckling(rod: CosseratRod, n_modes: int = 1, *, t: float = 0.0) -> Buckling:
+    """The ``n_modes`` smallest positive linear buckling load factors of the rod's loads at time t."""
+    _check_modes(rod, n_modes, "buckling modes")
+    dq, lam1, K0, B, lu = linear_path(rod, t)
+    KG = geometric_stiffness(rod, dq, lam1, t)
+    n, m = K0.shape[0], B.shape[0]
+
+    def op(x: FloatArray) -> FloatArray:
+        return lu.solve(np.concatenate([-(KG @ x), np.zeros(m)]))[:n]
+
+    k = min(max(2 * n_modes + 2, 6), n - m - 2)
+    vals, vecs = spla.eigs(spla.LinearOperator((n, n), matvec=op, dtype=float), k=k, which="LR")
+    keep = (np.abs(vals.imag) <= 1e-8 * np.abs(vals)) & (vals.real > 0.0)
+    if not np.any(keep):
+        raise ValueError("no positive buckling load factor: the loads do not compress the rod (or they only "
+                         "stiffen it); reverse the loads to look for buckling")
+    nu, phi = vals.real[keep], vecs.real[:, keep]
+    order = np.argsort(-nu)[:n_modes]
+    mu = 1.0 / nu[order]
+    phi = phi[:, order].T
+    w = np.tile(np.r_[np.ones(3), np.full(3, 1.0 / rod.mesh.length)], rod.n_nodes)
+    phi = phi / np.max(np.abs(phi * w), axis=1, keepdims=True)
+    return Buckling(load_factors=mu, shapes=phi.reshape(-1, rod.n_nodes, 6))
+
+
+def shape_configurations(rod: CosseratRod, q: FloatArray, shape: FloatArray, amplitude: float) -> FloatArray:
+    """q ∘ exp(a φ) for a mode shape φ (N+1, 6), scaled so that the largest displacement is ``amplitude``."""
+    G = rod.G
+    disp = np.linalg.norm(np.einsum("nij,nj->ni", G.rotation(q), shape[:, 3:]), axis=1).max()
+    rot = np.abs(shape[:, :3]).max() * rod.mesh.length
+    a = amplitude / max(disp, rot, 1e-300)
+    return G.compose(q, G.exp(a * shape))

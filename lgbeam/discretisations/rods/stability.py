@@ -1,0 +1,242 @@
+"""Stability of constrained equilibria: the tangent on ker B, its negative eigenvalues, critical modes,
+and the rigid motions that supports leave free.
+
+Inertia. For the symmetric part S of the tangent K_t = K + Z and a full-row-rank B (m rows), Sylvester's
+law applied to the saddle-point matrix gives
+
+    In([[S, Bᵀ], [B, 0]]) = In(Zᵀ S Z) + (m, m, 0)       (Z a basis of ker B)
+
+(Gould 1985; Nocedal & Wright 2006, Thm 16.3), so the number of negative eigenvalues of the tangent on ker B
+is #neg(KKT) − m. We order the unknowns node by node (the six dofs of node i, then the constraint rows whose
+last node is i), which makes the KKT matrix banded (half-bandwidth ≈ 20 for a rod), scale it symmetrically
+(a congruence: inertia unchanged) and count its eigenvalues below −τ with LAPACK's banded symmetric
+eigensolver restricted to a value range (``scipy.linalg.eigvals_banded``, dsbevx: banded reduction to
+tridiagonal form, then bisection): O(N) work and memory, exact up to round-off (τ = 1e-12 of the scaled norm).
+
+Critical modes: the eigenpairs of S φ = ω² M φ on ker B nearest a shift, by ARPACK shift-invert on the
+saddle-point pencil ([[S, Bᵀ], [B, 0]], [[M, 0], [0, 0]]) (the singular right-hand matrix only adds
+infinite eigenvalues; Golub & Van Loan 2013 §8.7).
+
+Rigid motions: a spatial translation a and a rotation ω about the point c give the body velocities
+Ω_i = R_iᵀ ω, U_i = R_iᵀ (a + ω × (x_i − c)); the free ones span the null space of B applied to these six
+fields (SVD), named as translations or as rotations/screws about an axis through a point.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.linalg as la
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from lgbeam._typing import FloatArray
+
+logger = logging.getLogger(__name__)
+
+ZERO_TOL = 1e-12  # eigenvalues of the scaled KKT matrix within this of 0 count as zero
+SYM_TOL = 1e-8  # relative skew part above which a tangent counts as non-symmetric (non-conservative loads)
+
+
+def _node_of_rows(B: sp.csr_array) -> np.ndarray:
+    """Largest node touched by each constraint row (rows with no entry: node 0)."""
+    B = sp.csr_array(B)
+    if B.shape[0] == 0:
+        return np.zeros(0, dtype=np.intp)
+    last = np.zeros(B.shape[0], dtype=np.intp)
+    nnz_rows = np.flatnonzero(np.diff(B.indptr))
+    # column indices are sorted per row in canonical CSR: the last entry of each row is its largest column
+    Bc = B.copy()
+    Bc.sort_indices()
+    last[nnz_rows] = Bc.indices[Bc.indptr[nnz_rows + 1] - 1] // 6
+    return last
+
+
+def kkt_matrix(S: Any, B: Any) -> tuple[sp.csr_array, np.ndarray]:
+    """The saddle-point matrix [[S, Bᵀ], [B, 0]] and the node-by-node ordering that makes it banded."""
+    S, B = sp.csr_array(S), sp.csr_array(B)
+    n, m = S.shape[0], B.shape[0]
+    A = sp.block_array([[S, B.T], [B, None]], format="csr") if m else S
+    key = np.concatenate([np.arange(n) // 6 * 2, 2 * _node_of_rows(B) + 1]) if m else np.arange(n) // 6 * 2
+    perm = np.argsort(key, kind="stable")
+    return A, perm
+
+
+def _banded_lower(A: sp.csr_array) -> FloatArray:
+    coo = sp.coo_array(A)
+    low = coo.row >= coo.col
+    r, c, v = coo.row[low], coo.col[low], coo.data[low]
+    bw = int((r - c).max(initial=0))
+    ab = np.zeros((bw + 1, A.shape[0]))
+    np.add.at(ab, (r - c, c), v)
+    return ab
+
+
+def is_symmetric(K: Any, tol: float = SYM_TOL) -> bool:
+    """max |K − Kᵀ| ≤ tol · max |K| (a conservative tangent at an equilibrium is symmetric)."""
+    K = sp.csr_array(K)
+    skew = abs(K - K.T)
+    return float(skew.max()) <= tol * float(abs(K).max()) if K.nnz else True
+
+
+def negative_count(S: Any, B: Any, M: Any = None) -> tuple[int, int]:
+    """(number of unstable eigenvalues of the tangent on ker B, number of (near-)zero ones).
+
+    Symmetric tangent (conservative loads): the negative eigenvalues, exactly, from the banded inertia of the
+    saddle-point matrix (module docstring). Non-symmetric tangent (follower loads, spatial moments in 3-D;
+    needs the mass ``M``): the eigenvalues of K φ = μ M φ on ker B with negative real part (divergence),
+    counted among those nearest zero by ARPACK shift-invert (``nonsymmetric_count``)."""
+    S = sp.csr_array(S)
+    if M is not None and not is_symmetric(S):
+        return nonsymmetric_count(S, M, B)
+    S = ((S + S.T) * 0.5).tocsr()
+    m = sp.csr_array(B).shape[0]
+    A, perm = kkt_matrix(S, B)
+    A = sp.csr_array(A)[perm][:, perm]
+    rowmax = np.asarray(abs(A).max(axis=1).toarray()).ravel()
+    s = 1.0 / np.sqrt(np.where(rowmax > 0, rowmax, 1.0))
+    A = (sp.diags_array(s) @ A @ sp.diags_array(s)).tocsr()
+    ab = _banded_lower(A)
+    neg = la.eigvals_banded(ab, lower=True, select="v", select_range=(-np.inf, -ZERO_TOL))
+    near = la.eigvals_banded(ab, lower=True, select="v", select_range=(-ZERO_TOL, ZERO_TOL))
+    return int(neg.size) - m, int(near.size)
+
+
+def nonsymmetric_count(K: Any, M: Any, B: Any, k0: int = 6) -> tuple[int, int]:
+    """(eigenvalues with Re μ < 0, with |μ| ≈ 0) of K φ = μ M φ on ker B for a non-symmetric K: ARPACK
+    shift-invert about a small negative shift, doubling the number k of eigenvalues until one with Re μ ≥ 0
+    is among them (unstable eigenvalues of a loaded rod appear one or two at a time near zero)."""
+    K, M, B = sp.csr_array(K), sp.csr_array(M), sp.csr_array(B)
+    n, m = K.shape[0], B.shape[0]
+    A = sp.block_array([[K, B.T], [B, None]], format="csc") if m else K.tocsc()
+    Mb = sp.block_diag([M, sp.csr_array((m, m))], format="csc") if m else M.tocsc()
+    scale = float(np.max(np.abs(K.diagonal()))) / float(np.max(M.diagonal()))
+    tol = 1e-9 * scale
+    k = k0
+    while True:
+        k = min(k, n - m - 2)
+        vals = spla.eigs(A, k=k, M=Mb, sigma=-1e-6 * scale, which="LM", return_eigenvectors=False)
+        neg = int(np.sum(vals.real < -tol))
+        zero = int(np.sum(np.abs(vals) <= tol))
+        if neg + zero < k or k >= n - m - 2:
+            return neg, zero
+        k *= 2
+
+
+@dataclass(frozen=True)
+class Modes:
+    """Eigenpairs of S φ = μ M φ on ker B: μ ascending (ω² for modes), φ (k, n) with φᵀ M φ = 1."""
+
+    values: FloatArray
+    vectors: FloatArray
+
+
+def constrained_eigs(S: Any, M: Any, B: Any, k: int, sigma: float = 0.0) -> Modes:
+    """The ``k`` eigenpairs of S φ = μ M φ, B φ = 0 nearest ``sigma`` (ARPACK shift-invert, sparse LU)."""
+    S, M, B = sp.csr_array(S), sp.csr_array(M), sp.csr_array(B)
+    S = ((S + S.T) * 0.5).tocsr()
+    n, m = S.shape[0], B.shape[0]
+    n_free = n - m
+    if not 1 <= k < n_free:
+        raise ValueError(f"asked for {k} modes but the constrained problem has {n_free} degrees of freedom; ask for 1 … {n_free - 1}")
+    A = sp.block_array([[S, B.T], [B, None]], format="csc") if m else S.tocsc()
+    Mb = sp.block_diag([M, sp.csr_array((m, m))], format="csc") if m else M.tocsc()
+    vals, vecs = spla.eigsh(A, k=k, M=Mb, sigma=sigma, which="LM")
+    order = np.argsort(vals)
+    vals, vecs = vals[order], vecs[:n, order]
+    norms = np.sqrt(np.einsum("ik,ik->k", vecs, M @ vecs))
+    return Modes(values=vals, vectors=(vecs / norms).T)
+
+
+def rigid_fields(G: Any, q: FloatArray, centre: FloatArray) -> FloatArray:
+    """(6, 6(N+1)) body velocities of the six rigid motions: translations along x, y, z, then rotations
+    about x, y, z through ``centre``."""
+    R, x = G.rotation(q), G.translation(q)
+    out = np.zeros((6, q.shape[0], 6))
+    for k in range(3):
+        e = np.zeros(3)
+        e[k] = 1.0
+        out[k, :, 3:] = np.einsum("nji,j->ni", R, e)
+        out[3 + k, :, :3] = np.einsum("nji,j->ni", R, e)
+        out[3 + k, :, 3:] = np.einsum("nji,nj->ni", R, np.cross(e, x - centre))
+    return out.reshape(6, -1)
+
+
+def _fmt(v: FloatArray) -> str:
+    v = np.where(np.abs(v) < 1e-12, 0.0, v)
+    return "(" + ", ".join(f"{c:.4g}" for c in v) + ")"
+
+
+def _name(a: FloatArray, w: FloatArray, centre: FloatArray, scale: float) -> str:
+    axes = ("x", "y", "z")
+    if np.linalg.norm(w) * scale < 1e-6 * np.linalg.norm(a):
+        d = a / np.linalg.norm(a)
+        k = int(np.argmax(np.abs(d)))
+        return f"translation along {axes[k]}" if abs(abs(d[k]) - 1.0) < 1e-9 else f"translation along {_fmt(d)}"
+    n2 = float(w @ w)
+    point = centre + np.cross(w, a) / n2
+    pitch = float(w @ a) / n2
+    d = w / np.sqrt(n2)
+    k = int(np.argmax(np.abs(d)))
+    axis = axes[k] if abs(abs(d[k]) - 1.0) < 1e-9 else _fmt(d)
+    what = "rotation" if abs(pitch) < 1e-9 * scale else f"screw motion (pitch {pitch:.4g})"
+    return f"{what} about {axis} through {_fmt(point)}"
+
+
+def free_rigid_motions(G: Any, q: FloatArray, B: Any, tol: float = 1e-8) -> list[str]:
+    """Names of the rigid motions of configuration q that the constraints B leave free (empty: none)."""
+    x = G.translation(q)
+    centre = x.mean(axis=0)
+    scale = max(float(np.ptp(x, axis=0).max()), 1e-300)
+    F = rigid_fields(G, q, centre)
+    Bm = sp.csr_array(B)
+    Y = (Bm @ F.T) if Bm.shape[0] else np.zeros((0, 6))
+    Y = np.asarray(Y)
+    Y[:, 3:] *= 1.0 / scale  # a rotation moves points by ~scale: same units as the translations
+    if Y.shape[0] == 0:
+        null = np.eye(6)
+    else:
+        _, sv, vt = np.linalg.svd(Y, full_matrices=True)
+        sv = np.concatenate([sv, np.zeros(6 - sv.size)])
+        ref = max(float(np.abs(Bm.data).max(initial=0.0)), 1e-300)
+        null = vt[sv <= tol * ref * np.sqrt(Bm.shape[0] + 1)]
+    null = _canonical(null)
+    out = []
+    for v in null:
+        a, w = v[:3], v[3:] / scale
+        out.append(_name(a, w, centre, scale))
+    return out
+
+
+def _canonical(null: FloatArray) -> FloatArray:
+    """A readable basis of the null space: reduced row echelon form (axis-aligned motions stay axis-aligned)."""
+    if null.shape[0] == 0:
+        return null
+    M = null.copy()
+    r = 0
+    for c in range(6):
+        if r == M.shape[0]:
+            break
+        p = r + int(np.argmax(np.abs(M[r:, c])))
+        if abs(M[p, c]) < 1e-10:
+            continue
+        M[[r, p]] = M[[p, r]]
+        M[r] /= M[r, c]
+        for i in range(M.shape[0]):
+            if i != r:
+                M[i] -= M[i, c] * M[r]
+        r += 1
+    return M
+
+
+def check_no_rigid_motion(G: Any, q: FloatArray, B: Any, what: str) -> None:
+    """Raise ValueError naming the free rigid motions, if any (static and modal analyses need none)."""
+    free = free_rigid_motions(G, q, B)
+    if free:
+        raise ValueError(
+            f"{what} needs supports that fix every rigid motion; {' and '.join(free)} "
+            f"{'is' if len(free) == 1 else 'are'} free: add a support (e.g. clamp an end) or fix that motion"
+        )
