@@ -1,0 +1,135 @@
+"""Monte-Carlo realisations of seed 003 §5.5: settings, seeded runs of the three filters, metrics.
+
+A :class:`Setting` is one cell group of Tables 5.1–5.6 (trajectory, landmark density, rate, ``Q_z``);
+:func:`run_realisation` simulates one realisation of it and runs every filter on the *same* data (as
+the thesis does). The seed of a realisation depends on (base seed, trajectory, density, rate,
+realisation) but not on ``Q_z``, so the three noise levels share landmarks, odometry and noise
+directions (common random numbers: the ``Q_z`` trend is not masked by field-to-field scatter).
+Parallel execution is the caller's business (``lgbeam.studies.parallel.map_runs``).
+
+Metrics per filter and realisation: time means over ``k = 1..K`` of the position error ``|p̂ − p|``
+(m) and heading error ``|θ̂ − θ|`` (rad) — the thesis's "average position / orientation error" —,
+the final errors, and the mean pose NEES ``eᵀ Σ⁻¹ e`` (3 for a consistent filter).
+
+References
+----------
+Shen, X. (2019), PhD thesis, UCSD, §5.5 and Tables 5.1–5.6 (seed 003).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from lgbeam._typing import FloatArray
+from lgbeam.estimation.filters import FILTERS, pose_errors, run_filter
+from lgbeam.estimation.planar import wrap_angle
+from lgbeam.estimation.simulate import (TRAJECTORY_KINDS, LandmarkField, Odometry, Scenario, StereoCamera,
+                                        make_trajectory, simulate)
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["Setting", "RunSpec", "run_realisation", "summarise", "table_settings", "FEATURES"]
+
+FEATURES: dict[str, tuple[float, float]] = {"line": (20.0, 40.0), "circle": (20.0, 40.0), "spline": (25.0, 50.0)}
+"""Low and high mean numbers of visible landmarks per step of each trajectory (§5.5)."""
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One experiment: trajectory kind, mean visible landmarks per step, rate (Hz) and ``Q_z`` (rad²)."""
+
+    trajectory: str
+    features_per_step: float
+    rate_hz: float
+    q_z: float
+    t_end: float | None = None
+    camera_model: str = "stereo"
+
+    def __post_init__(self) -> None:
+        if self.trajectory not in TRAJECTORY_KINDS:
+            raise ValueError(f"unknown trajectory kind {self.trajectory!r}; choose one of {', '.join(TRAJECTORY_KINDS)}")
+
+    def scenario(self) -> Scenario:
+        return Scenario(trajectory=make_trajectory(self.trajectory), odometry=Odometry(rate_hz=self.rate_hz),
+                        camera=StereoCamera(bearing_var=self.q_z, model=self.camera_model),
+                        landmarks=LandmarkField(features_per_step=self.features_per_step), t_end=self.t_end)
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One realisation of a setting; ``seed`` is the study's base seed."""
+
+    setting: Setting
+    realisation: int
+    seed: int = 2019
+    filters: tuple[str, ...] = FILTERS
+    keep_series: bool = False
+
+    def rng(self) -> np.random.Generator:
+        s = self.setting
+        key = [self.seed, TRAJECTORY_KINDS.index(s.trajectory), int(round(s.features_per_step * 10)),
+               int(round(s.rate_hz * 10)), self.realisation]
+        return np.random.default_rng(key)
+
+
+def _nees(pose: FloatArray, cov: FloatArray, truth: FloatArray) -> float:
+    e = pose - truth
+    e[:, 2] = wrap_angle(e[:, 2])
+    return float(np.mean([ei @ np.linalg.solve(ci, ei) for ei, ci in zip(e, cov)]))
+
+
+def run_realisation(spec: RunSpec) -> dict[str, Any]:
+    """Simulate one realisation and run the filters on it.
+
+    Returns
+    -------
+    dict
+        ``{"setting", "realisation", "visible_per_step", "t" (only with keep_series), "filters": {method:
+        {"dp_mean", "dth_mean", "dp_final", "dth_final", "nees_mean", ["dp", "dth"]}}}``; plain floats
+        and arrays, so it pickles to worker processes and back.
+    """
+    data = simulate(spec.setting.scenario(), spec.rng())
+    out: dict[str, Any] = {"setting": spec.setting, "realisation": spec.realisation,
+                           "visible_per_step": data.visible_per_step, "filters": {}}
+    if spec.keep_series:
+        out["t"] = data.t
+    for method in spec.filters:
+        res = run_filter(method, data)
+        dp, dth = pose_errors(res, data)
+        row: dict[str, Any] = {"dp_mean": float(dp[1:].mean()), "dth_mean": float(dth[1:].mean()),
+                               "dp_final": float(dp[-1]), "dth_final": float(dth[-1]),
+                               "nees_mean": _nees(res.pose[1:], res.pose_cov[1:], data.pose[1:])}
+        if spec.keep_series:
+            row["dp"], row["dth"] = dp, dth
+        out["filters"][method] = row
+    return out
+
+
+def summarise(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Mean and standard deviation over realisations, one row per (setting, filter), in input order."""
+    groups: dict[Setting, list[dict[str, Any]]] = {}
+    for r in results:
+        groups.setdefault(r["setting"], []).append(r)
+    rows = []
+    for s, rs in groups.items():
+        for m in rs[0]["filters"]:
+            vals = {k: np.array([r["filters"][m][k] for r in rs]) for k in ("dp_mean", "dth_mean", "nees_mean")}
+            rows.append({"trajectory": s.trajectory, "features_per_step": s.features_per_step, "rate_hz": s.rate_hz,
+                         "q_z": s.q_z, "method": m, "n_runs": len(rs),
+                         "visible_per_step": float(np.mean([r["visible_per_step"] for r in rs])),
+                         "dp": float(vals["dp_mean"].mean()), "dp_std": float(vals["dp_mean"].std(ddof=1)) if len(rs) > 1 else 0.0,
+                         "dth": float(vals["dth_mean"].mean()),
+                         "dth_std": float(vals["dth_mean"].std(ddof=1)) if len(rs) > 1 else 0.0,
+                         "nees": float(vals["nees_mean"].mean())})
+    return rows
+
+
+def table_settings(trajectories: tuple[str, ...] = TRAJECTORY_KINDS, rates: tuple[float, ...] = (10.0, 20.0),
+                   q_zs: tuple[float, ...] = (1e-4, 2e-4, 4e-4), densities: tuple[int, ...] = (0, 1)) -> list[Setting]:
+    """The settings of Tables 5.1–5.6 (``densities`` picks the low (0) and/or high (1) field)."""
+    return [Setting(tr, FEATURES[tr][d], rate, q) for tr in trajectories for d in densities for rate in rates
+            for q in q_zs]
