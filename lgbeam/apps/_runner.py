@@ -32,11 +32,11 @@ import numpy as np
 
 from lgbeam.apps import RunSummary
 from lgbeam.integrators.controllers import AdaptiveStep, ConstantStep
-from lgbeam.integrators.registry import make_method
+from lgbeam.integrators.registry import make_method, method_entry
 from lgbeam.io.atomic import atomic_write
 from lgbeam.io.progress import Progress
 from lgbeam.io.vtk import Frame, PVDSeries
-from lgbeam.solve import SaveAt, Solution, integrate
+from lgbeam.solve import SaveAt, Solution, check_compatible, integrate
 from lgbeam.solve.driver import Checkpointing, LoopState
 from lgbeam.solve.record import CSVRecord
 from lgbeam.systems import MechanicalState
@@ -148,6 +148,7 @@ def run_problem(case: dict[str, Any], run_dir: Path, problem: Problem, *, progre
     """Integrate ``problem`` over ``case['time']`` with ``case['integrator']``; write the run folder."""
     integ, tm, out = case["integrator"], case["time"], case["output"]
     run_dir = Path(run_dir)
+    check_compatible(method_entry(integ["method"]).make(), problem.system)  # before the method's options
     method = make_method(integ["method"], **problem.method_options)
     controller = controller_of(integ)
     budget = check_budget(case, problem)

@@ -81,10 +81,12 @@ def validate(case: dict[str, Any], schema: dict[str, Any], prefix: str = "") -> 
 
 def integrator_section(methods: tuple[str, ...], default: str, *, h: float | None = None,
                        rtol: float | None = 1e-6, atol: float | None = 1e-8, **extra: Key) -> dict[str, Key]:
-    """The ``integrator`` section every case kind shares: method (one of ``methods``), h (fixed step; None:
-    adaptive), rtol/atol (adaptive), max_steps, and the kind's own ``extra`` keys."""
+    """The ``integrator`` section every case kind shares: method (any registered name; ``methods`` are the ones
+    that fit the kind, named in the doc — a method that does not fit is refused by the driver's contract
+    check with what the system lacks), h (fixed step; None: adaptive), rtol/atol (adaptive), max_steps, and
+    the kind's own ``extra`` keys."""
     return {
-        "method": Key(str, default, doc="integration method (`lgbeam list --methods`)", choices=methods),
+        "method": Key(str, default, doc=f"integration method: {', '.join(methods)} (`lgbeam list --methods`)"),
         "h": Key(float, h, doc="fixed step size; omit for adaptive stepping (methods with an error estimate)"),
         "rtol": Key(float, rtol, doc="relative tolerance (adaptive)"),
         "atol": Key(float, atol, doc="absolute tolerance (adaptive)"),
