@@ -10,8 +10,8 @@
       [ K   Bᵀ ] [φ]        [ M  0 ] [φ]
       [ B   0  ] [μ]  = ω²  [ 0  0 ] [μ],
 
-  i.e. K φ = ω² M φ on ker B, with K the tangent stiffness (central differences of the exact
-  forces g(t, q∘exp(εη), 0) along left-translated directions, 3-colouring of the nodes: sparse),
+  i.e. K φ = ω² M φ on ker B, with K the exact tangent stiffness of the forces g(t, q∘exp(εη), 0)
+  along left-translated directions (``rods.tangents``, block-tridiagonal sparse),
   M the lumped mass and B the constraint Jacobian at the reference. Solved sparse with ARPACK in
   shift-invert mode (σ = 0; the singular right-hand matrix only adds infinite eigenvalues).
   At a stress-free reference with λ = 0 the linearisation has no geometric stiffness.
@@ -41,7 +41,8 @@ from lgbeam.apps import load_case
 from lgbeam.apps.rod import build, linear_beam_data
 from lgbeam.diagnostics import observed_order
 from lgbeam.discretisations.fem.euler_bernoulli import EulerBernoulliBeam
-from lgbeam.discretisations.rods.statics import coloured_jacobian, static_equilibrium
+from lgbeam.discretisations.rods import tangents
+from lgbeam.discretisations.rods.statics import static_equilibrium
 
 logger = logging.getLogger(__name__)
 
@@ -74,19 +75,12 @@ def spatial_order(ns: Sequence[int], tips: FloatArray, tip_ref: FloatArray) -> t
     return errs, -observed_order(ns, errs)
 
 
-def tangent_stiffness(rod: Any, q: FloatArray, t: float = 0.0, eps: float = 1e-6) -> sp.csr_array:
+def tangent_stiffness(rod: Any, q: FloatArray, t: float = 0.0) -> sp.csr_array:
     """Unloaded tangent stiffness K = ∂g_int/∂η at q (v = 0, loads off), sparse (6(N+1), 6(N+1)).
 
-    Central differences of the exact forces along q ∘ exp(±ε η), perturbing every third node at
-    once (the rod couples neighbours only): 36 force evaluations for any N. Symmetrised.
-    """
-    n = rod.n_nodes
-    zero = np.zeros(6 * n)
-
-    def g_int(qq: FloatArray) -> FloatArray:
-        return (rod.forces(t, qq, zero) + (rod.external_forces(t, qq) if rod.loads else 0.0)).reshape(n, 6)
-
-    K = coloured_jacobian(rod, q, g_int, eps)
+    The rod's exact tangent (``rods.tangents.internal_stiffness``: elastic forces and spring supports through
+    the derivatives of the group maps), symmetrised (symmetric at a stress-free reference)."""
+    K = tangents.internal_stiffness(rod, q, t=t)
     return ((K + K.T) * 0.5).tocsr()
 
 
