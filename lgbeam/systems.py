@@ -204,6 +204,58 @@ class HasFusedPhiS(Protocol):
     def phi_S(self, k: int, h: float, y: Array) -> Array: ...
 
 
+@runtime_checkable
+class RigidBodySO3(Protocol):
+    """R' = R ω^, J ω' = Jω × ω + τ(R): a rigid body on SO(3) in a static potential (seed 001 (2.14)).
+
+    ``inertia`` is the body-frame J (3, 3), symmetric positive definite; ``torque(R)`` τ = −dU(R), the
+    left-trivialised gradient (τ·η = −d/dε U(R exp(εη))|₀, seed 001 (2.15)); ``potential(R)`` U.
+    State: ``MechanicalState(q=R (3, 3), v=ω (3,))``, ω the body angular velocity.
+    """
+
+    @property
+    def inertia(self) -> FloatArray: ...
+    def torque(self, R: FloatArray) -> FloatArray: ...
+    def potential(self, R: FloatArray) -> float: ...
+
+
+@runtime_checkable
+class ProductOfSpheres(Protocol):
+    """q_i' = ω_i × q_i, ω_i' = α_i(q, ω) on T(S²)ⁿ, |q_i| = 1, q_i·ω_i = 0 (seed 001 (6.5)).
+
+    ``mass_matrix`` M (n, n) SPD (scalar blocks M_ij I₃); ``potential_gradient(q)`` ∂V/∂q (n, 3);
+    ``angular_acceleration(q, ω)`` α (n, 3) with α_i·q_i = 0; ``velocity_dependent`` True when α depends
+    on ω (then a spatial Lie–Newmark step is implicit). State: ``MechanicalState(q (n, 3), v=ω (n, 3))``.
+    """
+
+    @property
+    def n_spheres(self) -> int: ...
+    @property
+    def mass_matrix(self) -> FloatArray: ...
+    @property
+    def velocity_dependent(self) -> bool: ...
+    def potential_gradient(self, q: FloatArray) -> FloatArray: ...
+    def angular_acceleration(self, q: FloatArray, omega: FloatArray) -> FloatArray: ...
+
+
+@runtime_checkable
+class RigidBodyInField(Protocol):
+    """m x'' = −∂V/∂x, J Ω' = JΩ × Ω + vee(DᵀR − RᵀD), R' = RΩ^ (seed 003 §3.2, (3.15) corrected).
+
+    ``mass`` m, ``inertia`` J = diag(J₁, J₂, J₃) (3,) with the strict triangle inequality (so that
+    J_d = ½ tr(J) I − J is positive definite); ``potential(x, R)`` V, ``potential_gradients(x, R)``
+    (∂V/∂x (3,), D = ∂V/∂R (3, 3)). State: flat ``y = [x, q, p, Π]`` (13,), q a unit quaternion
+    (scalar first, R = R(q)), p = m x', Π = JΩ the body angular momentum.
+    """
+
+    @property
+    def mass(self) -> float: ...
+    @property
+    def inertia(self) -> FloatArray: ...
+    def potential(self, x: FloatArray, R: FloatArray) -> float: ...
+    def potential_gradients(self, x: FloatArray, R: FloatArray) -> tuple[FloatArray, FloatArray]: ...
+
+
 def protocol_members(protocol: type) -> tuple[str, ...]:
     """The public members a runtime protocol requires (methods and properties), in definition order."""
     names: list[str] = []

@@ -35,6 +35,9 @@ from lgbeam.integrators.poisson.exponential import (
 )
 from lgbeam.integrators.poisson.solver import FixedPoint
 from lgbeam.integrators.rkmk import RKMK, RKMK_TABLEAUX
+from lgbeam.integrators.lgvi import LGVI_METHODS, LGVI_OPTIONS, LGVI_SUMMARIES
+from lgbeam.integrators.rigid import RIGID_METHODS, RIGID_OPTIONS, RIGID_SUMMARIES
+from lgbeam.integrators.spheres import SPHERES_METHODS, SPHERES_OPTIONS, SPHERES_SUMMARIES
 from lgbeam.integrators.tableaux import HALF_EXPLICIT_TABLEAUX
 
 
@@ -110,6 +113,9 @@ def _entries() -> dict[str, MethodEntry]:
         opts = _SOLVER_OPTIONS + (("predictor",) if predicting else ())
         out.append(MethodEntry(name, "poisson", partial(_poisson, cls), summary, opts))
     out.append(MethodEntry("exp-euler", "poisson", ExponentialEuler, "exponential Euler, explicit (seed 003 (2.4))"))
+    out += [MethodEntry(n, "rigid-body", f, RIGID_SUMMARIES[n], RIGID_OPTIONS) for n, f in RIGID_METHODS.items()]
+    out += [MethodEntry(n, "spheres", f, SPHERES_SUMMARIES[n], SPHERES_OPTIONS) for n, f in SPHERES_METHODS.items()]
+    out += [MethodEntry(n, "lgvi", f, LGVI_SUMMARIES[n], LGVI_OPTIONS[n]) for n, f in LGVI_METHODS.items()]
     return {e.name: e for e in out}
 
 
