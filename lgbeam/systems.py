@@ -163,6 +163,50 @@ class LieGroupODE(Protocol):
 
 
 @runtime_checkable
+class HomogeneousSpace(Protocol):
+    """A manifold M with a transitive action of a Lie group G, through the algebra g (seed 000 §2.1).
+
+    Points (``size``,) and algebra elements (``dim``,) are flat arrays. ``exp_act(ξ, m)`` is ψ(exp ξ, m),
+    ``generator(ξ, m)`` ψ_*(ξ)|_m (eq. (2)), ``dexp_inv(σ, v)`` the right-trivialised dexp⁻¹_σ v (eq. (8)),
+    ``bracket(x, y)`` [x, y]; ``validate(m)`` raises ValueError off M, ``deviation(m)`` the residuals of
+    M's defining equations. Implementations: ``lgbeam.groups.homogeneous``.
+    """
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def dim(self) -> int: ...
+    @property
+    def size(self) -> int: ...
+    def exp_act(self, xi: FloatArray, m: FloatArray) -> FloatArray: ...
+    def generator(self, xi: FloatArray, m: FloatArray) -> FloatArray: ...
+    def dexp_inv(self, sigma: FloatArray, v: FloatArray) -> FloatArray: ...
+    def bracket(self, x: FloatArray, y: FloatArray) -> FloatArray: ...
+    def validate(self, m: Any) -> FloatArray: ...
+    def deviation(self, m: FloatArray) -> dict[str, float]: ...
+
+
+@runtime_checkable
+class HomogeneousSpaceODE(Protocol):
+    """y' = ψ_*(f(t, y))|_y on a homogeneous space M, f: R × M → g (seed 000 eqs. (1)–(3)).
+
+    ``space`` is a ``HomogeneousSpace``; ``algebra_field(t, y)`` is f(t, y), flat (space.dim,). Integrated
+    by RKMK, commutator-free and Crouch–Grossman methods as y_{n+1} = exp(σ)·y_n (seed 000 §3).
+    """
+
+    @property
+    def space(self) -> Any: ...
+    def algebra_field(self, t: float, y: FloatArray) -> FloatArray: ...
+
+
+@runtime_checkable
+class HasInvariants(Protocol):
+    """Optional capability: first integrals and monitors of a state (energy, Casimirs), as a dict of floats."""
+
+    def invariants(self, t: float, y: FloatArray) -> dict[str, float]: ...
+
+
+@runtime_checkable
 class SemilinearPoissonSystem(Protocol):
     """y' = S (A y + ∇U(y)) with S skew, A symmetric and SA = AS (seed 003 ch. 2)."""
 
@@ -202,6 +246,66 @@ class HasFusedPhiS(Protocol):
     """Optional capability: ``phi_S(k, h, y)`` = φ_k(hSA) S y in one transform (speed only)."""
 
     def phi_S(self, k: int, h: float, y: Array) -> Array: ...
+
+
+@runtime_checkable
+class LieGroupFirstIntegral(Protocol):
+    """x' = (S(x) γ(x))^ · x with first integral H, γ = R_x^* dH (right-trivialised; seed 002 eqs. (1)–(2), (13)).
+
+    ``first_integral(x)`` is H, ``trivialised_differential(x)`` γ ∈ g* in the group's algebra coordinates
+    (pairing: the sum of products), ``bivector(x)`` the skew (dim, dim) S(x) with field ξ = S γ; all
+    vectorised over leading batch axes of x.
+    """
+
+    @property
+    def group(self) -> Any: ...
+    def first_integral(self, x: FloatArray) -> FloatArray: ...
+    def trivialised_differential(self, x: FloatArray) -> FloatArray: ...
+    def bivector(self, x: FloatArray) -> FloatArray: ...
+
+
+@runtime_checkable
+class SphereFirstIntegral(Protocol):
+    """p' = S(p) ∇H(p) on the unit sphere |p| = 1 of Rⁿ with first integral H (seed 002 §3, eq. (16)).
+
+    ``ambient_dim`` is n; ``first_integral``, ``gradient`` (Euclidean, in Rⁿ) and ``bivector`` (skew (n, n))
+    are vectorised over leading batch axes.
+    """
+
+    @property
+    def ambient_dim(self) -> int: ...
+    def first_integral(self, p: FloatArray) -> FloatArray: ...
+    def gradient(self, p: FloatArray) -> FloatArray: ...
+    def bivector(self, p: FloatArray) -> FloatArray: ...
+
+
+@runtime_checkable
+class HamiltonianSOn(Protocol):
+    """g' = gΩ, μ' = [μ, Ω] − ∂H/∂U, Ω = ∂H/∂μ: a Hamiltonian on T*SO(n), left-trivialised (seed 003 (4.25)).
+
+    The state is ``y = stack([g, μ])`` of shape (2, n, n) (μ skew). ``dH_dmu(U, μ)`` is Ω ∈ so(n),
+    ``dH_dU(U, μ)`` the left-trivialised gradient in so(n) under ⟨X, Y⟩ = ½ Σ X_ij Y_ij (for H = K + V(U):
+    UᵀD − DᵀU, D the matrix gradient of V); both vectorised over leading (stage) axes.
+    """
+
+    @property
+    def n(self) -> int: ...
+    def hamiltonian(self, y: FloatArray) -> float: ...
+    def dH_dmu(self, U: FloatArray, mu: FloatArray) -> FloatArray: ...
+    def dH_dU(self, U: FloatArray, mu: FloatArray) -> FloatArray: ...
+
+
+@runtime_checkable
+class LiePoissonSOn(Protocol):
+    """μ' = [μ, Ω], Ω = ∂h/∂μ, g' = gΩ: a left-invariant Hamiltonian h(μ) on T*SO(n) (seed 003 (4.27)).
+
+    State ``y = stack([g, μ])`` (2, n, n); ``dh_dmu(μ)`` vectorised over leading axes.
+    """
+
+    @property
+    def n(self) -> int: ...
+    def reduced_hamiltonian(self, mu: FloatArray) -> float: ...
+    def dh_dmu(self, mu: FloatArray) -> FloatArray: ...
 
 
 @runtime_checkable
