@@ -28,7 +28,7 @@ from lgbeam.apps._rod_supports import (
     reaction_summary,
     support_notes,
 )
-from lgbeam.apps._runner import Problem, check_work, index_at_reference_end, run_problem, write_diagnostics
+from lgbeam.apps._runner import Problem, check_work, index_at_reference_end, run_problem
 from lgbeam.discretisations.rods import (
     CosseratRod,
     DistributedLoad,
@@ -115,7 +115,18 @@ SCHEMA: dict[str, Any] = {
     "analysis": {
         "kind": Key(str, "dynamic", doc="'dynamic' (time integration) or 'static' (equilibrium under the loads "
                     "at time.t_end, Lie group Newton; the settled state of a damped case)", choices=("dynamic", "static")),
-        "load_steps": Key(int, 1, doc="load increments of the static solver (raise for large deflections)"),
+        "load_steps": Key(int, 1, doc="static: initial number of load increments (cut back and regrown automatically)"),
+        "method": Key(str, "newton", doc="static: 'newton' (load control with line search and cut-back) or "
+                      "'arc-length' (Riks, through limit points)", choices=("newton", "arc-length")),
+        "max_cutbacks": Key(int, 8, doc="static: halvings of the load step before giving up (smallest step = "
+                            "initial / 2^max_cutbacks)"),
+        "arc_length": Key(float, None, doc="static, arc-length: first step length (rad / length-per-L norm; "
+                          "default load_factor / load_steps)"),
+        "max_steps": Key(int, 200, doc="static: most path steps"),
+        "load_factor": Key(float, 1.0, doc="static: target multiple of the loads at time.t_end"),
+        "tol": Key(float, 1e-10, doc="static: scaled residual max(|R|/F, |Φ|/L) at convergence"),
+        "branch_switch": Key(bool, True, doc="static: at a detected bifurcation switch to the branch along the critical mode"),
+        "stability": Key(bool, True, doc="static: count negative eigenvalues of the tangent on ker B at every state"),
     },
     "output": output_section(0.05),
 }
@@ -252,34 +263,12 @@ def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False, resume: 
 
 
 def _run_static(case: dict[str, Any], rod: CosseratRod, q0: np.ndarray, run_dir: Path) -> RunSummary:
-    """Static equilibrium at time.t_end (rods.statics); frames t0 (reference) and t_end (equilibrium)."""
-    from lgbeam.discretisations.rods.statics import static_equilibrium
-    from lgbeam.io.vtk import PVDSeries
+    """Static load path at time.t_end (``_rod_static.run_static``: path.csv/png, one frame per state)."""
+    from lgbeam.apps._rod_static import run_static
 
-    steps = int(case["analysis"]["load_steps"])
-    if steps < 1:
-        raise ValueError(f"analysis.load_steps must be >= 1, got {steps}")
-    t0, t1 = float(case["time"]["t0"]), float(case["time"]["t_end"])
-    q1, lam1 = static_equilibrium(rod, t=t1, n_load_steps=steps)
-    G, zero = rod.G, np.zeros(6 * rod.n_nodes)
-    q = np.stack([q0, q1])
-    lam = np.stack([np.zeros_like(lam1), lam1])
-    if case["output"]["vtk"]:
-        with PVDSeries(run_dir / "paraview" / f"{case['name']}.pvd") as series:
-            for t, qq, ll in ((t0, q0, lam[0]), (t1, q1, lam1)):
-                pts, cells, pd, cd = rod.vtk_frame(qq, zero, ll)
-                series.write(t, pts, cells=cells, point_data=pd, cell_data=cd)
-    np.savez(run_dir / "solution.npz", t=np.array([t0, t1]), s=rod.mesh.s, positions=G.translation(q),
-             rotations=G.rotation(q), lam=lam, q=q, v=np.zeros((2, zero.size)), group="S3R3",
-             **reaction_arrays(rod, np.array([t0, t1]), q, lam))
-    rec = {"t": np.array([t0, t1]), "h": np.zeros(2), "accepted": np.ones(2),
-           "energy": np.array([rod.energy(t, qq, zero) for t, qq in ((t0, q0), (t1, q1))]),
-           "phi": np.array([np.linalg.norm(rod.constraints(qq)) if rod.n_constraints else 0.0 for qq in q]),
-           "bv": np.zeros(2)}
-    write_diagnostics(run_dir / "diagnostics.csv", rec)
-    return RunSummary(status="ok", message="static equilibrium", n_steps=0, n_rejected=0, t_final=t1,
-                      extra={"tip": G.translation(q1[-1]).tolist(), "analysis": "static",
-                             **reaction_summary(rod, t1, q1, lam1), **_notes(rod)})
+    summary = run_static(case, rod, q0, run_dir)
+    summary.extra.update(_notes(rod))
+    return summary
 
 
 def _notes(rod: CosseratRod) -> dict[str, Any]:
