@@ -44,7 +44,8 @@ def test_compute_modes_matches_closed_form_and_static_tip():
 
 
 def test_modes_command_prints_table_and_writes_csv(fake_case, tmp_path, capsys):
-    rc = main(["modes", "cantilever", "--n", "3", "--elements", "16", "--set", "rod.EI=500", "--out", str(tmp_path)])
+    rc = main(["modes", "cantilever", "--euler-bernoulli", "--n", "3", "--elements", "16", "--set", "rod.EI=500",
+               "--out", str(tmp_path)])
     assert rc == 0
     assert fake_case["overrides"] == ["rod.EI=500"]
     out = capsys.readouterr().out
@@ -63,9 +64,9 @@ def test_modes_command_prints_table_and_writes_csv(fake_case, tmp_path, capsys):
     [
         (["modes", "wave"], "works on rod cases"),
         (["modes", "nowhere"], "no case named"),
-        (["modes", "cantilever", "--n", "0"], "--n must be a positive"),
-        (["modes", "cantilever", "--elements", "0"], "--elements must be a positive"),
-        (["modes", "cantilever", "--n", "200", "--elements", "4"], "increase n_elements"),
+        (["modes", "cantilever", "--euler-bernoulli", "--n", "0"], "--n must be a positive"),
+        (["modes", "cantilever", "--euler-bernoulli", "--elements", "0"], "--elements must be a positive"),
+        (["modes", "cantilever", "--euler-bernoulli", "--n", "200", "--elements", "4"], "increase n_elements"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(fake_case, tmp_path, capsys, argv, message):
@@ -82,10 +83,46 @@ def test_missing_beam_keys_are_reported(monkeypatch):
 
 def test_modes_on_a_shipped_rod_case_end_to_end(tmp_path, capsys):
     # real loader + rod app: the FE frequencies must match the closed form of the same beam data
-    rc = main(["modes", "cantilever-elastica", "--n", "3", "--elements", "24", "--out", str(tmp_path)])
+    rc = main(["modes", "cantilever-elastica", "--euler-bernoulli", "--n", "3", "--elements", "24", "--out", str(tmp_path)])
     assert rc == 0, capsys.readouterr().err
     with open(tmp_path / "modes.csv") as fh:
         rows = list(csv.DictReader(fh))
     omega = np.array([float(r["omega_rad_s"]) for r in rows])
     exact = np.array([float(r["omega_exact_rad_s"]) for r in rows])
     assert_allclose(omega, exact, rtol=5e-5)  # O(h⁴) at 24 elements: measured ≤ 3e-5 for 3 modes
+
+
+def _rows(path):
+    with open(path) as fh:
+        return list(csv.DictReader(fh))
+
+
+def test_rod_modes_of_a_curved_case_write_csv_and_paraview_shapes(tmp_path, capsys):
+    """The actual rod (here the helix of a shipped case is replaced by an arc: curved, clamped) and its shapes."""
+    from lgbeam.io.vtk import read_pvd
+
+    rc = main(["modes", "roll-up", "--n", "3", "--set", "model.geometry='arc'", "--set", "model.radius=5.0",
+               "--out", str(tmp_path)])
+    assert rc == 0, capsys.readouterr().err
+    assert "arc rod" in capsys.readouterr().out
+    rows = _rows(tmp_path / "modes.csv")
+    w = np.array([float(r["omega_rad_s"]) for r in rows])
+    assert np.all(np.diff(w) >= 0) and w[0] > 0
+    frames = read_pvd(tmp_path / "paraview" / "modes.pvd")
+    assert [t for t, _ in frames] == [0.0, 1.0, 2.0, 3.0]  # the reference, then one frame per mode
+
+
+def test_prestressed_case_first_frequency_follows_one_minus_p_over_pcr(tmp_path, capsys):
+    rc = main(["modes", "prestressed-beam", "--about", "static", "--n", "1", "--out", str(tmp_path / "m")])
+    assert rc == 0, capsys.readouterr().err
+    ratio = float(_rows(tmp_path / "m" / "modes.csv")[0]["ratio"])
+    rc = main(["modes", "prestressed-beam", "--buckling", "--n", "1", "--out", str(tmp_path / "b")])
+    assert rc == 0, capsys.readouterr().err
+    mu_cr = float(_rows(tmp_path / "b" / "modes.csv")[0]["load_factor"])
+    assert ratio == pytest.approx(1.0 - 1.0 / mu_cr, abs=1e-8)  # ω² = ω₀²(1 − P/P_cr), the case's load P
+
+
+def test_rod_modes_of_a_free_rod_name_the_rigid_motions(tmp_path, capsys):
+    rc = main(["modes", "flying-spaghetti", "--out", str(tmp_path)])
+    err = capsys.readouterr().err.strip()
+    assert rc == 2 and err.count("\n") == 0 and "translation along x" in err and "are free" in err

@@ -1,10 +1,10 @@
-"""``lgbeam modes CASE``: natural frequencies (and static tip deflection) of the linear
-Euler–Bernoulli beam that matches a rod case, computed with scikit-fem cubic Hermite elements.
-
-The rod app provides ``lgbeam.apps.rod.linear_beam_data(case) -> dict(length, EI, rhoA,
-n_elements, left, right)`` (optionally ``tip_force``, ``distributed``); this command prints
-the first N frequencies next to the closed-form values (β_n L)² √(EI/(ρA L⁴)) and writes
-``modes.csv`` (columns: mode, omega_rad_s, freq_hz, omega_exact_rad_s, rel_error).
+"""``lgbeam modes CASE``: modes and linear buckling of the rod of a case (its geometry, supports, material;
+about the reference or the loaded static state), computed by ``lgbeam.discretisations.rods.modal`` with the
+exact tangent (``_rod_modes.py``: modes.csv and paraview/modes.pvd). ``--euler-bernoulli`` keeps the
+straight linear Euler–Bernoulli beam with the case's length, EI, rhoA and end supports (scikit-fem cubic
+Hermite elements, closed-form (β_n L)² √(EI/(ρA L⁴)), static tip deflection) as a check: the rod app provides
+``lgbeam.apps.rod.linear_beam_data(case)``; that mode writes ``modes.csv`` (mode, omega_rad_s, freq_hz,
+omega_exact_rad_s, rel_error).
 """
 
 from __future__ import annotations
@@ -133,20 +133,30 @@ def linear_beam_data(case: dict[str, Any]) -> dict[str, Any]:
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "modes",
-        help="natural frequencies of the linear Euler–Bernoulli beam matching a rod case (writes modes.csv)",
-        description="Print the first N natural frequencies of the linear Euler–Bernoulli beam with the "
-        "rod case's length, EI, rhoA and supports (scikit-fem cubic Hermite elements) next to the "
-        "closed-form values, and the static tip deflection under the case's tip load; write modes.csv.",
-        epilog="example: lgbeam modes cantilever --n 6 --elements 64",
+        help="modes and buckling of a rod case's actual rod (writes modes.csv and a ParaView series of the shapes)",
+        description="Natural frequencies of the rod of a case (its geometry, supports and material), about the "
+        "stress-free reference or about the loaded static state (--about static: pre-stress), or its linear "
+        "buckling load factors (--buckling); mode shapes as a ParaView series. --euler-bernoulli gives the "
+        "straight Euler–Bernoulli beam with the case's length, EI, rhoA and end supports (scikit-fem) as a check.",
+        epilog="examples: lgbeam modes roll-up --n 6;  lgbeam modes prestressed-beam --about static;  "
+        "lgbeam modes column-pinned-roller --buckling --n 2;  lgbeam modes cantilever-elastica --euler-bernoulli",
     )
     p.add_argument("case", metavar="CASE", help="rod case name (see `lgbeam list`) or path to a .toml file")
     p.add_argument("--n", type=int, default=6, help="number of modes (default 6)")
+    p.add_argument("--about", choices=("reference", "static"), default="reference",
+                   help="linearise about the reference (default) or the static state under the case's loads "
+                   "(its analysis.* settings)")
+    p.add_argument("--buckling", action="store_true", help="linear buckling load factors of the case's loads")
+    p.add_argument("--euler-bernoulli", action="store_true",
+                   help="the straight Euler–Bernoulli beam check instead of the rod (scikit-fem, closed form)")
     p.add_argument("--elements", type=int, default=None, metavar="NE",
-                   help="number of beam elements (default: the case's n_elements)")
+                   help="--euler-bernoulli: number of beam elements (default: the case's n_elements)")
+    p.add_argument("--amplitude", type=float, default=0.05, metavar="A",
+                   help="largest displacement of the written mode shapes, as a fraction of the rod length (default 0.05)")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a case key, e.g. --set rod.EI=100 (repeatable; TOML literal)")
+                   help="override a case key, e.g. --set model.n_elements=64 (repeatable; TOML literal)")
     p.add_argument("--out", type=Path, default=None, metavar="DIR",
-                   help="folder for modes.csv (default: outputs/<case name>)")
+                   help="folder for modes.csv and paraview/ (default: outputs/<case name>/modes)")
     p.set_defaults(func=_run)
 
 
@@ -154,10 +164,24 @@ def _run(args: argparse.Namespace) -> int:
     case, source = load_case(args.case, list(args.overrides))
     if case.get("kind") != "rod":
         raise ValueError(f"lgbeam modes works on rod cases; {source} has kind {case.get('kind')!r}")
-    rep = compute_modes(linear_beam_data(case), args.n, args.elements)
     name = str(case.get("name") or Path(str(source)).stem)
-    print(format_report(rep, name))
-    out = (args.out if args.out is not None else Path("outputs") / name) / "modes.csv"
-    write_csv(rep, out)
-    print(f"wrote {out}")
+    if args.euler_bernoulli:
+        rep = compute_modes(linear_beam_data(case), args.n, args.elements)
+        print(format_report(rep, name))
+        out = (args.out if args.out is not None else Path("outputs") / name) / "modes.csv"
+        write_csv(rep, out)
+        print(f"wrote {out}")
+        return 0
+    if args.elements is not None:
+        raise ValueError("--elements is for --euler-bernoulli; refine the rod with --set model.n_elements=N")
+    if not (np.isfinite(args.amplitude) and args.amplitude > 0.0):
+        raise ValueError(f"--amplitude must be a positive fraction of the rod length, got {args.amplitude}")
+    if args.n < 1:
+        raise ValueError(f"--n must be a positive number of modes, got {args.n}")
+    from lgbeam.cli._rod_modes import rod_modes_report
+
+    out = args.out if args.out is not None else Path("outputs") / name / "modes"
+    text = rod_modes_report(case, name, n=args.n, about=args.about, buckling=args.buckling, out=out,
+                            amplitude=args.amplitude)
+    print(text)
     return 0
