@@ -8,6 +8,7 @@ Every method is symmetric and of order 2; ``retraction`` switches F between ``ca
 ELN   (4.1)  ω½ = ω + h/2 J⁻¹(Jω × ω + τ(R)),  R₁ = R F(hω½),  ω₁ = ω½ + h/2 J⁻¹(Jω₁ × ω₁ + τ(R₁))
 TLN   (4.3)  (I + h/2 ω₁^)Jω₁ − h/2 τ(R₁) = (I − h/2 ω^)Jω + h/2 τ(R),  R₁ = R F(h(ω + ω₁)/2)
 LIEMID[EA] (4.6)  Θ = h/2 J⁻¹F(−Θ/2)(Jω + h/2 τ),  R½ = R F(Θ),  Jω½ = F(−Θ)(Jω + h/2 τ), then the adjoint
+             (F(−Θ) evaluated as F(−Θ/2)², identical for exp and symmetric for cay)
 PRK   (4.8)  ω½ = ω + h/2 J⁻¹(τ(R) − ω½ × Jω½),  R₁ = R F(hω½),  ω₁ = ω½ + h/2 J⁻¹(τ(R₁) − ω½ × Jω½)
 MCG   (4.9)  Jω½ = F(−h/2 ω½)(Jω + h/2 τ),  R₁ = R F(hω½),  Jω₁ = F(−hω½)(Jω + h/2 τ) + h/2 τ(R₁)
 NEW3  (4.10) R½ = R F(h/2 ω),  F(h/2 ω₁)Jω₁ = F(−h/2 ω)Jω + h τ(R½),  R₁ = R½ F(h/2 ω₁)
@@ -261,11 +262,13 @@ class LieMidpointEA(_RigidMethod):
         F = self.F
         p = c.J @ w + 0.5 * h * c.tau
         th1, k1 = self._half(h, p, c, "LIEMID (4.6a)")
-        Rh, mh = R @ F.map(th1), F.map(-th1) @ p
+        half = F.map(-0.5 * th1)
+        Rh, mh = R @ F.map(th1), half @ (half @ p)  # F(−Θ/2)² = exp(−Θ) for exp; symmetric for cay too
         th2, k2 = self._half(h, mh, c, "LIEMID (4.6d)")
         R1 = Rh @ F.map(th2)
         tau1 = self._torque(system, R1)
-        return R1, c.Jinv @ (F.map(-th2) @ mh + 0.5 * h * tau1), tau1, k1 + k2
+        half = F.map(-0.5 * th2)
+        return R1, c.Jinv @ (half @ (half @ mh) + 0.5 * h * tau1), tau1, k1 + k2
 
 
 @dataclass(frozen=True)
@@ -303,8 +306,10 @@ class ModifiedCrouchGrossman(_RigidMethod):
                                  lambda x: -_I3 + Ji @ rot_jacobian(F, -0.5 * h, x, p), "MCG (4.9a)")
         R1 = R @ F.map(h * x)
         tau1 = self._torque(system, R1)
-        inner = (c.J @ x + 0.5 * h * c.tau) if self.literal_misprint else p
-        return R1, Ji @ (F.map(-h * x) @ inner + 0.5 * h * tau1), tau1, k
+        if self.literal_misprint:  # (4.9c) as extracted: Jω_{k+1/2} in place of Jω_k
+            return R1, Ji @ (F.map(-h * x) @ (c.J @ x + 0.5 * h * c.tau) + 0.5 * h * tau1), tau1, k
+        # (4.9c) corrected, as the explicit CG half step F(−h/2 ω½) Jω½ (= exp(−hω½)(Jω + h/2 τ) for exp)
+        return R1, Ji @ (F.map(-0.5 * h * x) @ (c.J @ x) + 0.5 * h * tau1), tau1, k
 
 
 @dataclass(frozen=True)
