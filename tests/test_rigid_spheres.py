@@ -61,7 +61,7 @@ def test_orders_on_the_pendulum(name, order):
     """Fig. 7.3: orders 2/4/4/2 on T S² at T = 1 against DOP853 (notes §8 check 17)."""
     model, y0 = spherical_pendulum()
     hs = np.array([2.0**-4, 2.0**-5, 2.0**-6]) if order == 4 else np.array([2.0**-5, 2.0**-6, 2.0**-7])
-    qr, wr = reference_solution(model, y0, [1.0])
+    qr, _ = reference_solution(model, y0, [1.0])
     errs = []
     for h in hs:
         sol = integrate(model, name, y0, (0.0, 1.0), controller=ConstantStep(h), save=SaveAt(steps=10**6),
@@ -86,7 +86,8 @@ def test_double_pendulum_invariants():
     for name in ("spheres-eln", "spheres-rkmk4", "spheres-rkmkgl4"):
         assert out[name][0] < 1e-13
     assert out["spheres-eln"][1] < 1e-12 < out["spheres-rkmk4"][1]  # ELN exact, RKMK4 drifts (§9.4)
-    assert out["spheres-rattle"][2] < 1e-10 < 1e-5 < out["spheres-eln"][2]
+    assert out["spheres-rattle"][2] < 1e-10
+    assert out["spheres-eln"][2] > 1e-5
     assert out["spheres-rattle"][0] < 1e-13  # the position multipliers are solved to 1e-13
 
 
