@@ -10,6 +10,7 @@ BENCHES = {
     "groups": "lgbeam.bench.groups",
     "herk": "lgbeam.bench.herk",
     "memory": "lgbeam.bench.memory",
+    "rigid": "lgbeam.bench.rigid",
     "rod": "lgbeam.bench.rod",
     "spectral": "lgbeam.bench.spectral",
 }
