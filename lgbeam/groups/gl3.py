@@ -2,7 +2,7 @@
 
 ``GLp3``: 3×3 matrices with det > 0, algebra ``gl(3)`` in row-major coordinates ``(..., 9)``
 (``hat`` = reshape), pairing ``⟨P, V⟩ = tr(PᵀV)`` = the Euclidean product of the coordinates.
-``exp`` is ``scipy.linalg.expm``; ``log`` the real principal logarithm, refused (ValueError) when the
+``exp`` is ``lgbeam.groups.expm.expm`` (Higham's scaling and squaring); ``log`` the real principal logarithm, refused (ValueError) when the
 matrix has a real eigenvalue ≤ 0 (no real principal log; ``det F ≤ 0`` is refused first).
 
 ``SemidirectGL3``: points ``(F, P)`` stored flat ``(..., 18)`` = ``[F row-major, P row-major]``, with
@@ -38,6 +38,7 @@ import scipy.linalg as sla
 
 from lgbeam._typing import FloatArray
 from lgbeam.groups.base import GroupBase, as_array, check_finite
+from lgbeam.groups.expm import expm
 
 logger = logging.getLogger(__name__)
 
@@ -51,7 +52,7 @@ def phi1_block(K: FloatArray) -> FloatArray:
     big = np.zeros(K.shape[:-2] + (2 * m, 2 * m))
     big[..., :m, :m] = K
     big[..., :m, m:] = np.eye(m)
-    return sla.expm(big)[..., :m, m:]
+    return expm(big)[..., :m, m:]
 
 
 def ad_matrix(xi: FloatArray) -> FloatArray:
@@ -133,7 +134,7 @@ class GLp3(GroupBase):
         return X.reshape(X.shape[:-2] + (9,))
 
     def exp(self, xi: FloatArray) -> FloatArray:
-        return sla.expm(self.hat(xi))
+        return expm(self.hat(xi))
 
     def log(self, a: FloatArray) -> FloatArray:
         a = self._elem(a)
@@ -214,7 +215,7 @@ class SemidirectGL3(GroupBase):
     def exp(self, xi: FloatArray) -> FloatArray:
         xi = self._tan(xi)
         X, mu = xi[..., :9], xi[..., 9:]
-        F = sla.expm(X.reshape(X.shape[:-1] + (3, 3)))
+        F = expm(X.reshape(X.shape[:-1] + (3, 3)))
         P = np.einsum("...ij,...j->...i", phi1_block(self._K(X)), mu)
         return np.concatenate([F.reshape(F.shape[:-2] + (9,)), P], axis=-1)
 

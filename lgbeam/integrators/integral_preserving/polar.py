@@ -14,7 +14,8 @@ This is the algorithm of notes/003-ch3plus.md §C.6 (signs and the b_k division 
 fixed point runs on (μ_k, Λ) to ``tol``, the inner one on L to 1e-15 relative.
 
 Reduced Lie–Poisson form (4.27): for a left-invariant h(μ) the same equations with g₀ = I and ∂H/∂U = 0
-give f₀ = g₁ (the relative rotation); the step reconstructs g₁ = g₀ f₀, and p₁ = f₀ᵀ p₀ f₀ (a coadjoint
+give f₀ = P(B) = g₁ (the relative rotation); the step reconstructs g_{k+1} = g_k f₀ as P(g_k B) (equal by
+the equivariance (4.8), and orthogonal to round-off without accumulation), and p₁ = f₀ᵀ p₀ f₀ (a coadjoint
 motion: Casimirs such as |μ|² are kept to round-off).
 
 ``solver="newton"``: a chord Newton method on the same unknowns (the fixed-point map's Jacobian by forward
@@ -169,10 +170,10 @@ class PolarVI:
             mu_new = -asym(Ut @ g1 @ Lam_new) + (h / b)[:, None, None] * psi
             return mu_new, Lam_new, warm["dU"]
 
-        def finish(mu: FloatArray, Lam: FloatArray) -> tuple[FloatArray, FloatArray]:
+        def finish(mu: FloatArray, Lam: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
             _, _, _, B = stages(mu)
             g1 = polar(B).U
-            return g1, asym(g1.T @ B @ Lam.T)
+            return g1, asym(g1.T @ B @ Lam.T), B
 
         return G, finish
 
@@ -188,10 +189,13 @@ class PolarVI:
         try:
             with np.errstate(over="raise", invalid="raise", divide="raise"):
                 mu, Lam, its, ok, r = solve(G, mu, Lam, n, s)
-                g1, p1 = finish(mu, Lam)
+                g1, p1, B = finish(mu, Lam)
+                # reconstruction g_k f_k = g_k P(B) = P(g_k B) by equivariance (4.8): polar of the product
+                # keeps ‖gᵀg − I‖ at round-off instead of accumulating it over the steps
+                g_next = polar(gk @ B).U if self.reduced else g1
         except (FloatingPointError, ValueError, np.linalg.LinAlgError) as exc:
             return Step(y, None, status=Status.SOLVER_FAILED, detail=f"{self.name}: {exc}")
-        y1 = np.stack([gk @ g1 if self.reduced else g1, p1])
+        y1 = np.stack([g_next, p1])
         if not ok:
             return Step(y1, None, status=Status.SOLVER_FAILED, iterations=its,
                         detail=f"{self.name}: fixed point not converged after {its} iterations, change {r:.3g} "
