@@ -4,7 +4,7 @@
 
 writes (PNG + CSV each): ``rigid-fig4.1-energy`` (E − E₀ on [0, 1e4] at h = 0.25 and 0.125, fitted slopes;
 --quick: [0, 1000] and h = 0.25), ``rigid-fig4.2-orders`` (global errors at T = 5), ``rigid-fig4.3-cpu`` and
-the Tables 7.1–7.3 / 3.1 cost ratios (``lgbeam.bench.rigid``), ``spheres-fig7.x`` (energy, |q| − 1, q·ω and
+the Tables 7.1–7.3 / 3.1 cost ratios (``lgbeam.studies.rigid_costs``), ``spheres-fig7.x`` (energy, |q| − 1, q·ω and
 momentum about k over time, h = 0.01, T = 200, --quick T = 20; orders at T = 1) and ``lgvi-fig3.3-3.5``
 (energy, | |q| − 1 |, angular-momentum errors of LGVI and RATTLE, h = 0.01 on [0, 1000], --quick [0, 100];
 error against cost). Figures are ours; the theses' images are lost (notes/001.md §6.5), so each CSV sits
@@ -24,12 +24,12 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from lgbeam.bench.rigid import measure
 from lgbeam.diagnostics import observed_order
 from lgbeam.groups.base import quat_to_matrix
 from lgbeam.integrators.registry import methods_for
 from lgbeam.models import orbit_attitude, rigid_body, spheres
 from lgbeam.solve import ConstantStep, SaveAt, integrate
+from lgbeam.studies.rigid_costs import measure
 from lgbeam.systems import RigidBodySO3
 
 logger = logging.getLogger(__name__)
@@ -101,7 +101,7 @@ def fig42(out: Path, quick: bool) -> list[list[object]]:
 
 
 def costs(out: Path, quick: bool) -> list[dict[str, object]]:
-    """Fig. 4.3 and Tables 7.1–7.3 / 3.1 as cost ratios (``lgbeam.bench.rigid``)."""
+    """Fig. 4.3 and Tables 7.1–7.3 / 3.1 as cost ratios (``lgbeam.studies.rigid_costs``)."""
     rows = measure(quick)
     _csv(out / "rigid-cost-ratios.csv", list(rows[0]), [list(r.values()) for r in rows])
     fig = Figure(figsize=(10, 4))
