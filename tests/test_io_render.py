@@ -111,3 +111,33 @@ def test_render_overlay_draws_all_frames_in_one_picture(run_dir, tmp_path):
         with PVDSeries(tmp_path / "paraview" / "u.pvd") as s:
             s.write_frame(0.0, line_frame(x, {"u": x}))
         render_run(tmp_path, None, overlay=True)
+
+
+def _coloured_fraction(path) -> float:
+    """Fraction of saturated pixels: the tube (ochre) and the director glyphs (red, green, blue); the
+    background (white) and the time label (black) have none."""
+    img = np.asarray(Image.open(path).convert("RGB"), dtype=np.int64)
+    return float(np.mean(img.max(-1) - img.min(-1) > 60))
+
+
+def test_render_late_flying_spaghetti_frames_are_not_clipped(tmp_path):
+    """Reliability review item 7: late in the flying spaghetti (t ≈ 10) the rod is closer to the camera than
+    frame 0's near plane; with the clipping range kept from frame 0 the last frame was blank."""
+    from lgbeam.cli.main import main
+
+    out = tmp_path / "fs"
+    assert main(["run", "flying-spaghetti", "--set", "output.every=1.0", "--out", str(out), "--quiet",
+                 "--no-figures"]) == 0
+    files = render_run(out, [0, -1], size=(320, 240), gif=True, max_gif_frames=11)
+    assert [f.name for f in files] == ["flying-spaghetti_frame000000.png", "flying-spaghetti_frame000010.png",
+                                       "flying-spaghetti.gif"]
+    # the tube and glyphs are 0.06-0.17 % of the pixels at this size (measured); blank (white + black label) = 0
+    for f in files[:2]:
+        assert _coloured_fraction(f) > 3e-4, f.name
+    gif = Image.open(files[2])
+    for k in range(gif.n_frames):
+        gif.seek(k)
+        img = np.asarray(gif.convert("RGB"), dtype=np.int64)
+        assert np.mean(img.max(-1) - img.min(-1) > 60) > 3e-4, f"GIF frame {k} is blank"
+    only = render_run(out, [0, -1], size=(320, 240))  # the two frames alone (without the GIF's in between)
+    assert _coloured_fraction(only[1]) > 3e-4

@@ -14,7 +14,7 @@ import sys
 
 from lgbeam._version import __version__
 
-COMMANDS = ("list", "run", "study", "render", "modes", "bench")
+COMMANDS = ("list", "run", "study", "sweep", "render", "modes", "bench")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -18,7 +18,9 @@ rigid bodies (vertex cells with ``d1, d2, d3``)
 PDE line meshes (line cells, no radius)
     a matplotlib line plot of every point array against x.
 
-The camera is fixed over all frames of a series (bounds of all frames), so a GIF does not jitter.
+The camera is fixed over all frames of a series (bounds of all frames), so a GIF does not jitter; its
+clipping range (near and far planes) is reset for every frame, so nothing is cut away when the object
+moves towards or away from the camera.
 GIFs are assembled with Pillow (a matplotlib dependency); no extra package is needed.
 """
 
@@ -117,6 +119,12 @@ def _screenshots(meshes, times, kind: str, size: tuple[int, int]):
             if i == 0:
                 _place_camera(plotter, lo, hi, span)
                 plotter.reset_camera(bounds=box.bounds)
+            # The camera stays put, but its near/far planes must hold this frame's geometry. Left as frame 0
+            # set them, a rod that later comes closer to the camera is clipped away (reliability review
+            # item 7). They are reset from the box around every frame of the series, not from the actors:
+            # the actors' bounds are stale until their pipelines run (measured: a props-based reset still
+            # left frame -1 of the flying spaghetti blank when rendered right after frame 0).
+            plotter.renderer.ResetCameraClippingRange(box.bounds)
             yield plotter.screenshot(return_img=True)
     finally:
         plotter.close()
