@@ -27,6 +27,7 @@ from typing import Any, ClassVar, Protocol
 import numpy as np
 import pytest
 from reference_first_integrals import FIRST_INTEGRAL_PROBLEMS
+from reference_lie import LIE_PROBLEMS
 from reference_problems import FreeRigidBody, rigid_body_error, rigid_body_reference
 from reference_rigid import RIGID_PROBLEMS
 
@@ -223,6 +224,7 @@ REFERENCE_PROBLEMS: dict[type, Callable[[MethodEntry], dict[str, tuple[Runner, b
     LieGroupODE: lambda entry: {"free-rigid-body": (_free_rigid_body, False)},
     SemilinearPoissonSystem: lambda entry: {p: (_soliton(p), False) for p in _poisson_problems(entry)},
     **FIRST_INTEGRAL_PROBLEMS,  # issue 16: tests/reference_first_integrals.py
+    **LIE_PROBLEMS,  # issue 14: tests/reference_lie.py
     **RIGID_PROBLEMS,  # issue 15: tests/reference_rigid.py
 }
 

@@ -23,6 +23,7 @@ from typing import Any
 from lgbeam.integrators.base import Integrator
 from lgbeam.integrators.half_explicit import HalfExplicitRK
 from lgbeam.integrators.integral_preserving import ENTRIES as INTEGRAL_PRESERVING
+from lgbeam.integrators.lie import ENTRIES as LIE_ACTION
 from lgbeam.integrators.poisson.baselines import (
     DiscreteGradientMethod,
     ImplicitMidpoint,
@@ -118,6 +119,7 @@ def _entries() -> dict[str, MethodEntry]:
     out += [MethodEntry(n, "spheres", f, SPHERES_SUMMARIES[n], SPHERES_OPTIONS) for n, f in SPHERES_METHODS.items()]
     out += [MethodEntry(n, "lgvi", f, LGVI_SUMMARIES[n], LGVI_OPTIONS[n]) for n, f in LGVI_METHODS.items()]
     out.extend(MethodEntry(*row) for row in INTEGRAL_PRESERVING)  # seeds 002, 003 ch. 4
+    out.extend(MethodEntry(*row) for row in LIE_ACTION)  # seed 000: homogeneous spaces (issue 14)
     return {e.name: e for e in out}
 
 

@@ -1,0 +1,67 @@
+"""Reference problems of the homogeneous-space Lie group methods for ``test_orders.py`` (issue 14, seed 000).
+
+- ``HomogeneousSpaceODE``: the double spherical pendulum of seed 000 §5 (m = L = (1, 1), g = 9.81, the paper's
+  initial state q_i = (√2/2, 0, √2/2), w_i = (0, 1, 0)) against scipy's DOP853 at rtol = atol = 1e-13 on the
+  ambient equations in R¹² (agrees with notes/000.md §8.2 to 1e-10, tests/test_lie_methods.py). Orders ≤ 4 on
+  T = 0.5 with h = 1/50, 1/100, 1/200 (measured fits: Lie–Euler 1.05, Heun 1.98, RKMK3 3.09, RKMK4 3.95,
+  Casas–Owren 3.97, CF4 3.96, CF3A 3.03, CF3B 3.13, CG3 2.90, ambient RK4 3.93); order 5 on T = 1 with
+  h = 1/50, 1/100, 1/200 (RKMK5 5.12, ambient DOPRI5 5.16; on T = 0.5 their errors reach 3e-11, where the
+  reference's own error bends the fit). Errors ≥ 2.5e-9 everywhere.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.integrate import solve_ivp
+
+from lgbeam.models.pendulum_chain import SphericalPendulumChain
+from lgbeam.solve import ConstantStep, SaveAt, integrate
+from lgbeam.systems import HomogeneousSpaceODE
+
+LAST = SaveAt(steps=10**6)
+BAND = 0.2  # as test_orders.BAND
+PENDULUM_HS = np.array([1 / 50, 1 / 100, 1 / 200])
+
+
+def pendulum_horizon(order: int) -> float:
+    return 1.0 if order >= 5 else 0.5
+
+
+@dataclass(frozen=True)
+class OrderCheck:
+    what: str
+    hs: np.ndarray
+    errs: list[float]
+    expected: float
+    band: float = BAND
+
+
+@functools.cache
+def double_pendulum_reference(T: float) -> tuple[SphericalPendulumChain, np.ndarray, np.ndarray]:
+    """(system, y0, y(T)) for the double pendulum with the paper's initial state (DOP853, 1e-13)."""
+    chain = SphericalPendulumChain.uniform(2)
+    y0 = chain.paper_state()
+    sol = solve_ivp(chain.vector_field, (0.0, T), y0, method="DOP853", rtol=1e-13, atol=1e-13)
+    return chain, y0, sol.y[:, -1]
+
+
+def _double_pendulum(entry: Any) -> list[OrderCheck]:
+    T = pendulum_horizon(entry.order)
+    chain, y0, ref = double_pendulum_reference(T)
+    errs = []
+    for h in PENDULUM_HS:
+        sol = integrate(chain, entry.name, y0, (0.0, T), controller=ConstantStep(h), save=LAST,
+                        diagnostics=False)
+        assert sol.status == "ok", sol.message
+        errs.append(float(np.linalg.norm(sol.y[-1] - ref)))
+    return [OrderCheck("state", PENDULUM_HS, errs, entry.order)]
+
+
+LIE_PROBLEMS: dict[type, Callable[[Any], dict[str, tuple[Callable[[Any], list[OrderCheck]], bool]]]] = {
+    HomogeneousSpaceODE: lambda entry: {"double-spherical-pendulum": (_double_pendulum, False)},
+}
