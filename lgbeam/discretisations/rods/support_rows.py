@@ -32,6 +32,8 @@ seed 004 eqs. (19)–(20) (T, T⁻¹ of SO(3)/SE(3)).
 
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -174,13 +176,14 @@ class SupportRows:
     def n_rows(self) -> int:
         return int(self.row_entry.size)
 
-    @property
+    @functools.cached_property
     def rheonomic(self) -> bool:
         """True when some row follows a prescribed motion."""
         return bool(np.any(self.moving[self.row_entry]))
 
-    @property
+    @functools.cached_property
     def has_springs(self) -> bool:
+        """True when some support is elastic (computed once: it is asked in every force evaluation)."""
         return bool(np.any(self.St) or np.any(self.Sr))
 
     def pattern(self, row_offset: int) -> tuple[IntArray, IntArray]:
