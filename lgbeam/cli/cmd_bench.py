@@ -1,10 +1,17 @@
-"""``lgbeam bench TARGET``: performance benchmarks that print a table and write CSV under outputs/bench."""
+"""``lgbeam bench TARGET``: performance benchmarks that print a table and write CSV.
+
+By default a bench writes into a fresh, git-ignored folder ``outputs/bench/<target>-<YYYYmmdd-HHMMSS>/``, so
+running one never changes the committed figures; ``--update`` writes the committed
+``outputs/bench/<target>.csv`` instead (then commit it with the docs that cite it), ``--out DIR`` any folder.
+"""
 
 from __future__ import annotations
 
 import argparse
 import importlib
 from pathlib import Path
+
+from lgbeam.io.run import make_run_dir
 
 BENCHES = {
     "groups": "lgbeam.bench.groups",
@@ -13,24 +20,43 @@ BENCHES = {
     "rigid": "lgbeam.bench.rigid",
     "rod": "lgbeam.bench.rod",
     "spectral": "lgbeam.bench.spectral",
+    "study": "lgbeam.bench.study",
 }
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "bench",
-        help="run a performance benchmark (prints a table, writes outputs/bench/<target>.csv)",
-        description="Run a benchmark; each prints a table and writes outputs/bench/<target>.csv.",
-        epilog="example: lgbeam bench groups --quick",
+        help="run a performance benchmark (prints a table, writes CSV to a fresh outputs/bench/<target>-<time>/)",
+        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
+        epilog="example: lgbeam bench groups --quick   (lgbeam bench groups --update rewrites outputs/bench/groups.csv)",
     )
     p.add_argument("target", choices=sorted(BENCHES), help="what to benchmark")
-    p.add_argument("--out", type=Path, default=Path("outputs/bench"), help="folder for the CSV")
+    p.add_argument("--out", type=Path, default=None, metavar="DIR",
+                   help="folder for the CSV (default: a fresh outputs/bench/<target>-<YYYYmmdd-HHMMSS>/)")
+    p.add_argument("--update", action="store_true",
+                   help="write the committed outputs/bench/<target>.csv (the figures docs/benchmarks.md cites)")
     p.add_argument("--quick", action="store_true", help="smaller sizes, fewer repeats (for tests)")
     p.set_defaults(func=_run)
 
 
+def output_dir(target: str, out: Path | None, update: bool) -> Path:
+    """Where a bench writes: ``out``; the committed ``outputs/bench`` with ``update``; else a fresh folder."""
+    if out is not None and update:
+        raise ValueError("give --out DIR or --update, not both (--update writes the committed outputs/bench/)")
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        return out
+    if update:
+        committed = Path("outputs") / "bench"
+        committed.mkdir(parents=True, exist_ok=True)
+        return committed
+    return make_run_dir("bench", root="outputs", prefix=f"{target}-")
+
+
 def _run(args: argparse.Namespace) -> int:
     module = importlib.import_module(BENCHES[args.target])
-    args.out.mkdir(parents=True, exist_ok=True)
-    module.run(out_dir=args.out, quick=args.quick)
+    out = output_dir(args.target, args.out, args.update)
+    module.run(out_dir=out, quick=args.quick)
+    print(f"bench {args.target} written to {out}")
     return 0

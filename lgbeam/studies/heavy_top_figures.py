@@ -1,9 +1,11 @@
 """Seed 004 Figs. 1–6 for the heavy top: convergence of q and λ for every half-explicit method, the
 drift-off of ‖Φ(q)‖ in the four groups, and the step-size history of adaptive HEDOP5.
 
-    python -m lgbeam.studies.heavy_top_figures [--out outputs/summary] [--quick]
+    python -m lgbeam.studies.heavy_top_figures [--out DIR | --update] [--quick]
 
-writes ``heavy-top-orders.{csv,png}``, ``heavy-top-drift.{csv,png}``, ``heavy-top-adaptive.{csv,png}``.
+writes ``heavy-top-orders.{csv,png}``, ``heavy-top-drift.{csv,png}``, ``heavy-top-adaptive.{csv,png}`` into a
+fresh, git-ignored folder ``outputs/heavy-top-figures/<YYYYmmdd-HHMMSS>/``; ``--update`` writes the
+committed ``outputs/summary/`` files instead, ``--out DIR`` any folder.
 Errors are measured against the independent minimal-coordinate reference
 (``lgbeam.models.heavy_top.reference_solution``, scipy DOP853 at rtol 1e-13).
 """
@@ -21,6 +23,7 @@ from matplotlib.figure import Figure
 
 from lgbeam.diagnostics import observed_order
 from lgbeam.integrators.registry import methods_for
+from lgbeam.io.run import make_run_dir
 from lgbeam.models.heavy_top import GROUPS, HeavyTop, reference_solution
 from lgbeam.solve import AdaptiveStep, ConstantStep, MechanicalState, integrate
 from lgbeam.systems import ConstrainedMechanicalSystem
@@ -122,15 +125,28 @@ def adaptive(out: Path, quick: bool = False) -> tuple[int, int]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--out", type=Path, default=Path("outputs/summary"), help="folder for CSV and PNG")
+    p.add_argument("--out", type=Path, default=None,
+                   help="folder for CSV and PNG (default: a fresh outputs/heavy-top-figures/<YYYYmmdd-HHMMSS>/)")
+    p.add_argument("--update", action="store_true", help="write the committed outputs/summary/heavy-top-* files")
     p.add_argument("--quick", action="store_true", help="shorter horizons and fewer step sizes")
     args = p.parse_args(argv)
-    args.out.mkdir(parents=True, exist_ok=True)
-    orders(args.out, quick=args.quick)
-    final = drift(args.out, quick=args.quick)
-    n_acc, n_rej = adaptive(args.out, quick=args.quick)
-    print(f"max ‖Φ‖: {final}; adaptive HEDOP5: {n_acc} accepted, {n_rej} rejected steps; figures in {args.out}")
+    if args.out is not None and args.update:
+        p.error("give --out DIR or --update, not both (--update writes the committed outputs/summary/)")
+    out = output_dir(args.out, args.update)
+    orders(out, quick=args.quick)
+    final = drift(out, quick=args.quick)
+    n_acc, n_rej = adaptive(out, quick=args.quick)
+    print(f"max ‖Φ‖: {final}; adaptive HEDOP5: {n_acc} accepted, {n_rej} rejected steps; figures in {out}")
     return 0
+
+
+def output_dir(out: Path | None, update: bool) -> Path:
+    """``out``; the committed ``outputs/summary`` with ``update``; else a fresh git-ignored run folder."""
+    if out is None and not update:
+        return make_run_dir("heavy-top-figures", root="outputs")
+    folder = out if out is not None else Path("outputs") / "summary"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 if __name__ == "__main__":
