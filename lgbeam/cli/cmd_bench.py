@@ -14,6 +14,7 @@ from pathlib import Path
 from lgbeam.io.run import make_run_dir
 
 BENCHES = {
+    "ep": "lgbeam.bench.ep",
     "groups": "lgbeam.bench.groups",
     "herk": "lgbeam.bench.herk",
     "memory": "lgbeam.bench.memory",
