@@ -217,3 +217,13 @@ def test_sphere_retraction_centre_and_tangent_map(rng):
     assert_allclose(sr.tangent_map(c, u) @ w, fd, atol=FD_TOL)
     with pytest.raises(ValueError, match="hemisphere"):
         sr.inverse_retract(c, -c)
+
+
+def test_expm_matches_scipy_over_the_scaling_range(rng):
+    """``lgbeam.groups.expm.expm`` against scipy's expm, norms 1e-3 … 50 (every Padé degree and squaring)."""
+    from lgbeam.groups.expm import expm
+
+    for scale in (1e-3, 0.1, 1.0, 3.0, 10.0, 50.0):
+        A = rng.normal(size=(3, 9, 9)) * scale / 3
+        R = sla.expm(A)
+        assert np.abs(expm(A) - R).max() < 1e-13 * np.abs(R).max()
