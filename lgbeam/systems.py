@@ -207,6 +207,21 @@ class HasInvariants(Protocol):
 
 
 @runtime_checkable
+class CotangentHamiltonian(Protocol):
+    """A Hamiltonian H(g, μ) on T*G ≅ G ⋉ g*, right-trivialised (seed 000 §3.1, eqs. (11)–(14)).
+
+    ``group`` is an lgbeam Lie group with ``exp``, ``compose``, ``Ad`` and ``tangent``; the state is flat,
+    ``[g.ravel(), μ]``. ``hamiltonian(g, μ)`` is H; ``hamiltonian_field(g, μ)`` the pair
+    (∂H/∂μ ∈ g, −R_g^* ∂H/∂g ∈ g*) of eq. (14), ⟨R_g^* ∂H/∂g, η⟩ = d/dε H(exp(εη) g, μ)|₀.
+    """
+
+    @property
+    def group(self) -> Any: ...
+    def hamiltonian(self, g: FloatArray, mu: FloatArray) -> float: ...
+    def hamiltonian_field(self, g: FloatArray, mu: FloatArray) -> tuple[FloatArray, FloatArray]: ...
+
+
+@runtime_checkable
 class SemilinearPoissonSystem(Protocol):
     """y' = S (A y + ∇U(y)) with S skew, A symmetric and SA = AS (seed 003 ch. 2)."""
 

@@ -2,9 +2,12 @@
 commutator-free and Crouch–Grossman schemes, embedded pairs under the controller (33), ambient baselines.
 Docs: docs/lie-group-methods.md.
 
+SLGI(θ) (seed 000 (15)–(17)) integrates a ``CotangentHamiltonian`` on T*G ≅ G ⋉ g*.
+
 ``ENTRIES`` are this family's rows of the method registry (``lgbeam.integrators.registry``): (name, family,
 factory, summary, options). Option ``dexp_degree`` (RKMK with a tableau): None for the exact dexp⁻¹, else
-the highest power of ad kept in the Bernoulli series (8).
+the highest power of ad kept in the Bernoulli series (8). SLGI: ``solver`` ("newton" | "fixed-point"),
+``tol``, ``max_iter``.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import Any
 from lgbeam.integrators.lie.commutator_free import CF_SCHEMES, CommutatorFree
 from lgbeam.integrators.lie.control import AbsoluteErrorStep, seed_controller
 from lgbeam.integrators.lie.rkmk import HEUN, KUTTA3, LIE_EULER, AmbientRK, CasasOwren4, HomogeneousRKMK
+from lgbeam.integrators.lie.slgi import SLGI
 from lgbeam.integrators.tableaux import CLASSICAL_TABLEAUX
 
 _RKMK = (
@@ -48,5 +52,15 @@ ENTRIES += [
      "DOPRI 5(4) in the embedding space (adaptive; leaves the manifold; seed 000 ODE45 baseline)", ()),
 ]
 
-__all__ = ["ENTRIES", "AbsoluteErrorStep", "AmbientRK", "CasasOwren4", "CommutatorFree", "HomogeneousRKMK",
+_SLGI_OPTIONS = ("solver", "tol", "max_iter")
+ENTRIES += [
+    ("slgi", "lie-symplectic", partial(SLGI, theta=0.5, name="slgi"),
+     "symplectic Lie group integrator SLGI(θ = ½) on T*G, implicit, order 2 (seed 000 (15)–(17))", _SLGI_OPTIONS),
+    ("slgi-0", "lie-symplectic", partial(SLGI, theta=0.0, name="slgi-0"),
+     "SLGI(θ = 0) on T*G, symplectic-Euler-like, order 1 (seed 000 (15)–(17))", _SLGI_OPTIONS),
+    ("slgi-1", "lie-symplectic", partial(SLGI, theta=1.0, name="slgi-1"),
+     "SLGI(θ = 1) on T*G, adjoint of SLGI(0), order 1 (seed 000 (15)–(17))", _SLGI_OPTIONS),
+]
+
+__all__ = ["ENTRIES", "SLGI", "AbsoluteErrorStep", "AmbientRK", "CasasOwren4", "CommutatorFree", "HomogeneousRKMK",
            "seed_controller"]
