@@ -264,6 +264,49 @@ class HasFusedPhiS(Protocol):
 
 
 @runtime_checkable
+class SpectralPoissonSystem(SemilinearPoissonSystem, Protocol):
+    """y' = S (A y + ∇U(y)) with S and SA diagonal in a transform (Fourier): methods iterate in its coefficients.
+
+    ``to_spectral(y)`` gives the coefficients (normalised, ``norm="forward"``) of a state, ``from_spectral(v)``
+    the state back; ``spectral_symbols()`` the diagonal symbols (λ of SA, σ of S) in that layout, so that
+    e^{hSA} is ``exp(h λ) v`` and S is ``σ v`` (issue 18: exponentials cost no transform).
+    """
+
+    def to_spectral(self, y: Array) -> Array: ...
+    def from_spectral(self, v: Array) -> Array: ...
+    def spectral_symbols(self) -> tuple[Array, Array]: ...
+
+
+@runtime_checkable
+class HasExactStage(Protocol):
+    """Optional capability: ``solve_stage(base, c)`` = the exact solution Q of Q = base + c S∇U(Q) (pointwise)."""
+
+    def solve_stage(self, base: Array, c: float) -> Array: ...
+
+
+@runtime_checkable
+class HasStageLinearisation(Protocol):
+    """Optional capability for Newton-type stage solves of Q = base + c S∇U(Q):
+
+    ``field_jvp(y, v)`` = S ∇²U(y) v exactly; ``field_lipschitz(y)`` a bound of ‖S ∇²U(y)‖ near y (the
+    fixed point's contraction factor is ≈ c times it); ``frozen_stage_solve(c, y, r)`` solves
+    (I − c S ∇²U(ȳ)) x = r exactly in Fourier space, ∇²U frozen at a constant state ȳ taken from y.
+    """
+
+    def field_jvp(self, y: Array, v: Array) -> Array: ...
+    def field_lipschitz(self, y: Array) -> float: ...
+    def frozen_stage_solve(self, c: float, y: Array, r: Array) -> Array: ...
+
+
+@runtime_checkable
+class HasL2Mass(Protocol):
+    """Optional capability: ``l2_mass(y)`` = ∫|y|² dx, a positive-definite invariant of the PDE (NLS: its mass;
+    KdV: twice its momentum). Poisson methods report it as the diagnostic ``mass`` (blow-up check)."""
+
+    def l2_mass(self, y: Array) -> float: ...
+
+
+@runtime_checkable
 class LieGroupFirstIntegral(Protocol):
     """x' = (S(x) γ(x))^ · x with first integral H, γ = R_x^* dH (right-trivialised; seed 002 eqs. (1)–(2), (13)).
 

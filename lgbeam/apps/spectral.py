@@ -24,7 +24,7 @@ from lgbeam.discretisations.spectral import NLS, FourierGrid, KdV, kdv_soliton, 
 from lgbeam.integrators.registry import methods_for
 from lgbeam.io.schema import Key, integrator_section, output_section, time_section
 from lgbeam.solve import Solution
-from lgbeam.systems import SemilinearPoissonSystem
+from lgbeam.systems import SemilinearPoissonSystem, SpectralPoissonSystem
 
 logger = logging.getLogger(__name__)
 
@@ -51,7 +51,8 @@ SCHEMA: dict[str, Any] = {
         "x0": Key(float, 0.0, doc="soliton centre at t = 0 (default: L/2 when 0)"),
     },
     "integrator": integrator_section(
-        tuple(methods_for(SemilinearPoissonSystem)), "energy-exp", h=0.01, rtol=None, atol=None,
+        (*methods_for(SemilinearPoissonSystem), *methods_for(SpectralPoissonSystem)), "energy-exp", h=0.01,
+        rtol=None, atol=None,
         tol=Key(float, 1e-14, doc="fixed-point relative tolerance"),
         max_iter=Key(int, 100, doc="fixed-point iteration limit per solve")),
     "time": time_section(1.0),

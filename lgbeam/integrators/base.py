@@ -36,6 +36,7 @@ class Status(StrEnum):
     SINGULAR = "singular"
     SOLVER_FAILED = "solver_failed"
     ENERGY_GROWTH = "energy_growth"
+    MASS_GROWTH = "mass_growth"
     INTERRUPTED = "interrupted"
     STOPPED = "stopped"
 
@@ -52,6 +53,7 @@ _ADVICE: dict[Status, str] = {
     Status.SINGULAR: "check the constraints and supports (redundant or contradictory rows), or reduce the step",
     Status.SOLVER_FAILED: "use a smaller integrator.h, raise integrator.max_iter, or another method",
     Status.ENERGY_GROWTH: "the solution blew up: reduce integrator.h or use an adaptive method (rtol/atol)",
+    Status.MASS_GROWTH: "the solution blew up (its mass grew): reduce integrator.h or use another method",
     Status.INTERRUPTED: "the run was interrupted; the files hold everything up to the last accepted step",
     Status.STOPPED: "an observer asked the run to stop",
 }
@@ -125,6 +127,16 @@ class HasCheckpoint(Protocol):
 
 
 @runtime_checkable
+class HasBlowupFactor(Protocol):
+    """Optional capability of a method for conservative systems: the growth factor of its ``energy``/``mass``
+    diagnostics over their initial values that the driver treats as a blow-up when the caller gives none
+    (the Poisson methods: 10; a method without it: 1e6 over the largest value so far)."""
+
+    @property
+    def blowup_factor(self) -> float: ...
+
+
+@runtime_checkable
 class HasInitialStep(Protocol):
     """Optional capability of a method: a starting step size for adaptive runs (else ``h0`` is needed)."""
 
@@ -132,4 +144,4 @@ class HasInitialStep(Protocol):
                      h_max: float) -> float: ...
 
 
-__all__ = ["HasCheckpoint", "HasInitialStep", "Integrator", "Status", "Step"]
+__all__ = ["HasBlowupFactor", "HasCheckpoint", "HasInitialStep", "Integrator", "Status", "Step"]

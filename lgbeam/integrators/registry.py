@@ -10,7 +10,8 @@ ones are refused, listing the valid ones):
 - half-explicit: ``project_steps``, ``project_initial``, ``consistency_tol``;
 - rkmk: none;
 - poisson: ``tol``, ``max_iter`` (the fixed-point solver) and, for exp-midpoint, disex and energy-exp,
-  ``predictor``.
+  ``predictor``; exp-midpoint, disex and the Fourier-space compositions (exp-suzuki4, …) also ``stage``
+  ("fixed-point" | "newton" | "exact" | "auto", ``lgbeam.integrators.poisson.stage``).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from lgbeam.integrators.poisson.exponential import (
     ExponentialMidpoint,
 )
 from lgbeam.integrators.poisson.solver import FixedPoint
+from lgbeam.integrators.poisson.spectral import ENTRIES as SPECTRAL_POISSON
 from lgbeam.integrators.rkmk import RKMK, RKMK_TABLEAUX
 from lgbeam.integrators.lgvi import LGVI_METHODS, LGVI_OPTIONS, LGVI_SUMMARIES
 from lgbeam.integrators.rigid import RIGID_METHODS, RIGID_OPTIONS, RIGID_SUMMARIES
@@ -113,8 +115,10 @@ def _entries() -> dict[str, MethodEntry]:
     )
     for name, cls, predicting, summary in poisson:
         opts = _SOLVER_OPTIONS + (("predictor",) if predicting else ())
+        opts += ("stage",) if name in ("exp-midpoint", "disex") else ()  # stage solver (issue 18)
         out.append(MethodEntry(name, "poisson", partial(_poisson, cls), summary, opts))
     out.append(MethodEntry("exp-euler", "poisson", ExponentialEuler, "exponential Euler, explicit (seed 003 (2.4))"))
+    out.extend(MethodEntry(*row) for row in SPECTRAL_POISSON)  # Fourier-space compositions (issue 18)
     out += [MethodEntry(n, "rigid-body", f, RIGID_SUMMARIES[n], RIGID_OPTIONS) for n, f in RIGID_METHODS.items()]
     out += [MethodEntry(n, "spheres", f, SPHERES_SUMMARIES[n], SPHERES_OPTIONS) for n, f in SPHERES_METHODS.items()]
     out += [MethodEntry(n, "lgvi", f, LGVI_SUMMARIES[n], LGVI_OPTIONS[n]) for n, f in LGVI_METHODS.items()]

@@ -6,10 +6,15 @@ method's ``step`` stays a pure function of its inputs (``lgbeam.integrators.base
 the record (``lgbeam.solve.record``) where the per-step rows go.
 
 A trial step fails when the method reports a status other than OK, when its state is not finite, or when
-the energy jumps by more than ``energy_growth`` (default 1e6) times the largest |energy| seen so far (a
-blow-up; the check needs an ``energy`` diagnostic and waits until that reference exceeds ``ENERGY_FLOOR`` =
-1e-12, so a system starting at rest — energy zero up to round-off — is checked once it moves). An adaptive run rejects such a step and
-retries it smaller; a constant-step run stops at the last good state with that status.
+a blow-up diagnostic (``GROWTH_KEYS``: ``energy``, and ``mass`` where a method reports one — a
+positive-definite invariant such as NLS's ∫|ψ|²) exceeds ``energy_growth`` times the largest |value| seen so
+far (status ``energy_growth`` / ``mass_growth``; each check waits until its reference exceeds ``ENERGY_FLOOR``
+= 1e-12, so a system starting at rest — energy zero up to round-off — is checked once it moves). The factor
+is the caller's ``energy_growth``, else the method's ``blowup_factor``, else 1e6. A method that declares a
+``blowup_factor`` (``HasBlowupFactor``: the Poisson methods, 10, for conservative systems) has its references
+frozen at their first values above the floor — a blow-up that builds up over many steps is then caught too —
+while for the others the reference is the largest |value| so far (a loaded system's energy may grow). An adaptive run rejects such a step and retries it smaller; a constant-step run
+stops at the last good state with that status.
 
 SIGINT and SIGTERM (main thread only) are caught between steps — never inside a compiled kernel — and end
 the run with status ``interrupted`` (``stats["signal"]`` says which). ``checkpoint`` receives the loop's
@@ -31,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from lgbeam.integrators.base import HasCheckpoint, HasInitialStep, Status, Step
+from lgbeam.integrators.base import HasBlowupFactor, HasCheckpoint, HasInitialStep, Status, Step
 from lgbeam.integrators.controllers import AdaptiveStep, ConstantStep
 from lgbeam.integrators.registry import make_method
 from lgbeam.solve.contracts import check_compatible
@@ -44,6 +49,18 @@ logger = logging.getLogger(__name__)
 
 Progress = Callable[[float, float, int, int], None]
 ENERGY_FLOOR = 1e-12  # below this |energy| (round-off of a system at rest) the blow-up check waits
+GROWTH_KEYS = {"energy": Status.ENERGY_GROWTH, "mass": Status.MASS_GROWTH}  # diagnostics checked for blow-up
+DEFAULT_GROWTH = 1e6  # the blow-up factor of a method that declares none
+
+
+class _ByMethod:
+    """The default of ``integrate(energy_growth=...)``: the method's ``blowup_factor``, else ``DEFAULT_GROWTH``."""
+
+    def __repr__(self) -> str:
+        return "BY_METHOD"
+
+
+BY_METHOD: Any = _ByMethod()
 Diagnostics = Callable[[float, Any], dict[str, float]]
 
 
@@ -69,6 +86,7 @@ class LoopState:
     h_smallest: float = math.inf
     h_largest: float = 0.0
     energy_ref: float = 0.0
+    mass_ref: float = 0.0
     record: dict[str, Any] | None = None
 
 
@@ -176,16 +194,19 @@ def _start(system: Any, method: Any, controller: Any, t0: float, y0: Any, resume
 def integrate(system: Any, method: Any, y0: Any, t_span: tuple[float, float], *,
               controller: ConstantStep | AdaptiveStep, save: SaveAt | None = None,
               diagnostics: Diagnostics | bool = True, progress: Progress | None = None,
-              max_steps: int = 1_000_000, energy_growth: float | None = 1e6, record: Any = None,
+              max_steps: int = 1_000_000, energy_growth: float | None = BY_METHOD, record: Any = None,
               checkpoint: Checkpointing | None = None, resume: LoopState | None = None) -> Solution:
     """Integrate ``system`` with ``method`` (an object or a registered name) from ``y0`` over ``t_span``.
 
     ``y0`` is the method's state: a ``MechanicalState`` (λ None: the consistent λ₀) or an array (ignored
     when ``resume`` is given). ``diagnostics``: True for the method's own per-step values, False for none,
     or ``fn(t, y) -> dict``. ``record``: a ``MemoryRecord`` (default) or ``CSVRecord``. ``energy_growth``:
-    the blow-up factor (None: no check). Returns a ``Solution`` whose ``status`` says why the run stopped.
+    the blow-up factor of the ``energy`` and ``mass`` diagnostics (None: no check; default: the method's
+    ``blowup_factor``, else 1e6). Returns a ``Solution`` whose ``status`` says why the run stopped.
     """
     method, t0, t_end = _setup(system, method, t_span, controller)
+    if energy_growth is BY_METHOD:
+        energy_growth = float(method.blowup_factor) if isinstance(method, HasBlowupFactor) else DEFAULT_GROWTH
     save = save or SaveAt()
     save_times = save.plan(t0, t_end)
     if not (isinstance(max_steps, int) and max_steps >= 1):
@@ -206,6 +227,7 @@ def integrate(system: Any, method: Any, y0: Any, t_span: tuple[float, float], *,
         rec.start(tuple(first) + (("err_raw",) if measure else ()))
         rec.add(t0, 0.0, 0.0, True, 0, first)
         st0.energy_ref = abs(first.get("energy", 0.0)) if math.isfinite(first.get("energy", 0.0)) else 0.0
+        st0.mass_ref = abs(first.get("mass", 0.0)) if math.isfinite(first.get("mass", 0.0)) else 0.0
         out_t, out_y = [t0], [st0.y]
         stop = _emit(save, t0, st0.y)
     else:
@@ -246,6 +268,7 @@ class _Loop:
         self.system, self.method, self.ctl, self.save, self.save_times = system, method, controller, save, save_times
         self.diag, self.rec, self.t0, self.t_end, self.max_steps = diag, rec, t0, t_end, max_steps
         self.growth, self.measure, self.progress, self.ckpt = energy_growth, measure, progress, checkpoint
+        self.frozen_refs = isinstance(method, HasBlowupFactor)  # conservative: growth against the initial value
         self.out_t, self.out_y = out_t, out_y
         self.n_grid = controller.plan(t0, t_end)[0] if isinstance(controller, ConstantStep) else 0
         self.status, self.message, self.wall = Status.OK, "", 0.0
@@ -290,11 +313,14 @@ class _Loop:
             d = self.diag(t_new, st.y, st.cache)
             if est is not None and self.measure:
                 d = {**d, "err_raw": float(np.linalg.norm(est[0]))}
-            energy = d.get("energy", math.nan)
-            if self.growth is not None and s.energy_ref > ENERGY_FLOOR and not math.isnan(energy) \
-                    and not abs(energy) <= self.growth * s.energy_ref:
-                ok, fail = False, Status.ENERGY_GROWTH
-                detail = f"energy {energy:.3g} exceeds {self.growth:g} × the largest |energy| so far ({s.energy_ref:.3g})"
+            for key, status in GROWTH_KEYS.items():
+                value, ref = d.get(key, math.nan), getattr(s, f"{key}_ref")
+                if self.growth is not None and ref > ENERGY_FLOOR and not math.isnan(value) \
+                        and not abs(value) <= self.growth * ref:
+                    ok, fail = False, status
+                    what = "its initial |value|" if self.frozen_refs else f"the largest |{key}| so far"
+                    detail = f"{key} {value:.3g} exceeds {self.growth:g} × {what} ({ref:.3g})"
+                    break
         return ok, (err if ok else math.inf), fail, detail, d
 
     def run(self, s: LoopState, signals: _Signals, stopped: bool) -> None:
@@ -359,9 +385,11 @@ class _Loop:
         s.n_acc += 1
         s.h_first = h_try if s.n_acc == 1 else s.h_first
         s.h_last, s.h_smallest, s.h_largest = h_try, min(s.h_smallest, h_try), max(s.h_largest, h_try)
-        energy = d.get("energy", math.nan)
-        if math.isfinite(energy):
-            s.energy_ref = max(s.energy_ref, abs(energy))
+        for key in GROWTH_KEYS:
+            value = d.get(key, math.nan)
+            ref = getattr(s, f"{key}_ref")
+            if math.isfinite(value) and not (self.frozen_refs and ref > ENERGY_FLOOR):
+                setattr(s, f"{key}_ref", max(ref, abs(value)))
         if not self.ctl.adaptive and t_new == self.grid(s.k_grid):
             s.k_grid += 1
         self.rec.add(s.t, h_try, err, True, st.iterations, d)

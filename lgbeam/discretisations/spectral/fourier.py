@@ -33,6 +33,13 @@ def sech(z: FloatArray) -> FloatArray:
     return 2.0 * e / (1.0 + e * e)
 
 
+def _nearest_odd(n: object) -> str:
+    """The odd grid sizes >= 3 nearest to ``n`` ("63 or 65" for 64), for the refusal of an even size."""
+    if isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n >= 4:
+        return f"{n - 1} or {n + 1}" if n % 2 == 0 else str(n)
+    return "3"
+
+
 @dataclass(frozen=True)
 class FourierGrid:
     """An odd number of equispaced nodes on the periodic interval [0, length).
@@ -59,7 +66,7 @@ class FourierGrid:
         if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 3 or n % 2 == 0:
             raise ValueError(
                 f"FourierGrid needs an odd number of nodes >= 3, got n_nodes={n!r}; "
-                f"use {n + 1 if isinstance(n, (int, np.integer)) and n >= 2 else 3} (seed 003 uses 2n+1 nodes)"
+                f"use {_nearest_odd(n)} (seed 003 uses 2n+1 nodes)"
             )
         if not (np.isfinite(self.length) and self.length > 0):
             raise ValueError(f"FourierGrid length must be a positive finite number, got {self.length!r}")

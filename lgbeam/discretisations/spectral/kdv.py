@@ -142,6 +142,35 @@ class KdV:
         """∇̄U = (u₀² + u₀u₁ + u₁²)/6: symmetric, ⟨∇̄U, u₁ − u₀⟩ = U(u₁) − U(u₀) exactly."""
         return (y0**2 + y0 * y1 + y1**2) / 6.0
 
+    # ------------------------------------------------------------ spectral form and stage solves (issue 18)
+    def to_spectral(self, y: Array) -> Array:
+        """Normalised half-spectrum coefficients (``rfft``, ``norm="forward"``)."""
+        return np.fft.rfft(y, norm="forward")
+
+    def from_spectral(self, v: Array) -> Array:
+        return np.fft.irfft(v, n=self.grid.n_nodes, norm="forward")
+
+    def spectral_symbols(self) -> tuple[Array, Array]:
+        """(λ of SA, σ of S) on the half spectrum: (iνk³, −ik)."""
+        return self._lambda[: self.grid.n_rfft], self._minus_ik_half
+
+    def field_jvp(self, y: Array, v: Array) -> Array:
+        """S∇²U(y) v = −D1(u v)."""
+        return self.grid.apply_real(self._minus_ik_half, y * v)
+
+    def field_lipschitz(self, y: Array) -> float:
+        """‖D1 diag(u)‖ ≲ k_max max|u| (the fixed point contracts for c k_max max|u| < 1)."""
+        return float(self.grid.k_max * np.max(np.abs(y)))
+
+    def frozen_stage_solve(self, c: float, y: Array, r: Array) -> Array:
+        """(I + c ū D1) x = r in Fourier space (symbol 1 + i c ū k), u frozen at its mean ū."""
+        ubar = float(np.mean(y))
+        return self.grid.apply_real(1.0 / (1.0 + c * ubar * self._ik_half), r)
+
+    def l2_mass(self, y: Array) -> float:
+        """The L² mass ∫u² dx (conserved by KdV; twice ``invariants()["momentum"]``)."""
+        return float(self.grid.dx * np.dot(y, y))
+
     def jacobian(self, y: Array) -> FloatArray:
         """Dense Jacobian of F(u) = −D1(νD2 u + u²/2) (quasi-Newton baseline only)."""
         D1 = self.grid.dense_D1()

@@ -16,22 +16,31 @@ import numpy as np
 
 from lgbeam._typing import Array
 from lgbeam.integrators.base import Status, Step
-from lgbeam.systems import HasFusedField, SemilinearPoissonSystem, supports
+from lgbeam.systems import HasFusedField, HasL2Mass, SemilinearPoissonSystem, supports
+
+BLOWUP_FACTOR = 10.0
+"""A Poisson run has blown up when |H| or the L² mass exceeds 10× its initial |value| (the driver's growth
+check, statuses ``energy_growth`` / ``mass_growth``): both are invariants of the PDE, which a converging
+method keeps to its error, so a tenfold growth is never accuracy loss alone (issue 18 item 5)."""
 
 
 class PoissonMethod:
     """What the Poisson-system methods share: the protocol they need, fixed steps only (no embedded
-    estimate), the flat initial state and the default per-step diagnostic (the Hamiltonian)."""
+    estimate), the flat initial state and the default per-step diagnostics (the Hamiltonian and, where the
+    system has ``l2_mass``, the mass: the driver's blow-up check, factor ``BLOWUP_FACTOR``)."""
 
     system_type: ClassVar[type] = SemilinearPoissonSystem
     requires: ClassVar[tuple[type, ...]] = ()
     error_order: ClassVar[int | None] = None
     dense_output: ClassVar[bool] = False
+    blowup_factor: ClassVar[float] = BLOWUP_FACTOR
 
     def init(self, system: Any, t0: float, y0: Array) -> tuple[Array, Any]:
         return np.array(y0, copy=True), None
 
     def diagnostics(self, system: Any, t: float, y: Array, cache: Any) -> dict[str, float]:
+        if supports(system, HasL2Mass):
+            return {"energy": float(system.hamiltonian(y)), "mass": float(system.l2_mass(y))}
         return {"energy": float(system.hamiltonian(y))}
 
 

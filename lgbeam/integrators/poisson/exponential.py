@@ -24,6 +24,7 @@ from lgbeam.integrators.base import Step
 from lgbeam.integrators.poisson.base import PoissonMethod, nonlinear_field, solved, stage_map
 from lgbeam.integrators.poisson.coefficients import DISEX6, DisexCoefficients
 from lgbeam.integrators.poisson.solver import FixedPoint
+from lgbeam.integrators.poisson.stage import check_stage_mode, check_stage_system, solve_stage
 from lgbeam.systems import HasDiscreteGradient, HasFusedPhiS, SemilinearPoissonSystem, supports
 
 logger = logging.getLogger(__name__)
@@ -115,20 +116,34 @@ class ExponentialMidpoint(_Predicting):
 
     y₁ = e^{hSA} y₀ + h e^{hSA/2} f((e^{hSA/2} y₀ + e^{−hSA/2} y₁)/2), solved by fixed-point
     iteration on the stage Q (iteration matrix (h/2)∇f, independent of the stiffness of A).
-    ``predictor``: initial guess of the stage (``PREDICTORS``; default ``"none"``).
+    ``predictor``: initial guess of the stage (``PREDICTORS``; default ``"none"``). ``stage``: the stage
+    solver (``lgbeam.integrators.poisson.stage``; default ``"fixed-point"``, "newton", "exact", "auto").
     """
 
     solver: FixedPoint = field(default_factory=FixedPoint)
     name: str = "exp-midpoint"
     order: int = 2
     predictor: str = "none"
+    stage: str = "fixed-point"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_stage_mode(self.stage)
+
+    def init(self, system: Any, t0: float, y0: Array) -> tuple[Array, _StageMemory | None]:
+        check_stage_system(self.stage, system, self.name)
+        return super().init(system, t0, y0)
 
     def step(self, system: SemilinearPoissonSystem, t: float, h: float, y: Array,
              memory: _StageMemory | None) -> Step[Array, _StageMemory | None]:
         ey = system.phi(0, 0.5 * h, y)
         degree = PREDICTORS[self.predictor]
         pred = memory.predict(degree, system, h, y) if memory is not None else None
-        res = self.solver.solve(stage_map(system, ey, 0.5 * h), ey if pred is None else ey + pred[0])
+        x0 = ey if pred is None else ey + pred[0]
+        if self.stage == "fixed-point":  # the default: Tables 2.3/2.4 (bit for bit)
+            res = self.solver.solve(stage_map(system, ey, 0.5 * h), x0)
+        else:
+            res = solve_stage(self.stage, self.solver, system, ey, 0.5 * h, x0)
         y1 = system.phi(0, 0.5 * h, 2.0 * res.x - ey)
         if memory is not None and res.converged:
             incs = memory.buffer(degree, ey, 1)
@@ -142,13 +157,23 @@ class Disex(_Predicting):
     """DISEX: composition of exponential midpoint steps with sizes b₁h, …, b_s h (seed 003 Thm 13).
 
     Default coefficients: the 6-stage order-5 set (``DISEX6``). Iterations are summed over the
-    sub-steps (as in Tables 2.3/2.4). ``predictor``: initial guesses of the stages (``PREDICTORS``).
+    sub-steps (as in Tables 2.3/2.4). ``predictor``: initial guesses of the stages (``PREDICTORS``);
+    ``stage``: the stage solver (as ``ExponentialMidpoint``).
     """
 
     coefficients: DisexCoefficients = DISEX6
     solver: FixedPoint = field(default_factory=FixedPoint)
     name: str = "disex"
     predictor: str = "none"
+    stage: str = "fixed-point"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_stage_mode(self.stage)
+
+    def init(self, system: Any, t0: float, y0: Array) -> tuple[Array, _StageMemory | None]:
+        check_stage_system(self.stage, system, self.name)
+        return super().init(system, t0, y0)
 
     @property
     def order(self) -> int:
@@ -169,7 +194,11 @@ class Disex(_Predicting):
         ey = system.phi(0, 0.5 * b[0] * h, y)
         incs = memory.buffer(degree, ey, len(b)) if memory is not None else None
         for i, bi in enumerate(b):
-            res = self.solver.solve(stage_map(system, ey, 0.5 * bi * h), ey if pred is None else ey + pred[i])
+            x0 = ey if pred is None else ey + pred[i]
+            if self.stage == "fixed-point":  # the default: Tables 2.3/2.4 (bit for bit)
+                res = self.solver.solve(stage_map(system, ey, 0.5 * bi * h), x0)
+            else:
+                res = solve_stage(self.stage, self.solver, system, ey, 0.5 * bi * h, x0)
             its += res.iterations
             w = 2.0 * res.x - ey
             if not res.converged:
