@@ -9,8 +9,15 @@ from numpy.testing import assert_allclose
 
 from lgbeam.estimation.filters import FILTERS, pose_errors, run_filter
 from lgbeam.estimation.montecarlo import RunSpec, Setting, run_realisation
-from lgbeam.estimation.simulate import (Dataset, LandmarkField, Odometry, Scenario, StereoCamera, make_trajectory,
-                                        simulate)
+from lgbeam.estimation.simulate import (
+    Dataset,
+    LandmarkField,
+    Odometry,
+    Scenario,
+    StereoCamera,
+    make_trajectory,
+    simulate,
+)
 
 P0 = np.diag([0.05, 0.05, 0.02])
 

@@ -114,7 +114,7 @@ def test_chain_property_and_propagated_null_space(rng):
     xs = [_state(rng) for _ in range(3)]
     for x in xs[1:]:
         x[3:] = xs[0][3:]  # landmarks are static
-    Phi = lambda a, b: planar.transition_classical(a[:2], b[:2], N_LM)  # noqa: E731
+    Phi = lambda a, b: planar.transition_classical(a[:2], b[:2], N_LM)
     assert chain_defect(Phi, *xs) < 1e-13
     H1 = planar.measurement_jacobian_classical(xs[1], np.arange(N_LM))
     assert np.abs(H1 @ Phi(xs[1], xs[0]) @ planar.unobservable_basis_classical(xs[0])).max() < 1e-12

@@ -5,6 +5,8 @@ heading becomes spuriously observable; Huang et al. 2008); in reduced coordinate
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from numpy.testing import assert_allclose
 from scipy.integrate import quad_vec
@@ -24,7 +26,7 @@ def test_observability_matrix_and_null_space_of_a_double_integrator():
 def test_gramian_matches_quadrature(rng):
     """Van Loan's block exponential against adaptive quadrature of e^{Aᵀτ} CᵀC e^{Aτ}."""
     A, C, t = rng.normal(size=(4, 4)) * 0.5, rng.normal(size=(2, 4)), 1.3
-    W_quad, err = quad_vec(lambda s: expm(A.T * s) @ C.T @ C @ expm(A * s), 0.0, t, epsabs=1e-13, epsrel=1e-12)
+    W_quad, _err = quad_vec(lambda s: expm(A.T * s) @ C.T @ C @ expm(A * s), 0.0, t, epsabs=1e-13, epsrel=1e-12)
     assert_allclose(obs.gramian(A, C, t), W_quad, rtol=1e-9, atol=1e-11)
 
 
@@ -83,7 +85,7 @@ def test_linearised_slam_observability_true_fej_and_ekf(rng):
 def _h_phi_true(truth):
     n_lm = (truth[0].size - 3) // 2
     H = [planar.measurement_jacobian_classical(x, np.arange(n_lm)) for x in truth]
-    Phi = [planar.transition_classical(b[:2], a[:2], n_lm) for a, b in zip(truth[:-1], truth[1:])]
+    Phi = [planar.transition_classical(b[:2], a[:2], n_lm) for a, b in itertools.pairwise(truth)]
     return H, Phi
 
 
@@ -93,7 +95,7 @@ def test_reduced_coordinates_unobservable_subspace_is_5_17(rng):
     n_lm = (truth[0].size - 3) // 2
     xs = [planar.to_reduced(x) for x in prop]
     H = [planar.measurement_jacobian_reduced(n_lm, np.arange(n_lm)) for _ in xs]
-    Phi = [planar.transition_reduced(b[:2], a[:2], 0.3, n_lm) for a, b in zip(xs[:-1], xs[1:])]
+    Phi = [planar.transition_reduced(b[:2], a[:2], 0.3, n_lm) for a, b in itertools.pairwise(xs)]
     M = obs.observability_matrix_tv(H, Phi)
     assert obs.unobservable_dimension(M) == 3
     assert obs.subspace_angle(obs.null_space(M), planar.unobservable_basis_reduced(xs[0])) < 1e-12

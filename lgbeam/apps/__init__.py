@@ -27,6 +27,7 @@ APPS: dict[str, str] = {
     "rod": "lgbeam.apps.rod",
     "nls": "lgbeam.apps.spectral",
     "kdv": "lgbeam.apps.spectral",
+    "ekf": "lgbeam.apps.ekf",
 }
 
 

@@ -40,7 +40,7 @@ from lgbeam.estimation.simulate import Dataset
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["FILTERS", "FilterResult", "run_filter", "pose_errors"]
+__all__ = ["FILTERS", "FilterResult", "pose_errors", "run_filter"]
 
 FILTERS: tuple[str, ...] = ("ekf", "fej", "reduced")
 """Filter names in the thesis's column order (EKF, FE-EKF, reduced EKF)."""

@@ -24,8 +24,14 @@ from lgbeam._typing import FloatArray
 logger = logging.getLogger(__name__)
 
 __all__ = [
-    "check_spd", "predict", "update", "to_information", "from_information", "information_update",
-    "reduced_update_information", "reduced_update",
+    "check_spd",
+    "from_information",
+    "information_update",
+    "predict",
+    "reduced_update",
+    "reduced_update_information",
+    "to_information",
+    "update",
 ]
 
 SYMMETRY_RTOL = 1e-9

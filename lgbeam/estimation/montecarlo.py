@@ -27,12 +27,19 @@ import numpy as np
 from lgbeam._typing import FloatArray
 from lgbeam.estimation.filters import FILTERS, pose_errors, run_filter
 from lgbeam.estimation.planar import wrap_angle
-from lgbeam.estimation.simulate import (TRAJECTORY_KINDS, LandmarkField, Odometry, Scenario, StereoCamera,
-                                        make_trajectory, simulate)
+from lgbeam.estimation.simulate import (
+    TRAJECTORY_KINDS,
+    LandmarkField,
+    Odometry,
+    Scenario,
+    StereoCamera,
+    make_trajectory,
+    simulate,
+)
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Setting", "RunSpec", "run_realisation", "summarise", "table_settings", "FEATURES"]
+__all__ = ["FEATURES", "RunSpec", "Setting", "run_realisation", "summarise", "table_settings"]
 
 FEATURES: dict[str, tuple[float, float]] = {"line": (20.0, 40.0), "circle": (20.0, 40.0), "spline": (25.0, 50.0)}
 """Low and high mean numbers of visible landmarks per step of each trajectory (§5.5)."""
@@ -71,8 +78,8 @@ class RunSpec:
 
     def rng(self) -> np.random.Generator:
         s = self.setting
-        key = [self.seed, TRAJECTORY_KINDS.index(s.trajectory), int(round(s.features_per_step * 10)),
-               int(round(s.rate_hz * 10)), self.realisation]
+        key = [self.seed, TRAJECTORY_KINDS.index(s.trajectory), round(s.features_per_step * 10),
+               round(s.rate_hz * 10), self.realisation]
         return np.random.default_rng(key)
 
 

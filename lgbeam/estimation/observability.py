@@ -28,8 +28,14 @@ from lgbeam._typing import FloatArray
 logger = logging.getLogger(__name__)
 
 __all__ = [
-    "observability_matrix", "observability_matrix_tv", "gramian", "gramian_tv", "null_space",
-    "unobservable_dimension", "subspace_angle", "chain_defect",
+    "chain_defect",
+    "gramian",
+    "gramian_tv",
+    "null_space",
+    "observability_matrix",
+    "observability_matrix_tv",
+    "subspace_angle",
+    "unobservable_dimension",
 ]
 
 

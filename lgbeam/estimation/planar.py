@@ -33,11 +33,26 @@ from lgbeam.groups import SE2
 logger = logging.getLogger(__name__)
 
 __all__ = [
-    "J2", "rot2", "wrap_angle", "pose_matrix", "propagate_classical", "propagate_reduced",
-    "transition_classical", "transition_reduced", "noise_jacobian_classical", "noise_jacobian_reduced",
-    "measure_classical", "measurement_jacobian_classical", "measurement_jacobian_reduced",
-    "unobservable_basis_classical", "unobservable_basis_reduced", "to_reduced", "to_classical",
-    "to_reduced_jacobian", "act", "act_reduced",
+    "J2",
+    "act",
+    "act_reduced",
+    "measure_classical",
+    "measurement_jacobian_classical",
+    "measurement_jacobian_reduced",
+    "noise_jacobian_classical",
+    "noise_jacobian_reduced",
+    "pose_matrix",
+    "propagate_classical",
+    "propagate_reduced",
+    "rot2",
+    "to_classical",
+    "to_reduced",
+    "to_reduced_jacobian",
+    "transition_classical",
+    "transition_reduced",
+    "unobservable_basis_classical",
+    "unobservable_basis_reduced",
+    "wrap_angle",
 ]
 
 J2: FloatArray = np.array([[0.0, -1.0], [1.0, 0.0]])

@@ -42,8 +42,19 @@ from lgbeam.groups import SE2
 logger = logging.getLogger(__name__)
 
 __all__ = [
-    "Trajectory", "ConstantTwist", "SplineTrajectory", "make_trajectory", "TRAJECTORY_KINDS", "StereoCamera",
-    "Odometry", "LandmarkField", "Scenario", "Dataset", "simulate", "triangulate", "triangulation_jacobian",
+    "TRAJECTORY_KINDS",
+    "ConstantTwist",
+    "Dataset",
+    "LandmarkField",
+    "Odometry",
+    "Scenario",
+    "SplineTrajectory",
+    "StereoCamera",
+    "Trajectory",
+    "make_trajectory",
+    "simulate",
+    "triangulate",
+    "triangulation_jacobian",
 ]
 
 TRAJECTORY_KINDS = ("line", "circle", "spline")
@@ -332,7 +343,7 @@ class Scenario:
     @property
     def n_steps(self) -> int:
         T = self.trajectory.duration if self.t_end is None else min(self.t_end, self.trajectory.duration)
-        return max(1, int(round(T * self.odometry.rate_hz)))
+        return max(1, round(T * self.odometry.rate_hz))
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ Shen, X. (2019), PhD thesis, UCSD, Tables 5.1–5.6 (seed 003 lines 2555–2655;
 
 from __future__ import annotations
 
-__all__ = ["THESIS_TABLES", "thesis_value", "Q_Z_VALUES", "RATES_HZ"]
+__all__ = ["Q_Z_VALUES", "RATES_HZ", "THESIS_TABLES", "thesis_value"]
 
 Q_Z_VALUES: tuple[float, ...] = (1e-4, 2e-4, 4e-4)
 RATES_HZ: tuple[float, ...] = (10.0, 20.0)

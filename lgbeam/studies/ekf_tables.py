@@ -32,22 +32,29 @@ import os
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-import argparse  # noqa: E402
-import csv  # noqa: E402
-import logging  # noqa: E402
-import shutil  # noqa: E402
-import time  # noqa: E402
-from pathlib import Path  # noqa: E402
-from typing import Any  # noqa: E402
+import argparse
+import csv
+import logging
+import shutil
+import time
+from pathlib import Path
+from typing import Any
 
-import numpy as np  # noqa: E402
-from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
 
-from lgbeam.estimation.filters import FILTERS  # noqa: E402
-from lgbeam.estimation.montecarlo import FEATURES, RunSpec, Setting, run_realisation, summarise, table_settings  # noqa: E402
-from lgbeam.estimation.thesis import Q_Z_VALUES, RATES_HZ, THESIS_TABLES, thesis_value  # noqa: E402
-from lgbeam.studies.parallel import map_runs  # noqa: E402
+from lgbeam.estimation.filters import FILTERS
+from lgbeam.estimation.montecarlo import (
+    FEATURES,
+    RunSpec,
+    Setting,
+    run_realisation,
+    summarise,
+    table_settings,
+)
+from lgbeam.estimation.thesis import Q_Z_VALUES, RATES_HZ, THESIS_TABLES, thesis_value
+from lgbeam.studies.parallel import map_runs
 
 logger = logging.getLogger(__name__)
 
@@ -87,16 +94,16 @@ def markdown(rows: list[dict[str, Any]]) -> str:
     """The six tables as the thesis lays them out, each cell ``δp / δθ`` ours and (thesis)."""
     idx = {(r["trajectory"], r["features_per_step"], r["rate_hz"], r["q_z"], r["method"]): r for r in rows}
     out = ["# Seed 003 Tables 5.1–5.6: ours (thesis)", "",
-           "Each cell: mean position error δp (m) / mean heading error δθ (rad), over the realisations; "
-           "the thesis's value in parentheses. `n` realisations, `vis` measured mean landmarks per step.", ""]
+           ("Each cell: mean position error δp (m) / mean heading error δθ (rad), over the realisations; "
+           "the thesis's value in parentheses. `n` realisations, `vis` measured mean landmarks per step."), ""]
     for (traj, fps), (table, _) in THESIS_TABLES.items():
         present = [(rate, q) for rate in RATES_HZ for q in Q_Z_VALUES if (traj, fps, rate, q, "ekf") in idx]
         if not present:
             continue
         rates = [rate for rate in RATES_HZ if any(p[0] == rate for p in present)]
         any_row = idx[(traj, fps, *present[0], "ekf")]
-        out += [f"## Table {table}: {traj}, about {fps:.0f} features per step "
-                f"(n = {any_row['n_runs']}, vis = {any_row['visible_per_step']:.1f})", ""]
+        out += [(f"## Table {table}: {traj}, about {fps:.0f} features per step "
+                f"(n = {any_row['n_runs']}, vis = {any_row['visible_per_step']:.1f})"), ""]
         out.append("| Q_z | " + " | ".join(f"{rate:.0f} Hz {LABELS[m]}" for rate in rates for m in FILTERS) + " |")
         out.append("|---" * (1 + len(rates) * len(FILTERS)) + "|")
         for q in Q_Z_VALUES:
