@@ -1,8 +1,8 @@
 """Part H §17 as statistical tests with fixed seeds (the study's base seed 2019, realisations 0, 1, ...).
 
 Tolerances come from the spread of the full study (``python -m lgbeam.studies.ekf_tables``, 20
-realisations per cell, ``outputs/summary/ekf-tables.csv``; per-realisation numbers in its
-``ekf-runs.csv``): per-realisation standard deviations of the mean position error on the line are
+realisations per cell, ``outputs/summary/ekf-tables.csv``; per-realisation numbers in the run
+folder's ``ekf-runs.csv``): per-realisation standard deviations of the mean position error on the line are
 0.04–0.25 m around 1–3 m, the reduced/EKF position ratio on the line is 0.98–1.00 in all 12 cells,
 and the circle's heading ratio has bootstrap 95 % intervals about ±0.15 wide at high density.
 """
@@ -43,9 +43,9 @@ def test_line_ekf_and_reduced_position_errors_agree_and_grow_with_q_z():
 
 
 def test_circle_reduced_filter_is_better_calibrated():
-    """Circle: the reduced EKF's pose NEES is at most 0.6 × the EKF's (study: 0.26–0.53 in all 12
-    circle cells, 0.37 at ~20 landmarks per step, 10 Hz, Q_z = 4e-4; per-run NEES ratios scatter by
-    ~0.1). Two realisations of the first 20 s (half a lap)."""
+    """Circle: the reduced EKF's pose NEES is at most 0.6 × the EKF's (study, full lap: 0.22–0.57
+    in the 12 circle cells, 0.22 at ~20 landmarks per step, 10 Hz, Q_z = 4e-4; per-run NEES ratios
+    scatter by ~0.1). Two realisations of the first 20 s (half a lap)."""
     runs = _runs(Setting("circle", 20.0, 10.0, 4e-4, t_end=20.0), 2, ("ekf", "reduced"))
     assert _mean(runs, "reduced", "nees_mean") < 0.6 * _mean(runs, "ekf", "nees_mean")
 
