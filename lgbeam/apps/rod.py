@@ -110,7 +110,11 @@ SCHEMA: dict[str, Any] = {
         "velocity": Key(list, [0.0, 0.0, 0.0], doc="rigid translational velocity (spatial)"),
         "angular_velocity": Key(list, [0.0, 0.0, 0.0], doc="rigid angular velocity about the origin (spatial)"),
     },
-    "integrator": integrator_section(tuple(methods_for(ConstrainedMechanicalSystem)), "hedop5"),
+    "integrator": integrator_section(
+        tuple(methods_for(ConstrainedMechanicalSystem)), "hedop5",
+        rho_inf=Key(float, None, doc="gen-alpha: spectral radius at infinity ρ∞ in [0, 1] (default 0.9)"),
+        index=Key(str, None, doc="gen-alpha: constraint form", choices=("3", "2-stabilised")),
+        quadrature=Key(str, None, doc="rattle-lgvi: potential quadrature", choices=("midpoint", "trapezoidal"))),
     "time": time_section(),
     "analysis": {
         "kind": Key(str, "dynamic", doc="'dynamic' (time integration) or 'static' (equilibrium under the loads "
@@ -249,7 +253,24 @@ def problem(case: dict[str, Any]) -> Problem:
                 **({"support_notes": notes} if notes else {})}
 
     return Problem(rod, MechanicalState(q0, v0), lambda y: Frame(*rod.vtk_frame(y.q, y.v, y.lam)), arrays,
-                   summary=tip, work_bytes=WORK_BYTES_PER_NODE * n_nodes)
+                   summary=tip, work_bytes=WORK_BYTES_PER_NODE * n_nodes, method_options=method_options(case))
+
+
+_METHOD_KEYS = {"rho_inf": "gen-alpha", "index": "gen-alpha", "quadrature": "rattle-lgvi"}
+
+
+def method_options(case: dict[str, Any]) -> dict[str, Any]:
+    """The method's own case keys (integrator.rho_inf, .index: gen-alpha; .quadrature: rattle-lgvi)."""
+    integ = case["integrator"]
+    out = {}
+    for key, method in _METHOD_KEYS.items():
+        if integ.get(key) is None:
+            continue
+        if integ["method"] != method:
+            raise ValueError(f"integrator.{key} applies to method {method!r} only, not {integ['method']!r}; "
+                             f"remove it or set integrator.method = {method!r}")
+        out[key] = integ[key]
+    return out
 
 
 def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False, resume: bool = False) -> RunSummary:

@@ -11,7 +11,10 @@ ones are refused, listing the valid ones):
 - rkmk: none;
 - poisson: ``tol``, ``max_iter`` (the fixed-point solver) and, for exp-midpoint, disex and energy-exp,
   ``predictor``; exp-midpoint, disex and the Fourier-space compositions (exp-suzuki4, …) also ``stage``
-  ("fixed-point" | "newton" | "exact" | "auto", ``lgbeam.integrators.poisson.stage``).
+  ("fixed-point" | "newton" | "exact" | "auto", ``lgbeam.integrators.poisson.stage``);
+- implicit: gen-alpha ``rho_inf``, ``index`` ("3" | "2-stabilised"), ``tol``, ``max_iter``, ``reuse``;
+  rattle-lgvi ``quadrature`` ("midpoint" | "trapezoidal"), ``tol``, ``max_iter``; both ``project_initial``,
+  ``consistency_tol``.
 """
 
 from __future__ import annotations
@@ -22,8 +25,10 @@ from functools import partial
 from typing import Any
 
 from lgbeam.integrators.base import Integrator
+from lgbeam.integrators.generalized_alpha import GeneralizedAlpha
 from lgbeam.integrators.half_explicit import HalfExplicitRK
 from lgbeam.integrators.integral_preserving import ENTRIES as INTEGRAL_PRESERVING
+from lgbeam.integrators.lgvi import LGVI_METHODS, LGVI_OPTIONS, LGVI_SUMMARIES
 from lgbeam.integrators.lie import ENTRIES as LIE_ACTION
 from lgbeam.integrators.poisson.baselines import (
     DiscreteGradientMethod,
@@ -38,11 +43,11 @@ from lgbeam.integrators.poisson.exponential import (
 )
 from lgbeam.integrators.poisson.solver import FixedPoint
 from lgbeam.integrators.poisson.spectral import ENTRIES as SPECTRAL_POISSON
-from lgbeam.integrators.rkmk import RKMK, RKMK_TABLEAUX
-from lgbeam.integrators.lgvi import LGVI_METHODS, LGVI_OPTIONS, LGVI_SUMMARIES
 from lgbeam.integrators.rigid import RIGID_METHODS, RIGID_OPTIONS, RIGID_SUMMARIES
+from lgbeam.integrators.rkmk import RKMK, RKMK_TABLEAUX
 from lgbeam.integrators.spheres import SPHERES_METHODS, SPHERES_OPTIONS, SPHERES_SUMMARIES
 from lgbeam.integrators.tableaux import HALF_EXPLICIT_TABLEAUX
+from lgbeam.integrators.variational import RattleLGVI
 
 
 @dataclass(frozen=True)
@@ -119,11 +124,17 @@ def _entries() -> dict[str, MethodEntry]:
         out.append(MethodEntry(name, "poisson", partial(_poisson, cls), summary, opts))
     out.append(MethodEntry("exp-euler", "poisson", ExponentialEuler, "exponential Euler, explicit (seed 003 (2.4))"))
     out.extend(MethodEntry(*row) for row in SPECTRAL_POISSON)  # Fourier-space compositions (issue 18)
+    out.append(MethodEntry("gen-alpha", "implicit", GeneralizedAlpha,
+                           "Lie group generalized-α, order 2, implicit, ρ∞-controlled damping (Brüls, Cardona & Arnold 2012)",
+                           ("rho_inf", "index", "tol", "max_iter", "reuse", "project_initial", "consistency_tol")))
+    out.append(MethodEntry("rattle-lgvi", "implicit", RattleLGVI,
+                           "Lie group variational integrator (RATTLE/SHAKE), symplectic, order 2 (Marsden & West 2001)",
+                           ("quadrature", "tol", "max_iter", "project_initial", "consistency_tol")))
+    out.extend(MethodEntry(*row) for row in INTEGRAL_PRESERVING)  # seeds 002, 003 ch. 4
+    out.extend(MethodEntry(*row) for row in LIE_ACTION)  # seed 000: homogeneous spaces (issue 14)
     out += [MethodEntry(n, "rigid-body", f, RIGID_SUMMARIES[n], RIGID_OPTIONS) for n, f in RIGID_METHODS.items()]
     out += [MethodEntry(n, "spheres", f, SPHERES_SUMMARIES[n], SPHERES_OPTIONS) for n, f in SPHERES_METHODS.items()]
     out += [MethodEntry(n, "lgvi", f, LGVI_SUMMARIES[n], LGVI_OPTIONS[n]) for n, f in LGVI_METHODS.items()]
-    out.extend(MethodEntry(*row) for row in INTEGRAL_PRESERVING)  # seeds 002, 003 ch. 4
-    out.extend(MethodEntry(*row) for row in LIE_ACTION)  # seed 000: homogeneous spaces (issue 14)
     return {e.name: e for e in out}
 
 

@@ -1,0 +1,281 @@
+"""What the implicit mechanical methods share: tangent matrices and the sparse Newton (KKT) solves.
+
+Symbols (``lgbeam.systems``): M v' = −g(t, q, v) − B(q)ᵀλ, Φ(q) = 0, all derivatives along
+left-translated directions w (q ∘ exp(εw)):
+
+    K_q w = d/dε [g(t, q ∘ exp(εw), v) + B(q ∘ exp(εw))ᵀ λ]|₀      (stiffness K plus constraint stiffness Z)
+    C u   = d/dε g(t, q, v + εu)|₀                                 (damping, gyroscopic terms)
+
+A system with ``HasTangents`` gives them exactly (``stiffness + constraint_stiffness``, ``damping``).
+Otherwise ``FiniteDifferenceTangents`` forms them by central differences: dense (all columns) for small
+systems, else *coloured* for large sparse ones — columns whose blocks are more than 2b + 1 blocks apart
+are perturbed together, assuming the forces couple blocks at most ``b`` apart (block size: the mass
+matrix's blocks, 6 by default). The assumption is checked once, when the helper is built, against a
+directional derivative along a random direction; b doubles until it holds (up to the dense case). This
+module never imports a discretisation: the structure is discovered through the protocol only.
+
+``KKTFactor`` factorises the (non-symmetric) Newton matrix [[A, E], [F, G]] once (sparse LU, scipy's
+SuperLU with COLAMD ordering, O(n) for banded structure; dense LU below ``DENSE_LIMIT`` unknowns) and
+solves with it as often as asked (iteration-matrix reuse).
+
+References
+----------
+Curtis, Powell & Reid (1974), "On the estimation of sparse Jacobian matrices", J. Inst. Maths Applics 13
+(column colouring); Brüls, Cardona & Arnold (2012), Mech. Mach. Theory 48, §4 (tangent operators along
+left-translated directions, iteration matrix).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from lgbeam._typing import FloatArray
+from lgbeam.systems import HasMassBlocks, HasTangents, supports
+
+logger = logging.getLogger(__name__)
+
+DENSE_LIMIT = 60  # unknowns below which dense LU and dense finite differences are used
+FD_EPS = 1e-6  # central-difference step (truncation ~ε² relative)
+
+
+class SingularNewtonMatrix(RuntimeError):
+    """The Newton (KKT) matrix is singular: redundant constraints, or a step far too large."""
+
+
+def _sparse(A: Any) -> sp.csr_array:
+    return A if isinstance(A, sp.csr_array) else sp.csr_array(A)
+
+
+@dataclass(frozen=True)
+class KKTFactor:
+    """LU factors of the block matrix [[A, E], [F, G]] (any of E, F, G may be None: empty blocks)."""
+
+    n: int
+    solve_fn: Callable[[FloatArray], FloatArray]
+
+    @staticmethod
+    def build(blocks: list[list[Any]]) -> KKTFactor:
+        """Factorise the block matrix ``blocks`` (a list of rows, ``None`` for zero blocks, as in ``sp.bmat``)."""
+        dense = all(b is None or isinstance(b, np.ndarray) for row in blocks for b in row)
+        K = sp.bmat([[None if b is None else sp.csr_array(b) for b in row] for row in blocks], format="csc")
+        n = K.shape[0]
+        if n <= DENSE_LIMIT or dense and n <= 4 * DENSE_LIMIT:
+            Kd = K.toarray()
+            if not np.all(np.isfinite(Kd)):
+                raise SingularNewtonMatrix("the Newton matrix has non-finite entries")
+            lu, piv = sla.lu_factor(Kd, check_finite=False)
+            d = np.abs(np.diag(lu))
+            if d.min() <= 1e-14 * max(d.max(), 1e-300):
+                raise SingularNewtonMatrix(f"the Newton matrix is numerically singular (pivot ratio {d.min() / d.max():.1e})")
+            return KKTFactor(n, lambda r: sla.lu_solve((lu, piv), r, check_finite=False))
+        if not np.all(np.isfinite(K.data)):
+            raise SingularNewtonMatrix("the Newton matrix has non-finite entries")
+        try:
+            lu = spla.splu(K, permc_spec="COLAMD")
+        except RuntimeError as exc:  # "Factor is exactly singular"
+            raise SingularNewtonMatrix(f"the Newton matrix is singular ({exc})") from None
+        return KKTFactor(n, lu.solve)
+
+    def __reduce__(self) -> tuple[Any, tuple[()]]:
+        """Pickled (run checkpoints) as None: LU factors do not pickle; a resumed run refactorises (its steps then
+        agree with an uninterrupted run to the Newton tolerance, not bit for bit)."""
+        return (_lost, ())
+
+    def solve(self, rhs: FloatArray) -> FloatArray:
+        x = self.solve_fn(rhs)
+        if not np.all(np.isfinite(x)):
+            raise SingularNewtonMatrix("the Newton solve gave non-finite values (singular matrix)")
+        return x
+
+
+STAGNATION = 1e-7  # relative size of a correction below which a non-contracting Newton iteration is at round-off
+
+
+def at_round_off(err: float, prev: float, tol: float) -> bool:
+    """True when Newton stagnates at round-off: the scaled correction ``err`` (1 = the tolerance ``tol``) no
+    longer halves, and the correction is already below ``STAGNATION`` relative. Stiff steel rods have residual
+    noise near a relative tolerance of 1e-10 (forces EA·ε_mach per element), so the tolerance may be unreachable."""
+    return math.isfinite(prev) and err > 0.5 * prev and err * tol <= STAGNATION
+
+
+def abs_max(A: Any) -> float:
+    """max |A_ij| of a dense or sparse matrix (0 for an empty one)."""
+    if sp.issparse(A):
+        return float(abs(A).max()) if A.nnz else 0.0
+    return float(np.abs(np.asarray(A)).max(initial=0.0))
+
+
+def dense_if_small(A: Any) -> Any:
+    """A dense array for a small matrix (no sparse overhead per product), else CSR."""
+    n = A.shape[0]
+    if n <= DENSE_LIMIT:
+        return A.toarray() if sp.issparse(A) else np.asarray(A, dtype=float)
+    return _sparse(A)
+
+
+def _lost() -> None:
+    return None
+
+
+def block_size(system: Any) -> int:
+    """The mass matrix's block size (``HasMassBlocks``; 6 otherwise)."""
+    return int(system.mass_block) if supports(system, HasMassBlocks) else 6
+
+
+@dataclass(frozen=True)
+class _Colouring:
+    """Column groups of a block-banded Jacobian (block size ``blk``, block bandwidth ``b``) and the
+    (row, column) entries of each group's central difference; ``b`` None: dense."""
+
+    n: int
+    blk: int
+    b: int | None
+    groups: tuple[np.ndarray, ...] = field(init=False)
+    rows: np.ndarray = field(init=False)
+    cols: np.ndarray = field(init=False)
+    colour_of_col: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        n, blk, b = self.n, self.blk, self.b
+        j = np.arange(n)
+        nb = -(-n // blk)
+        if b is None or 2 * b + 1 >= nb:
+            colour = j
+            rows = np.tile(j, n)  # every (i, j)
+            cols = np.repeat(j, n)
+        else:
+            colour = ((j // blk) % (2 * b + 1)) * blk + j % blk
+            offs = np.arange(-b, b + 1)
+            cb = (j // blk)[:, None] + offs[None, :]  # (n, 2b+1) row blocks of column j
+            ok = (cb >= 0) & (cb < nb)
+            rr = (cb[:, :, None] * blk + np.arange(blk)[None, None, :])  # (n, 2b+1, blk)
+            keep = ok[:, :, None] & (rr < n)
+            cols = np.broadcast_to(j[:, None, None], rr.shape)[keep]
+            rows = rr[keep]
+        object.__setattr__(self, "colour_of_col", colour)
+        object.__setattr__(self, "groups", tuple(np.flatnonzero(colour == c) for c in range(int(colour.max()) + 1)))
+        object.__setattr__(self, "rows", np.asarray(rows, dtype=np.intp))
+        object.__setattr__(self, "cols", np.asarray(cols, dtype=np.intp))
+
+    def jacobian(self, fun: Callable[[FloatArray], FloatArray], eps: float) -> sp.csr_array:
+        """Central differences of ``fun`` (ℝⁿ → ℝⁿ, fun(0) the base point) over the colour groups."""
+        n = self.n
+        diffs = np.empty((len(self.groups), n))
+        for c, cols in enumerate(self.groups):
+            e = np.zeros(n)
+            e[cols] = eps
+            diffs[c] = (fun(e) - fun(-e)) / (2 * eps)
+        vals = diffs[self.colour_of_col[self.cols], self.rows]
+        return sp.csr_array((vals, (self.rows, self.cols)), shape=(n, n))
+
+
+@dataclass(frozen=True)
+class FiniteDifferenceTangents:
+    """K_q and C by (coloured) central differences for a system without ``HasTangents`` (module docstring).
+
+    ``build(system, t, q, v, lam)`` discovers and checks the block bandwidth once; the helper is then
+    reused for every Jacobian of the run.
+    """
+
+    colouring: _Colouring
+
+    @staticmethod
+    def build(system: Any, t: float, q: FloatArray, v: FloatArray, lam: FloatArray,
+              rng: np.random.Generator | None = None) -> FiniteDifferenceTangents:
+        n = v.size
+        blk = block_size(system)
+        if n <= DENSE_LIMIT:
+            return FiniteDifferenceTangents(_Colouring(n, blk, None))
+        rng = rng or np.random.default_rng(12345)
+        r = rng.normal(size=n)
+        r /= np.linalg.norm(r)
+        fq = _position_map(system, t, q, v, lam)
+        exact = (fq(FD_EPS * r) - fq(-FD_EPS * r)) / (2 * FD_EPS)
+        b = 1
+        while True:
+            col = _Colouring(n, blk, b)
+            J = col.jacobian(fq, FD_EPS)
+            gap = np.linalg.norm(J @ r - exact)
+            if col.b is None or 2 * b + 1 >= -(-n // blk) or gap <= 1e-6 * max(np.linalg.norm(exact), 1e-300):
+                logger.info("finite-difference tangents: block bandwidth %s (%d colours)", col.b,
+                            len(col.groups))
+                return FiniteDifferenceTangents(col)
+            b *= 2
+
+    def position(self, system: Any, t: float, q: FloatArray, v: FloatArray, lam: FloatArray) -> sp.csr_array:
+        """K_q = ∂/∂w [g + Bᵀλ] at (t, q, v, λ) along left-translated directions."""
+        return self.colouring.jacobian(_position_map(system, t, q, v, lam), FD_EPS)
+
+    def velocity(self, system: Any, t: float, q: FloatArray, v: FloatArray) -> sp.csr_array:
+        """C = ∂g/∂v at (t, q, v)."""
+        return self.colouring.jacobian(lambda u: system.forces(t, q, v + u), FD_EPS)
+
+
+def _position_map(system: Any, t: float, q: FloatArray, v: FloatArray, lam: FloatArray) -> Callable[[FloatArray], FloatArray]:
+    G = system.group
+    m = system.n_constraints
+
+    def f(w: FloatArray) -> FloatArray:
+        qw = G.retract(q, w)
+        out = np.asarray(system.forces(t, qw, v), dtype=float)
+        if m:
+            out = out + _sparse(system.constraint_jacobian(qw)).T @ lam
+        return out
+
+    return f
+
+
+def position_tangent(system: Any, fd: FiniteDifferenceTangents | None, t: float, q: FloatArray, v: FloatArray,
+                     lam: FloatArray) -> sp.csr_array:
+    """K + Z (exact with ``HasTangents``, else by finite differences)."""
+    if fd is None:
+        K = _sparse(system.stiffness(t, q, v))
+        if system.n_constraints:
+            K = K + _sparse(system.constraint_stiffness(t, q, lam))
+        return _sparse(K)
+    return fd.position(system, t, q, v, lam)
+
+
+def velocity_tangent(system: Any, fd: FiniteDifferenceTangents | None, t: float, q: FloatArray,
+                     v: FloatArray) -> sp.csr_array:
+    """C = ∂g/∂v (exact with ``HasTangents``, else by finite differences)."""
+    return _sparse(system.damping(t, q, v)) if fd is None else fd.velocity(system, t, q, v)
+
+
+def tangents_for(system: Any, t: float, q: FloatArray, v: FloatArray, lam: FloatArray) -> FiniteDifferenceTangents | None:
+    """None when the system has exact tangents (``HasTangents``), else the finite-difference helper."""
+    return None if supports(system, HasTangents) else FiniteDifferenceTangents.build(system, t, q, v, lam)
+
+
+def tangent_blocks(G: Any, theta: FloatArray) -> sp.csr_array:
+    """T(θ) as a sparse block-diagonal matrix (one block for a single group, ``Product``: one per node)."""
+    T = np.asarray(G.tangent(theta), dtype=float)
+    if T.ndim == 2:
+        return sp.csr_array(T)
+    return G.block_diag(T)
+
+
+__all__ = [
+    "DENSE_LIMIT",
+    "FD_EPS",
+    "STAGNATION",
+    "FiniteDifferenceTangents",
+    "KKTFactor",
+    "SingularNewtonMatrix",
+    "at_round_off",
+    "block_size",
+    "dense_if_small",
+    "position_tangent",
+    "tangent_blocks",
+    "tangents_for",
+    "velocity_tangent",
+]

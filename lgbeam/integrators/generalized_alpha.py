@@ -1,0 +1,305 @@
+"""Lie group generalized-α for constrained mechanical systems (Arnold & Brüls 2007; Brüls, Cardona & Arnold 2012).
+
+For M v' + g(t, q, v) + B(q)ᵀλ = 0, Φ(q) = 0, q' = q · v^ (seed 004 eq. (1)) one step t_n → t_{n+1} = t_n + h is
+
+    q_{n+1} = q_n ∘ exp(h Δq_n),          Δq_n = v_n + (½ − β) h a_n + β h a_{n+1}
+    v_{n+1} = v_n + (1 − γ) h a_n + γ h a_{n+1}
+    (1 − α_m) a_{n+1} + α_m a_n = (1 − α_f) v̇_{n+1} + α_f v̇_n
+    M v̇_{n+1} + g(t_{n+1}, q_{n+1}, v_{n+1}) + B(q_{n+1})ᵀ λ_{n+1} = 0
+
+with the Chung–Hulbert parameters of the spectral radius at infinity ρ∞ ∈ [0, 1]
+
+    α_m = (2ρ∞ − 1)/(ρ∞ + 1),  α_f = ρ∞/(ρ∞ + 1),  γ = ½ + α_f − α_m,  β = ¼ (γ + ½)²
+
+(second order, unconditionally stable for linear problems, high-frequency dissipation set by ρ∞; ρ∞ = 1:
+no numerical damping, the trapezoidal rule). The constraints are imposed
+
+- ``index = "3"``: at position level, Φ(q_{n+1}) = 0 (Arnold & Brüls 2007 eq. (13));
+- ``index = "2-stabilised"``: Φ(q_{n+1}) = 0 and B(q_{n+1}) v_{n+1} = 0 with the position update
+  q_{n+1} = q_n ∘ exp(h Δq_n + B(q_n)ᵀ ν_{n+1}) (GGL stabilisation; Arnold, Brüls & Cardona 2015, eq. (9)):
+  v and λ then converge at order 2 from the first step on, without the O(h) transient of the index-3 form.
+
+Rheonomic constraints (``RheonomicConstraints``) use Φ(t_{n+1}, ·) and B(t_{n+1}, ·) v + Φ_t.
+
+Newton iteration on the algebra increment θ = h Δq_n (and λ, ν): with β' = (1 − α_m)/(βh²(1 − α_f)) and
+γ' = γ/(βh) the iteration matrix is S_t = M β' + C_t γ' + K_t T(θ) (Brüls, Cardona & Arnold 2012, eq. (62)),
+K_t = stiffness + constraint stiffness and C_t = damping from ``HasTangents`` (or coloured central
+differences, ``_implicit.FiniteDifferenceTangents``). The equilibrium rows are scaled by 1/β' and λ by β'
+(the usual 1/(βh²) scaling of the constraint rows: the matrix tends to [[M, Bᵀ], [B, 0]] as h → 0):
+
+    index 3:          [ M + γ'/β' C_t + K_t T/β'   Bᵀ ] [δθ]     [ r/β' ]
+                      [ B T                         0 ] [δλ̃] = − [ Φ    ],   λ += β' δλ̃
+
+    index 2-stabilised adds the unknown ν (column [K_t T B_nᵀ/β'; B T B_nᵀ; 0]) and the row B δθ = −B v/γ'.
+
+The matrix is factorised by sparse LU (O(N) for the block-banded rod) and reused across iterations and steps
+while h is unchanged; it is refreshed at the current iterate when the contraction rate exceeds 1/2. A step
+whose Newton iteration does not converge in ``max_iter`` iterations is returned as failed
+(``Status.SOLVER_FAILED``, naming t and the residual): adaptive runs retry it smaller, fixed-step runs stop
+with the last converged state.
+
+Error estimate (optional adaptive steps): the local error of the Newmark position update, estimated as
+e = (β − 1/6) h² (a_{n+1} − a_n) (Zienkiewicz & Xie 1991, eq. (9)), an O(h³) quantity, so ``error_order`` = 2.
+
+References
+----------
+Chung & Hulbert (1993), J. Appl. Mech. 60, eqs. (25)–(27) (parameters); Arnold & Brüls (2007),
+"Convergence of the generalized-α scheme for constrained mechanical systems", Multibody Syst. Dyn. 18,
+eqs. (10)–(13); Brüls, Cardona & Arnold (2012), "Lie group generalized-α time integration of constrained
+flexible multibody systems", Mech. Mach. Theory 48, §4, Algorithm 1 and eq. (62); Arnold, Brüls & Cardona
+(2015), "Error analysis of generalized-α Lie group time integration methods for constrained mechanical
+systems", Numer. Math. 129, eq. (9) (stabilised index-2 form); Zienkiewicz & Xie (1991), Earthquake Eng.
+Struct. Dyn. 20 (local error estimate).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+
+from lgbeam._typing import FloatArray
+from lgbeam.integrators._implicit import (
+    FiniteDifferenceTangents,
+    KKTFactor,
+    SingularNewtonMatrix,
+    abs_max,
+    at_round_off,
+    dense_if_small,
+    position_tangent,
+    tangent_blocks,
+    tangents_for,
+    velocity_tangent,
+)
+from lgbeam.integrators._linear import SaddlePointSolver
+from lgbeam.integrators.base import Status, Step
+from lgbeam.integrators.mechanics import (
+    consistent_initial_state,
+    hermite,
+    initial_step,
+    jac,
+    phi,
+    residuals,
+    stage_solver,
+)
+from lgbeam.systems import ConstrainedMechanicalSystem, MechanicalState, is_rheonomic
+
+INDEX_FORMS = ("3", "2-stabilised")
+
+
+def chung_hulbert(rho_inf: float) -> tuple[float, float, float, float]:
+    """(α_m, α_f, β, γ) of the spectral radius at infinity ρ∞ ∈ [0, 1] (Chung & Hulbert 1993, eqs. (25)–(27))."""
+    r = float(rho_inf)
+    if not (math.isfinite(r) and 0.0 <= r <= 1.0):
+        raise ValueError(f"rho_inf must lie in [0, 1] (spectral radius at infinity: 1 no numerical damping, 0 "
+                         f"the most), got {rho_inf!r}; e.g. integrator.rho_inf = 0.9")
+    am = (2 * r - 1) / (r + 1)
+    af = r / (r + 1)
+    gamma = 0.5 + af - am
+    beta = 0.25 * (gamma + 0.5) ** 2
+    return am, af, beta, gamma
+
+
+@dataclass(frozen=True, slots=True)
+class GACache:
+    """What a generalized-α step carries: M, M⁻¹ (``lin``), the pseudo-acceleration a_n, v̇_n, the
+    tangent helper (None: the system's exact tangents), the factorised Newton matrix and the step it
+    belongs to (reuse), and whether the constraints depend on t."""
+
+    M: Any
+    lin: SaddlePointSolver
+    a: FloatArray
+    vdot: FloatArray
+    fd: FiniteDifferenceTangents | None
+    factor: KKTFactor | None
+    factor_h: float
+    rheonomic: bool
+    n_factorisations: int = 0
+    force_floor: float = 0.0
+
+
+@dataclass(frozen=True)
+class GeneralizedAlpha:
+    """Lie group generalized-α (module docstring): ``rho_inf`` ∈ [0, 1], ``index`` "3" | "2-stabilised",
+    Newton tolerance ``tol`` (relative to the step increment θ and to the force level for λ) and
+    ``max_iter`` iterations per step; ``reuse`` keeps the factorised iteration matrix across steps.
+    ``project_initial``/``consistency_tol`` as for the half-explicit methods."""
+
+    rho_inf: float = 0.9
+    index: str = "2-stabilised"
+    tol: float = 1e-8
+    max_iter: int = 20
+    reuse: bool = True
+    project_initial: bool = False
+    consistency_tol: float = 1e-8
+    system_type: ClassVar[type] = ConstrainedMechanicalSystem
+    requires: ClassVar[tuple[type, ...]] = ()
+    dense_output: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        chung_hulbert(self.rho_inf)
+        if self.index not in INDEX_FORMS:
+            raise ValueError(f"generalized-α index must be one of {', '.join(map(repr, INDEX_FORMS))} (constraints at "
+                             f"position level, or stabilised index 2), got {self.index!r}")
+        if not (isinstance(self.tol, (int, float)) and math.isfinite(self.tol) and 0 < self.tol < 1):
+            raise ValueError(f"Newton tolerance tol must lie in (0, 1), got {self.tol!r}; e.g. 1e-8")
+        if not (isinstance(self.max_iter, int) and self.max_iter >= 1):
+            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}; e.g. 20")
+
+    @property
+    def name(self) -> str:
+        return "gen-alpha"
+
+    @property
+    def order(self) -> int:
+        return 2
+
+    @property
+    def error_order(self) -> int | None:
+        return 2
+
+    @property
+    def parameters(self) -> tuple[float, float, float, float]:
+        """(α_m, α_f, β, γ)."""
+        return chung_hulbert(self.rho_inf)
+
+    def init(self, system: Any, t0: float, y0: MechanicalState) -> tuple[MechanicalState, GACache]:
+        """Check the initial data, compute λ₀ (index-1 condition) and the consistent acceleration a₀ = v̇₀."""
+        q = np.asarray(y0.q, dtype=float)
+        lin = stage_solver(system, q)
+        y = consistent_initial_state(system, lin, t0, y0, project_initial=self.project_initial,
+                                     consistency_tol=self.consistency_tol)
+        r = -np.asarray(system.forces(t0, y.q, y.v), dtype=float)
+        if system.n_constraints:
+            r = r - jac(system, t0, y.q).T @ y.lam
+        vdot = lin.explicit(r)
+        fd = tangents_for(system, t0, y.q, y.v, y.lam)
+        M = dense_if_small(system.mass(y.q))
+        return y, GACache(M, lin, vdot, vdot, fd, None, math.nan, is_rheonomic(system))
+
+    def diagnostics(self, system: Any, t: float, y: MechanicalState, cache: GACache) -> dict[str, float]:
+        """‖Φ‖, ‖B v‖ and the energy after a step."""
+        return residuals(system, t, y.q, y.v, cache.lin, cache.rheonomic)
+
+    def initial_step(self, system: Any, t0: float, y0: MechanicalState, cache: GACache, rtol: Any, atol: Any,
+                     h_max: float) -> float:
+        """Starting step size of adaptive runs (Hairer, Nørsett & Wanner I, §II.4)."""
+        return initial_step(system, cache.lin, t0, y0, 2, rtol, atol, h_max)
+
+    def step(self, system: Any, t: float, h: float, y: MechanicalState, cache: GACache) -> Step[MechanicalState, GACache]:
+        """One step t → t + h; a Newton failure or a singular matrix is a failed step (never raised)."""
+        try:
+            return self._step(system, t, h, y, cache)
+        except SingularNewtonMatrix as exc:
+            return Step(y, cache, status=Status.SINGULAR, detail=f"generalized-α Newton matrix at t = {t + h:.6g}: {exc}")
+        except FloatingPointError as exc:
+            return Step(y, cache, status=Status.NONFINITE, detail=f"floating-point error in the Newton iteration: {exc}")
+
+    def _matrix(self, system: Any, cache: GACache, t1: float, q1: FloatArray, v1: FloatArray, lam1: FloatArray,
+                theta: FloatArray, B1: Any, Bn: Any, s: float, gp: float) -> tuple[KKTFactor, float]:
+        """Factorise the scaled iteration matrix at the current iterate (module docstring); also return the
+        round-off level of the forces, 1e-14 max|K_t| max(1, |q|), below which λ corrections are noise."""
+        T = tangent_blocks(system.group, theta)
+        KT = position_tangent(system, cache.fd, t1, q1, v1, lam1) @ T
+        floor = 1e-14 * abs_max(KT) * max(1.0, np.abs(q1).max())
+        A = cache.M + (s * gp) * velocity_tangent(system, cache.fd, t1, q1, v1) + s * KT
+        if not system.n_constraints:
+            return KKTFactor.build([[A]]), floor
+        B1 = sp.csr_array(B1)
+        BT = B1 @ T
+        if self.index == "3":
+            return KKTFactor.build([[A, B1.T], [BT, None]]), floor
+        BnT = sp.csr_array(Bn).T
+        return KKTFactor.build([[A, s * (KT @ BnT), B1.T], [BT, BT @ BnT, None], [B1, None, None]]), floor
+
+    def _step(self, system: Any, t: float, h: float, y: MechanicalState, cache: GACache) -> Step[MechanicalState, GACache]:
+        am, af, be, ga = self.parameters
+        G, M = system.group, cache.M
+        q, v, lam = y.q, y.v, y.lam
+        a_n, vd_n = cache.a, cache.vdot
+        n, m = v.size, system.n_constraints
+        idx2 = self.index == "2-stabilised" and m > 0
+        t1 = t + h
+        s = be * h * h * (1 - af) / (1 - am)  # 1/β'
+        gp = ga / (be * h)  # γ'
+        base = h * v + h * h * (0.5 - be) * a_n  # θ = base + βh² a_{n+1}
+        a1 = (vd_n - am * a_n) / (1 - am)  # predictor v̇_{n+1} = v̇_n
+        th = base + be * h * h * a1
+        lam1 = np.array(lam, dtype=float)
+        nu = np.zeros(m)
+        Bn = jac(system, t, q) if idx2 else None
+        factor = cache.factor if (self.reuse and cache.factor_h == h) else None
+        n_fact, n_eval, it = cache.n_factorisations, 0, 0
+        force_floor = cache.force_floor
+        prev = math.inf
+        while True:
+            theta = th + (nu @ Bn if idx2 else 0.0)
+            q1 = G.retract(q, theta)
+            a1 = (th - base) / (be * h * h)
+            v1 = v + h * (1 - ga) * a_n + h * ga * a1
+            vd1 = ((1 - am) * a1 + am * a_n - af * vd_n) / (1 - af)
+            g1 = np.asarray(system.forces(t1, q1, v1), dtype=float)
+            n_eval += 1
+            B1 = jac(system, t1, q1) if m else None
+            r = M @ vd1 + g1 + (cache.lin.rmatvec(B1, lam1) if m else 0.0)
+            parts = [-s * r]
+            if m:
+                parts.append(-phi(system, t1, q1))
+            if idx2:
+                bv = cache.lin.matvec(B1, v1) + (system.constraint_rate(t1, q1) if cache.rheonomic else 0.0)
+                parts.append(-bv / gp)
+            if factor is None:
+                factor, force_floor = self._matrix(system, cache, t1, q1, v1, lam1, theta, B1, Bn, s, gp)
+                n_fact += 1
+            dx = factor.solve(np.concatenate(parts))
+            it += 1
+            dth = dx[:n]
+            th = th + dth
+            dlam = dx[n + m * idx2:] / s if m else np.zeros(0)
+            if idx2:
+                nu = nu + dx[n:n + m]
+            lam1 = lam1 + dlam
+            # relative to the increment θ and to the force level, above the round-off floor of the solve
+            floor = 1e-14 * max(1.0, np.abs(q).max())
+            err = np.abs(dth).max() / (self.tol * np.abs(theta).max() + floor)
+            if m:
+                scale_lam = np.abs(lam1).max() + np.abs(g1).max() + np.abs(M @ vd1).max()
+                # floor: the round-off of λ = μ/s from the scaled solve (measured up to ~1e-10 relative)
+                err = max(err, np.abs(dlam).max() / ((self.tol + 1e-9) * scale_lam + force_floor + 1e-300))
+            if idx2:
+                err = max(err, np.abs(dx[n:n + m] @ Bn).max() / (self.tol * np.abs(theta).max() + floor))
+            if not math.isfinite(err):
+                raise FloatingPointError("non-finite Newton update")
+            if err <= 1.0 or at_round_off(err, prev, self.tol):
+                break
+            if it >= self.max_iter:
+                res = float(np.linalg.norm(np.concatenate(parts)))
+                detail = (f"generalized-α Newton did not converge in {it} iterations at t = {t1:.6g} (h = {h:.3g}): "
+                          f"scaled residual {res:.3e}, last correction {err * self.tol:.3e} (relative)")
+                new_cache = GACache(M, cache.lin, a_n, vd_n, cache.fd, None, math.nan, cache.rheonomic, n_fact)
+                return Step(y, new_cache, status=Status.SOLVER_FAILED, detail=detail, evaluations=n_eval,
+                            iterations=it, retry_cache=new_cache)
+            if err > 0.5 * prev:  # slow contraction (or divergence): refresh the matrix at this iterate
+                factor = None
+                prev = math.inf
+            else:
+                prev = err
+        theta = th + (nu @ Bn if idx2 else 0.0)
+        q1 = G.retract(q, theta)
+        a1 = (th - base) / (be * h * h)
+        v1 = v + h * (1 - ga) * a_n + h * ga * a1
+        vd1 = ((1 - am) * a1 + am * a_n - af * vd_n) / (1 - af)
+        new_cache = GACache(M, cache.lin, a1, vd1, cache.fd, factor, h, cache.rheonomic, n_fact, force_floor)
+        error = (be - 1.0 / 6.0) * h * h * (a1 - a_n)
+
+        def dense(sigma: float) -> MechanicalState:
+            return hermite(G, q, v, lam, theta, q1, v1, lam1, vd_n, vd1, h, sigma)
+
+        return Step(MechanicalState(q1, v1, lam1), new_cache, error=error, magnitude=np.abs(theta), dense=dense,
+                    evaluations=n_eval, iterations=it)
+
+
+__all__ = ["INDEX_FORMS", "GACache", "GeneralizedAlpha", "chung_hulbert"]
