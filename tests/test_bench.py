@@ -9,7 +9,7 @@ import pytest
 from lgbeam.cli.cmd_bench import BENCHES
 from lgbeam.cli.main import main
 
-TIMING_COLUMN = {"groups": "ours_ms", "herk": "us_per_step", "rod": "us_per_step", "spectral": "wall_s",
+TIMING_COLUMN = {"groups": "ours_ms", "herk": "us_per_step", "lie": "hs-rkmk4_us", "rod": "us_per_step", "spectral": "wall_s",
                  "study": "wall_s"}
 
 

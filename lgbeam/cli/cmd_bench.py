@@ -17,6 +17,7 @@ BENCHES = {
     "ep": "lgbeam.bench.ep",
     "groups": "lgbeam.bench.groups",
     "herk": "lgbeam.bench.herk",
+    "lie": "lgbeam.bench.lie",
     "memory": "lgbeam.bench.memory",
     "rigid": "lgbeam.bench.rigid",
     "rod": "lgbeam.bench.rod",

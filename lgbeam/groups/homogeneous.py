@@ -258,6 +258,19 @@ def _closed(t: FloatArray) -> FloatArray:
                      (t * st + 4 * ct + t2 - 4) / (4 * sh * sh * t2 * t2)], axis=-1)
 
 
+def _series_table(y: FloatArray) -> FloatArray:
+    """Σ_k _TABLE[k] yᵏ for the five functions: one power table and a matrix product for a few links,
+    Horner on (n, 5) rows for many (where 14 elementwise powers per link would dominate)."""
+    if y.size <= 256:
+        return (y[..., None] ** _POWERS) @ _TABLE
+    out = np.broadcast_to(_TABLE[-1], y.shape + (5,)).copy()
+    yy = y[..., None]
+    for row in _TABLE[-2::-1]:
+        out *= yy
+        out += row
+    return out
+
+
 def _coefficients(t: FloatArray) -> FloatArray:
     """(..., 5): sin t/t, (1 − cos t)/t², (t − sin t)/t³, g₂(t), g̃₂(t) of t = |u| ≥ 0 (t < 2π).
 
@@ -267,7 +280,7 @@ def _coefficients(t: FloatArray) -> FloatArray:
     """
     t = np.asarray(t, dtype=float)
     small = t < _SWITCH
-    series = (t[..., None] ** (2 * _POWERS)) @ _TABLE if small.any() else None
+    series = _series_table(t * t) if small.any() else None
     if series is not None and small.all():
         return series
     closed = _closed(np.where(small, _SWITCH, t))
