@@ -13,7 +13,7 @@ from lgbeam.cli.main import main
 from lgbeam.io.vtk import read_pvd
 
 CASES = sorted((Path(__file__).resolve().parents[1] / "cases").glob("*.toml"))
-SHORT = {"heavy-top": 0.02, "rod": 0.002, "nls": 0.05, "kdv": 0.01}
+SHORT = {"heavy-top": 0.02, "rod": 0.002, "nls": 0.05, "kdv": 0.01, "ekf": 3.0}
 
 
 @pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
@@ -35,6 +35,8 @@ def test_case_runs_end_to_end(path, tmp_path):
         assert pos.shape[:1] == sol["t"].shape and pos.shape[2] == 3 and rot.shape == pos.shape + (3,)
         eye = np.einsum("...ji,...jk->...ik", rot, rot)
         assert np.abs(eye - np.eye(3)).max() < 1e-12  # directors orthonormal
+    elif kind == "ekf":
+        assert "pose_true" in sol and sol["positions"].shape[1:] == (4, 3)  # truth + 3 filters
     else:
         assert "x" in sol and "length" in sol and ("psi" in sol or "u" in sol)
     frames = read_pvd(next((out / "paraview").glob("*.pvd")))
