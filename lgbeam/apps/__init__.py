@@ -24,6 +24,7 @@ from typing import Any
 
 APPS: dict[str, str] = {
     "heavy-top": "lgbeam.apps.heavy_top",
+    "spherical-pendulum": "lgbeam.apps.pendulum_chain",
     "rod": "lgbeam.apps.rod",
     "nls": "lgbeam.apps.spectral",
     "kdv": "lgbeam.apps.spectral",

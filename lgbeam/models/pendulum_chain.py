@@ -54,7 +54,7 @@ def _positive(name: str, values: object, n: int | None = None) -> FloatArray:
         raise ValueError(f"SphericalPendulumChain: {name} must be a 1-D array of {n or 'N ≥ 1'} values, got shape "
                          f"{arr.shape}")
     if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
-        raise ValueError(f"SphericalPendulumChain: every {name[:-1]} must be finite and > 0, got {arr.tolist()}")
+        raise ValueError(f"SphericalPendulumChain: every entry of {name} must be finite and > 0, got {arr.tolist()}")
     return arr
 
 

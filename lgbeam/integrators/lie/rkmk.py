@@ -56,6 +56,15 @@ class _OnSpace:
         """y0 validated on the space (ValueError off the manifold beyond ``MANIFOLD_TOL``)."""
         return np.array(ode.space.validate(y0), dtype=float), None
 
+    def initial_step(self, ode: Any, t0: float, y0: FloatArray, cache: Any, rtol: Any, atol: Any,
+                     h_max: float) -> float:
+        """A first trial step for ``AdaptiveStep`` without ``h0``: h₀ = 0.1 tol^{1/(p+1)} / ‖f(t₀, y₀)‖_∞
+        (the controller corrects it after one trial; the seed's code uses T/100 instead)."""
+        tol = float(np.min(np.asarray(rtol, dtype=float)))
+        order = int(getattr(self, "order", 1))
+        size = float(np.abs(np.asarray(ode.algebra_field(t0, y0), dtype=float)).max(initial=0.0))
+        return float(min(h_max, 0.1 * tol ** (1.0 / (order + 1)) / max(size, 1e-10)))
+
     def diagnostics(self, ode: Any, t: float, y: FloatArray, cache: Any) -> dict[str, float]:
         """The space's residuals (e.g. max | |q_i| − 1 |, max |q_i·w_i|) and the system's invariants."""
         out = dict(ode.space.deviation(y))
