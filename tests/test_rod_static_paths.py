@@ -170,3 +170,17 @@ def test_newton_cost_is_linear_in_N_through_banded_structure():
         coo = A.tocsr()[perm][:, perm].tocoo()
         widths.append(int(np.max(np.abs(coo.row - coo.col))))
     assert widths[0] == widths[1] <= 24
+
+
+def test_banded_ldl_inertia_matches_dense_eigenvalues(rng):
+    """The compiled banded LDLᵀ (and its numpy reference) counts the negative eigenvalues of a symmetric band matrix."""
+    n, bw = 60, 5
+    A = np.zeros((n, n))
+    for k in range(bw + 1):
+        v = rng.normal(size=n - k)
+        A += np.diag(v, -k) + (np.diag(v, k) if k else 0.0)
+    ab = np.array([np.concatenate([np.diag(A, -k), np.zeros(k)]) for k in range(bw + 1)])
+    d_ref = stability.band_ldl_pivots(ab)
+    d = stability._band_ldl_pivots_compiled(ab)
+    assert np.allclose(d, d_ref, rtol=1e-12)
+    assert int(np.sum(d < 0)) == int(np.sum(np.linalg.eigvalsh(A) < 0))  # Sylvester's law of inertia

@@ -22,6 +22,7 @@ BENCHES = {
     "rigid": "lgbeam.bench.rigid",
     "rod": "lgbeam.bench.rod",
     "spectral": "lgbeam.bench.spectral",
+    "statics": "lgbeam.bench.statics",
     "study": "lgbeam.bench.study",
 }
 

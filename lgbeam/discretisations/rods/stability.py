@@ -8,10 +8,13 @@ law applied to the saddle-point matrix gives
 
 (Gould 1985; Nocedal & Wright 2006, Thm 16.3), so the number of negative eigenvalues of the tangent on ker B
 is #neg(KKT) − m. We order the unknowns node by node (the six dofs of node i, then the constraint rows whose
-last node is i), which makes the KKT matrix banded (half-bandwidth ≈ 20 for a rod), scale it symmetrically
-(a congruence: inertia unchanged) and count its eigenvalues below −τ with LAPACK's banded symmetric
-eigensolver restricted to a value range (``scipy.linalg.eigvals_banded``, dsbevx: banded reduction to
-tridiagonal form, then bisection): O(N) work and memory, exact up to round-off (τ = 1e-12 of the scaled norm).
+last node is i), which makes the KKT matrix banded (half-bandwidth ≈ 20 for a rod) and puts every zero diagonal
+of a constraint row after the dofs it couples, scale it symmetrically (a congruence: inertia unchanged) and
+factor it as L D Lᵀ in band storage without pivoting (``band_ldl_pivots``, compiled): by Sylvester's law the
+signs of D are the inertia; O(N·bw²) work, O(N·bw) memory. A (near-)zero pivot (|d| ≤ 64 ε max|d|: a state
+at or next to a critical point, or an unlucky leading block) or numba switched off falls back to LAPACK's
+banded eigensolver restricted to (−∞, −τ) (``eigvals_banded``, dsbevx; exact but O(N·m), because the m
+constraint eigenvalues of the KKT matrix are negative); τ = 1e-12 of the scaled norm.
 
 Critical modes: the eigenpairs of S φ = ω² M φ on ker B nearest a shift, by ARPACK shift-invert on the
 saddle-point pencil ([[S, Bᵀ], [B, 0]], [[M, 0], [0, 0]]) (the singular right-hand matrix only adds
@@ -33,6 +36,8 @@ import scipy.linalg as la
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from lgbeam._numba import ENABLED as NUMBA_ENABLED
+from lgbeam._numba import njit
 from lgbeam._typing import FloatArray
 
 logger = logging.getLogger(__name__)
@@ -99,10 +104,47 @@ def negative_count(S: Any, B: Any, M: Any = None) -> tuple[int, int]:
     rowmax = np.asarray(abs(A).max(axis=1).toarray()).ravel()
     s = 1.0 / np.sqrt(np.where(rowmax > 0, rowmax, 1.0))
     A = (sp.diags_array(s) @ A @ sp.diags_array(s)).tocsr()
-    ab = _banded_lower(A)
+    pivots = _ldl_pivots(A)
+    if pivots is not None:
+        return int(np.sum(pivots < 0)) - m, 0
+    ab = _banded_lower(A)  # the LDLᵀ needed a pivot off the diagonal: the banded eigensolver, O(N·m)
     neg = la.eigvals_banded(ab, lower=True, select="v", select_range=(-np.inf, -ZERO_TOL))
     near = la.eigvals_banded(ab, lower=True, select="v", select_range=(-ZERO_TOL, ZERO_TOL))
     return int(neg.size) - m, int(near.size)
+
+
+def band_ldl_pivots(ab: FloatArray) -> FloatArray:
+    """Pivots d of A = L D Lᵀ without pivoting for a symmetric band matrix in LAPACK lower storage
+    (A[j+k, j] = ab[k, j]); O(n·bw²). A zero pivot propagates as inf/nan (the caller falls back)."""
+    bw1, n = ab.shape
+    bw = bw1 - 1
+    L = np.zeros((bw1, n))  # L[i−j, j]
+    d = np.zeros(n)
+    for j in range(n):
+        s = ab[0, j]
+        for k in range(max(0, j - bw), j):
+            s -= L[j - k, k] * L[j - k, k] * d[k]
+        d[j] = s
+        for i in range(j + 1, min(n, j + bw + 1)):
+            t = ab[i - j, j]
+            for k in range(max(0, i - bw), j):
+                t -= L[i - k, k] * L[j - k, k] * d[k]
+            L[i - j, j] = t / s if s != 0.0 else np.inf
+    return d
+
+
+_band_ldl_pivots_compiled = njit(band_ldl_pivots)
+
+
+def _ldl_pivots(A: sp.csr_array) -> FloatArray | None:
+    """The pivots D of A = L D Lᵀ in the given (banded, node-by-node) order (compiled banded LDLᵀ without
+    pivoting), or None when a pivot is (near) zero or numba is off (the caller then uses the eigensolver)."""
+    if not NUMBA_ENABLED:
+        return None
+    d = _band_ldl_pivots_compiled(_banded_lower(A))
+    if not np.all(np.isfinite(d)) or np.min(np.abs(d)) <= 64 * np.finfo(float).eps * float(np.max(np.abs(d))):
+        return None
+    return d
 
 
 def nonsymmetric_count(K: Any, M: Any, B: Any, k0: int = 6) -> tuple[int, int]:
