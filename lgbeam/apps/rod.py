@@ -284,8 +284,8 @@ def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False, resume: 
 
 
 def _run_static(case: dict[str, Any], rod: CosseratRod, q0: np.ndarray, run_dir: Path) -> RunSummary:
-    """Static load path at time.t_end (``_rod_static.run_static``: path.csv/png, one frame per state)."""
-    from lgbeam.apps._rod_static import run_static
+    """Static load path at time.t_end (``rod_static.run_static``: path.csv/png, one frame per state)."""
+    from lgbeam.apps.rod_static import run_static
 
     summary = run_static(case, rod, q0, run_dir)
     summary.extra.update(_notes(rod))

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from lgbeam.apps._rod_static import settings
+from lgbeam.apps.rod_static import settings
 from lgbeam.apps.rod import build
 from lgbeam.discretisations.rods import modal
 from lgbeam.discretisations.rods.statics import solve_static
