@@ -20,6 +20,7 @@ import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from scipy.integrate import solve_ivp
@@ -54,21 +55,31 @@ def _write(path: Path, rows: list[dict[str, object]]) -> None:
 def cost(quick: bool) -> list[dict[str, object]]:
     Ns = [2, 8, 32, 128] if quick else [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
     rng = np.random.default_rng(0)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for n in Ns:
         chain = SphericalPendulumChain.uniform(n, length=5.0 / n)
         y = chain.random_state(rng)
         k = max(2, 200 // n) if quick else max(5, 2000 // n)
         row: dict[str, object] = {"N": n}
-        row["f_us"] = 1e6 * _best(lambda c=chain, y=y, k=k: [c.algebra_field(0.0, y) for _ in range(k)], 3) / k
+        def field(c: SphericalPendulumChain = chain, y: np.ndarray = y, k: int = k) -> None:
+            for _ in range(k):
+                c.algebra_field(0.0, y)
+
+        row["f_us"] = 1e6 * _best(field, 3) / k
         for name in ("hs-rkmk4", "cf4"):
-            m = make_method(name)
-            row[f"{name}_us"] = 1e6 * _best(
-                lambda m=m, c=chain, y=y, k=k: [m.step(c, 0.0, 1e-3, y, None) for _ in range(k)], 3) / k
+            method = make_method(name)
+
+            def steps(m: Any = method, c: SphericalPendulumChain = chain, y: np.ndarray = y,
+                      k: int = k) -> None:
+                for _ in range(k):
+                    m.step(c, 0.0, 1e-3, y, None)
+
+            row[f"{name}_us"] = 1e6 * _best(steps, 3) / k
         rows.append(row)
-    big = [r for r in rows if int(r["N"]) >= (32 if quick else 64)]  # type: ignore[call-overload]
+    big = [r for r in rows if float(r["N"]) >= (32 if quick else 64)]
     for name in ("hs-rkmk4", "cf4"):
-        slope = np.polyfit(np.log([r["N"] for r in big]), np.log([r[f"{name}_us"] for r in big]), 1)[0]  # type: ignore[misc]
+        xs = np.log([float(r["N"]) for r in big])
+        slope = np.polyfit(xs, np.log([float(r[f"{name}_us"]) for r in big]), 1)[0]
         for r in rows:
             r[f"{name}_exponent"] = round(float(slope), 3)
     return rows
@@ -79,22 +90,22 @@ def work_precision(quick: bool) -> list[dict[str, object]]:
     y0, T = chain.paper_state(), 1.0
     ref = solve_ivp(chain.vector_field, (0, T), y0, method="DOP853", rtol=1e-13, atol=1e-13).y[:, -1]
     rows = []
-    runs: list[tuple[str, object, str]] = []
+    runs: list[tuple[str, Any, str]] = []
     for h in ([1 / 50, 1 / 200] if quick else [1 / 50, 1 / 100, 1 / 200, 1 / 400, 1 / 800]):
         runs += [(m, ConstantStep(h), f"h={h:.4g}") for m in ("hs-rkmk4", "cf4", "ambient-rk4")]
     for tol in ([1e-6] if quick else [1e-4, 1e-6, 1e-8, 1e-10]):
         runs += [(m, seed_controller(tol, h0=T / 100), f"tol={tol:g}") for m in ("hs-rkmk5", "ambient-dopri5")]
     for name, ctl, setting in runs:
-        holder: dict[str, object] = {}
+        holder: dict[str, Any] = {}
 
-        def go(name: str = name, ctl: object = ctl, holder: dict[str, object] = holder) -> None:
+        def go(name: str = name, ctl: Any = ctl, holder: dict[str, Any] = holder) -> None:
             holder["sol"] = integrate(chain, name, y0, (0.0, T), controller=ctl, save=SaveAt(steps=10**7))
 
         wall = _best(go, 1 if quick else 3)
         sol = holder["sol"]
-        rows.append({"method": name, "setting": setting, "steps": sol.stats["n_steps"],  # type: ignore[attr-defined]
-                     "error": float(np.linalg.norm(sol.y[-1] - ref)), "wall_ms": round(1e3 * wall, 3),  # type: ignore[attr-defined]
-                     "max_unit_q": float(np.nanmax(sol.steps["unit_q"]))})  # type: ignore[attr-defined]
+        rows.append({"method": name, "setting": setting, "steps": sol.stats["n_steps"],
+                     "error": float(np.linalg.norm(sol.y[-1] - ref)), "wall_ms": round(1e3 * wall, 3),
+                     "max_unit_q": float(np.nanmax(sol.steps["unit_q"]))})
     return rows
 
 

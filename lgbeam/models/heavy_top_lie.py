@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.integrate import solve_ivp
 
 from lgbeam._typing import FloatArray
@@ -109,7 +110,7 @@ class HeavyTopCotangent(_TopData):
         w = Q @ ((Q.T @ pi) / self.inertia)
         return np.concatenate([(cross(w[None, :], Q.T).T).ravel(), self.mgl * cross(E3, Q @ self.axis)])
 
-    def reference_solution(self, times: FloatArray, rtol: float = 1e-13) -> FloatArray:
+    def reference_solution(self, times: ArrayLike, rtol: float = 1e-13) -> FloatArray:
         """States at ``times`` (k, 12) by scipy's DOP853 on (21)–(22) in R¹² (Q as a full matrix)."""
         times = np.atleast_1d(np.asarray(times, dtype=float))
         sol = solve_ivp(self.ambient_field, (0.0, float(times[-1])), self.initial_state(), method="DOP853",

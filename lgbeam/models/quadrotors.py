@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.integrate import solve_ivp
 
 from lgbeam._typing import FloatArray
@@ -169,7 +170,7 @@ class TwoQuadrotorsPayload:
         return {"tracking": float(np.linalg.norm(S["y"] - self.desired(t)[0])), "link_error_1": float(err[0]),
                 "link_error_2": float(err[1])}
 
-    def reference_solution(self, times: FloatArray, rtol: float = 1e-12) -> FloatArray:
+    def reference_solution(self, times: ArrayLike, rtol: float = 1e-12) -> FloatArray:
         """States at ``times`` (k, 42) by scipy's DOP853 on the ambient system (rtol = atol)."""
         times = np.atleast_1d(np.asarray(times, dtype=float))
         sol = solve_ivp(self.vector_field, (0.0, float(times[-1])), self.initial_state(), method="DOP853", rtol=rtol,

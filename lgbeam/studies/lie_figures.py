@@ -18,6 +18,7 @@ import csv
 import logging
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -30,12 +31,12 @@ from lgbeam.io.run import make_run_dir
 from lgbeam.models.heavy_top_lie import HeavyTopCotangent
 from lgbeam.models.pendulum_chain import SphericalPendulumChain
 from lgbeam.models.quadrotors import TwoQuadrotorsPayload
-from lgbeam.solve import ConstantStep, SaveAt, integrate
+from lgbeam.solve import ConstantStep, SaveAt, Solution, integrate
 
 logger = logging.getLogger(__name__)
 
 LAST = SaveAt(steps=10**7)
-Row = list[object]
+Row = list[Any]
 
 
 def _csv(path: Path, header: list[str], rows: list[Row]) -> None:
@@ -181,7 +182,7 @@ def fig6_7(out: Path, quick: bool) -> list[Row]:
 # --- variable steps (Figs 8–11) -------------------------------------------------------------------------
 
 
-def _variable_run(chain: SphericalPendulumChain, y0: np.ndarray, T: float) -> tuple[dict[str, float], object]:
+def _variable_run(chain: SphericalPendulumChain, y0: np.ndarray, T: float) -> tuple[dict[str, Any], Solution]:
     ref = _dop853(chain.vector_field, y0, T, 1e-12)
     sol = integrate(chain, "hs-rkmk5", y0, (0.0, T), controller=seed_controller(1e-6, h0=T / 100), save=LAST,
                     diagnostics=False)
@@ -213,7 +214,7 @@ def fig8_10(out: Path, quick: bool) -> list[Row]:
                                 f"{r['steps']} / {r['err_var']:.3e} / {r['err_const']:.3e}",
                                 "notes §8.4: {} / {:.3e} / {:.3e}".format(*note[n])])
             if n == Ns[-1]:
-                acc = np.asarray(sol.steps["accepted"], dtype=bool) & (np.asarray(sol.steps["h"]) > 0)
+                acc = np.asarray(sol.steps["accepted"]).astype(bool) & (np.asarray(sol.steps["h"]) > 0)
                 ax = fig.add_subplot(2, 2, 2 * k + 2)
                 ax.plot(np.asarray(sol.steps["t"])[acc], np.asarray(sol.steps["h"])[acc], ".-", ms=2)
                 ax.set(xlabel="t", ylabel="h", title=f"{label} (right): RKMK(5,4) steps, N = {n}")
@@ -235,7 +236,7 @@ def fig9_11(out: Path, quick: bool) -> list[Row]:
     y0, T = chain.paper_state(), 3.0
     r, sol = _variable_run(chain, y0, T)
     st = sol.steps
-    acc = np.asarray(st["accepted"], dtype=bool) & (np.asarray(st["h"]) > 0)
+    acc = np.asarray(st["accepted"]).astype(bool) & (np.asarray(st["h"]) > 0)
     t_acc, h_acc = np.asarray(st["t"])[acc], np.asarray(st["h"])[acc]
     dense = solve_ivp(chain.vector_field, (0.0, T), y0, method="DOP853", rtol=1e-12, atol=1e-12, dense_output=True)
     ode45 = solve_ivp(chain.vector_field, (0.0, T), y0, method="RK45", rtol=1e-6, atol=1e-12)
