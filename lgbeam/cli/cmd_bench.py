@@ -40,6 +40,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--update", action="store_true",
                    help="write the committed outputs/bench/<target>.csv (the figures docs/benchmarks.md cites)")
     p.add_argument("--quick", action="store_true", help="smaller sizes, fewer repeats (for tests)")
+    p.add_argument("--long", action="store_true",
+                   help="spectral only: the long-run comparison with the peers (lgbeam.bench.spectral_long)")
+    p.add_argument("--targets", action="store_true",
+                   help="spectral only: issue 18's cost targets against ETDRK4 (lgbeam.bench.spectral_targets)")
+    p.add_argument("--jobs", type=int, default=None, metavar="N",
+                   help="with --long: runs in N single-threaded processes (default: the CPU count)")
     p.set_defaults(func=_run)
 
 
@@ -58,6 +64,20 @@ def output_dir(target: str, out: Path | None, update: bool) -> Path:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if getattr(args, "long", False):
+        if args.target != "spectral":
+            raise ValueError(f"--long is a mode of 'lgbeam bench spectral', not of {args.target!r}")
+        out = output_dir("spectral-long", args.out, args.update)
+        importlib.import_module("lgbeam.bench.spectral_long").run(out_dir=out, quick=args.quick, jobs=args.jobs)
+        print(f"bench spectral --long written to {out}")
+        return 0
+    if getattr(args, "targets", False):
+        if args.target != "spectral":
+            raise ValueError(f"--targets is a mode of 'lgbeam bench spectral', not of {args.target!r}")
+        out = output_dir("spectral-targets", args.out, args.update)
+        importlib.import_module("lgbeam.bench.spectral_targets").run(out_dir=out, quick=args.quick)
+        print(f"bench spectral --targets written to {out}")
+        return 0
     module = importlib.import_module(BENCHES[args.target])
     out = output_dir(args.target, args.out, args.update)
     module.run(out_dir=out, quick=args.quick)
