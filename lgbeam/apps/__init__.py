@@ -26,6 +26,7 @@ APPS: dict[str, str] = {
     "heavy-top": "lgbeam.apps.heavy_top",
     "spherical-pendulum": "lgbeam.apps.pendulum_chain",
     "rod": "lgbeam.apps.rod",
+    "frame": "lgbeam.apps.frame",
     "nls": "lgbeam.apps.spectral",
     "kdv": "lgbeam.apps.spectral",
     "ekf": "lgbeam.apps.ekf",

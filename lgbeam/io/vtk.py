@@ -20,6 +20,10 @@ Frame builders give the three kinds of data lgbeam writes:
 ``line_frame``
     a PDE solution on a 1-D grid as a line mesh with one array per field (complex fields are
     split into ``<name>_re``, ``<name>_im``, ``<name>_abs``).
+``PolyFrame``
+    rods and frames of rods as PolyData (``.vtp``): one VTK_POLY_LINE per rod (ParaView's Tube filter
+    applies directly), point data, one cell-data row per rod, and field data (strings: names, units and
+    frames of the arrays; numbers: time, reactions). Written with VTK's own XML writer (binary, zlib).
 
 Usage::
 
@@ -37,7 +41,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 import meshio
 import numpy as np
@@ -47,7 +51,8 @@ from lgbeam.io.atomic import atomic_path
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Frame", "PVDSeries", "line_frame", "read_pvd", "rigid_body_frame", "rod_frame"]
+__all__ = ["Frame", "PVDSeries", "PolyFrame", "line_frame", "read_pvd", "rigid_body_frame", "rod_frame",
+           "write_vtp"]
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9_.\-]+$")
 
@@ -75,6 +80,78 @@ def _as_points(points: Any) -> np.ndarray:
     if not np.all(np.isfinite(pts)):
         raise ValueError("VTK points contain NaN or inf; the simulation state is not finite at this frame")
     return pts
+
+
+@dataclass(frozen=True)
+class PolyFrame:
+    """One VTP's content: points ``(n, 3)``, ``lines`` (one index array per polyline, e.g. per rod), point data
+    (first axis n), cell data (first axis = number of lines) and field data (arrays, or lists of strings)."""
+
+    points: np.ndarray
+    lines: list[np.ndarray]
+    point_data: dict[str, np.ndarray] = field(default_factory=dict)
+    cell_data: dict[str, np.ndarray] = field(default_factory=dict)
+    field_data: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def cells(self) -> list[tuple[str, np.ndarray]]:
+        """The polylines' point indices as one block (for size estimates)."""
+        return [("polyline", np.concatenate([np.asarray(ln) for ln in self.lines])[:, None])]
+
+
+def _vtk_array(name: str, a: Any) -> Any:
+    from vtkmodules.util.numpy_support import numpy_to_vtk
+    from vtkmodules.vtkCommonCore import vtkStringArray
+
+    if isinstance(a, (list, tuple)) and all(isinstance(x, str) for x in a):
+        arr = vtkStringArray()
+        arr.SetName(name)
+        for x in a:
+            arr.InsertNextValue(x)
+        return arr
+    v = np.ascontiguousarray(np.asarray(a))
+    if v.dtype == bool:
+        v = v.astype(np.int8)
+    out = numpy_to_vtk(v.reshape(v.shape[0], -1) if v.ndim > 1 else v, deep=True)
+    out.SetName(name)
+    return out
+
+
+def write_vtp(path: str | os.PathLike[str], frame: PolyFrame) -> None:
+    """Write ``frame`` as VTK XML PolyData (binary, zlib) to ``path`` (not atomic: ``PVDSeries`` renames)."""
+    from vtkmodules.util.numpy_support import numpy_to_vtk, numpy_to_vtkIdTypeArray
+    from vtkmodules.vtkCommonCore import vtkPoints
+    from vtkmodules.vtkCommonDataModel import vtkCellArray, vtkPolyData
+    from vtkmodules.vtkIOXML import vtkXMLPolyDataWriter
+
+    pts = _as_points(frame.points)
+    n = pts.shape[0]
+    lines = [np.asarray(ln, dtype=np.int64) for ln in frame.lines]
+    if any(ln.ndim != 1 or ln.size < 2 or ln.min() < 0 or ln.max() >= n for ln in lines):
+        raise ValueError(f"each polyline must list >= 2 point indices in [0, {n})")
+    poly = vtkPolyData()
+    vp = vtkPoints()
+    vp.SetData(numpy_to_vtk(pts, deep=True))
+    poly.SetPoints(vp)
+    ca = vtkCellArray()
+    offsets = np.concatenate([[0], np.cumsum([ln.size for ln in lines])]).astype(np.int64)
+    ca.SetData(numpy_to_vtkIdTypeArray(offsets, deep=True), numpy_to_vtkIdTypeArray(np.concatenate(lines), deep=True))
+    poly.SetLines(ca)
+    for what, data, size, target in (("point", frame.point_data, n, poly.GetPointData()),
+                                     ("cell", frame.cell_data, len(lines), poly.GetCellData())):
+        for name, a in data.items():
+            if np.shape(a)[:1] != (size,):
+                raise ValueError(f"{what} data '{name}' has shape {np.shape(a)}; its first axis must be {size}")
+            target.AddArray(_vtk_array(name, a))
+    for name, a in frame.field_data.items():
+        poly.GetFieldData().AddArray(_vtk_array(name, a if isinstance(a, (list, tuple)) else np.atleast_1d(a)))
+    w = vtkXMLPolyDataWriter()
+    w.SetFileName(str(path))
+    w.SetInputData(poly)
+    w.SetDataModeToBinary()
+    w.SetCompressorTypeToZLib()
+    if not w.Write():
+        raise OSError(f"VTK could not write {path}")
 
 
 def _check_frame(frame: Frame) -> tuple[np.ndarray, list[tuple[str, np.ndarray]], dict, dict]:
@@ -161,7 +238,7 @@ class PVDSeries:
         self._write_pvd()
 
     # context manager -------------------------------------------------------------------------
-    def __enter__(self) -> PVDSeries:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, exc_type: type | None, exc: BaseException | None, tb: TracebackType | None) -> None:
@@ -198,8 +275,9 @@ class PVDSeries:
         frame = Frame(pts, list(cells), dict(point_data or {}), dict(cell_data or {}))
         return self.write_frame(t, frame)
 
-    def write_frame(self, t: float, frame: Frame) -> Path:
-        """Write a ``Frame`` at physical time ``t`` (see ``rod_frame``, ``rigid_body_frame``, ``line_frame``)."""
+    def write_frame(self, t: float, frame: Frame | PolyFrame) -> Path:
+        """Write a ``Frame`` (VTU: ``rod_frame``, ``rigid_body_frame``, ``line_frame``) or a ``PolyFrame`` (VTP)
+        at physical time ``t``."""
         if self.closed:
             raise ValueError(f"PVD series {self.path} is closed; open a new PVDSeries to write more frames")
         t = float(t)
@@ -207,11 +285,16 @@ class PVDSeries:
             raise ValueError(f"frame time must be finite, got {t}")
         if self.entries and t < self.entries[-1][0]:
             raise ValueError(f"frame time {t} is before the previous frame's {self.entries[-1][0]}; times must not decrease")
-        pts, cells, point_data, cell_data = _check_frame(frame)
-        rel = f"{self.name}/{self.name}_{len(self.entries):06d}.vtu"
-        target = self.path.parent / rel
-        mesh = meshio.Mesh(pts, cells, point_data=point_data, cell_data=cell_data)
-        _write_atomic(target, lambda p: meshio.write(p, mesh, file_format="vtu"))
+        if isinstance(frame, PolyFrame):
+            rel = f"{self.name}/{self.name}_{len(self.entries):06d}.vtp"
+            target = self.path.parent / rel
+            _write_atomic(target, lambda p: write_vtp(p, frame), suffix=".vtp")
+        else:
+            pts, cells, point_data, cell_data = _check_frame(frame)
+            rel = f"{self.name}/{self.name}_{len(self.entries):06d}.vtu"
+            target = self.path.parent / rel
+            mesh = meshio.Mesh(pts, cells, point_data=point_data, cell_data=cell_data)
+            _write_atomic(target, lambda p: meshio.write(p, mesh, file_format="vtu"))
         self.entries.append((t, rel))
         self._write_pvd()
         return target

@@ -15,6 +15,8 @@ from lgbeam._typing import FloatArray
 
 from .mesh import RodMesh
 
+POLYLINE_LENGTH_TOL = 1e-6  # relative mismatch of the polyline's length and the mesh length that is refused
+
 
 def minimal_rotation(a: FloatArray, b: FloatArray) -> FloatArray:
     """Rotation matrices (…, 3, 3) taking unit vectors a to b about a × b (π about a ⊥ axis if b = −a)."""
@@ -95,8 +97,9 @@ def helix(G: Any, mesh: RodMesh, *, radius: float, pitch: float, **kw: Any) -> F
 
 
 def polyline(G: Any, mesh: RodMesh, *, points: FloatArray) -> FloatArray:
-    """Nodes placed by arc length on a polyline (scaled to the mesh length); d₃ along the local chord,
-    d₁ by parallel transport (minimal rotations) from the first node."""
+    """Nodes placed by arc length on a polyline; d₃ along the local chord, d₁ by parallel transport (minimal
+    rotations) from the first node. The polyline's length must equal the mesh length (to 1e-6 relative):
+    a mismatch (``model.length`` against the points) is refused rather than scaled (it scales every stiffness)."""
     P = np.asarray(points, dtype=float)
     if P.ndim != 2 or P.shape[1] != 3 or P.shape[0] < 2:
         raise ValueError(f"polyline points must have shape (n >= 2, 3), got {P.shape}")
@@ -104,6 +107,9 @@ def polyline(G: Any, mesh: RodMesh, *, points: FloatArray) -> FloatArray:
     if np.any(seg == 0.0):
         raise ValueError("polyline has repeated consecutive points (zero-length segment); remove them")
     arc_len = np.concatenate([[0.0], np.cumsum(seg)])
+    if abs(arc_len[-1] - mesh.length) > POLYLINE_LENGTH_TOL * arc_len[-1]:
+        raise ValueError(f"the polyline's points are {arc_len[-1]:.10g} long but the rod length (model.length) is "
+                         f"{mesh.length:.10g}; set model.length = {arc_len[-1]:.10g} (or fix the points)")
     u = (mesh.s - mesh.s[0]) / mesh.length * arc_len[-1]
     x = np.stack([np.interp(u, arc_len, P[:, k]) for k in range(3)], axis=1)
     chords = np.diff(x, axis=0)

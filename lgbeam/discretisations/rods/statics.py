@@ -132,10 +132,13 @@ class _Equations:
     def __init__(self, rod: CosseratRod, t: float) -> None:
         self.rod, self.t = rod, t
         self.n, self.m = 6 * rod.n_nodes, rod.n_constraints
-        self.L = float(rod.mesh.length)
         self.zero = np.zeros(self.n)
-        f = rod.external_forces(t, rod.q_ref)
-        self.F = max(float(np.max(np.abs(f), initial=0.0)), float(np.max(rod.material.C_K)) / self.L)
+        if isinstance(rod, tangents.SplitTangents):  # a structure of several rods (lgbeam.discretisations.frames)
+            self.L, self.F = float(rod.length_scale), float(rod.force_scale(t))
+        else:
+            self.L = float(rod.mesh.length)
+            f = rod.external_forces(t, rod.q_ref)
+            self.F = max(float(np.max(np.abs(f), initial=0.0)), float(np.max(rod.material.C_K)) / self.L)
         # norm weights: rotations in rad, translations / L, root mean square over the nodes (N-independent)
         self.w = np.tile(np.concatenate([np.ones(3), np.full(3, 1.0 / self.L)]), rod.n_nodes) / np.sqrt(rod.n_nodes)
 
@@ -180,6 +183,8 @@ class _Equations:
 
     def perturb(self, q: FloatArray, dw: FloatArray) -> FloatArray:
         """The strain retraction (``strain_update``) anchored at the first supported node."""
+        if isinstance(self.rod, tangents.SplitTangents):
+            return self.rod.static_retraction(q, dw)
         return strain_update(self.rod, q, dw, self.anchor)
 
     @property

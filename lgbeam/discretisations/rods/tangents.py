@@ -30,7 +30,7 @@ SE(3) beam element through the derivative of T⁻ᵀ).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import scipy.sparse as sp
@@ -43,6 +43,22 @@ from . import assembly
 from .loads import DistributedLoad, Gravity, NodalLoad
 
 FD_EPS = 1e-6  # step of the coloured central-difference fallback (relative truncation ~ε² ≈ 1e-12)
+
+
+@runtime_checkable
+class SplitTangents(Protocol):
+    """A system of several rods (``lgbeam.discretisations.frames.Structure``) seen by the static path follower
+    and the modal analysis: its stiffness split into K_int(t, q) and ∂f/∂q of the loads, its constraint
+    stiffness Z, the loads f, a static retraction q "∘" δw and the scales of the static residual. The
+    functions below dispatch to it; a ``CosseratRod`` uses the kernels of this module."""
+
+    @property
+    def length_scale(self) -> float: ...
+    def force_scale(self, t: float) -> float: ...
+    def internal_stiffness(self, t: float, q: FloatArray) -> Any: ...
+    def load_stiffness(self, t: float, q: FloatArray) -> Any: ...
+    def constraint_stiffness(self, t: float, q: FloatArray, lam: FloatArray) -> Any: ...
+    def static_retraction(self, q: FloatArray, dw: FloatArray) -> FloatArray: ...
 
 
 def _pattern(rod: Any) -> assembly.CSRPattern:
@@ -131,6 +147,8 @@ def load_node_blocks(rod: Any, t: float, q: FloatArray) -> FloatArray | None:
 
 def internal_stiffness(rod: Any, q: FloatArray, v: FloatArray | None = None, t: float = 0.0) -> sp.csr_array:
     """∂g_int/∂w (elastic + Kelvin–Voigt + spring supports; gyroscopic forces do not depend on q), CSR."""
+    if isinstance(rod, SplitTangents):
+        return sp.csr_array(rod.internal_stiffness(t, q))
     K = _assemble(rod, element_stiffness(rod, q, v), None)
     rows = getattr(rod, "support_rows", None)
     if rows is not None and rows.has_springs:
@@ -140,6 +158,8 @@ def internal_stiffness(rod: Any, q: FloatArray, v: FloatArray | None = None, t: 
 
 def load_stiffness(rod: Any, t: float, q: FloatArray) -> sp.csr_array:
     """∂f/∂w of the external loads f at time t (block diagonal CSR; zero for follower loads)."""
+    if isinstance(rod, SplitTangents):
+        return sp.csr_array(rod.load_stiffness(t, q))
     return _assemble(rod, None, load_node_blocks(rod, t, q))
 
 
@@ -170,6 +190,8 @@ def constraint_stiffness(rod: Any, t: float, q: FloatArray, lam: FloatArray) -> 
 
     Internal rows here; support rows from the rod's ``support_constraint_stiffness`` (analytic, support_rows.py)
     when it has one, else by ``coloured_constraint_stiffness``."""
+    if isinstance(rod, SplitTangents):
+        return sp.csr_array(rod.constraint_stiffness(t, q, lam))
     q = rod._q(q)
     lam = np.asarray(lam, dtype=float)
     nr, n_int = len(rod.internal_rows), rod.n_internal

@@ -1,0 +1,367 @@
+"""The ``frame`` case kind: named Cosserat rods joined by joints (``lgbeam.discretisations.frames``), static
+(path following, ``analysis.kind = "static"``) or dynamic (any method of ``ConstrainedMechanicalSystem``).
+
+Case sections::
+
+    [model]              n_elements, constraints, material (defaults of every rod)
+    [[model.rods]]       name, start + end (straight) | points (polyline; length, if given, must agree),
+                         n_elements, roll, constraints, material (overrides of the defaults)
+    [[model.joints]]     a = [rod, node], b = [rod, node], kind = rigid | hinge | ball | elastic, axis, frame,
+                         rotational_stiffness, name
+    [[supports]]         rod + the keys of a rod's [[supports.at]] (docs/supports.md)
+    [loads]              nodal = [{rod, node, force, moment, frame, time, ...}], distributed = [{rod, force, ...}],
+                         gravity = [gx, gy, gz] (every rod)
+
+Output: solution.npz (t, q, v, lam, positions, rotations, rod_names, rod_offsets, s, reactions, joint_reactions,
+section_force/section_moment per edge, spatial), paraview/<name>.pvd of ``.vtp`` polylines (one per rod) with the
+engineering arrays of ``frames.output`` and <name>.pvsm (docs/output.md).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from lgbeam.apps import RunSummary
+from lgbeam.apps._rod_supports import AT_KEYS
+from lgbeam.apps._runner import Problem, check_work, run_problem, write_diagnostics
+from lgbeam.apps.rod import SCHEMA as ROD_SCHEMA
+from lgbeam.apps.rod import _material, _time_function, method_options
+from lgbeam.discretisations.frames import Joint, Structure
+from lgbeam.discretisations.frames.output import display_scale, engineering_frame
+from lgbeam.discretisations.rods import (
+    CosseratRod,
+    DistributedLoad,
+    Gravity,
+    NodalLoad,
+    RodMesh,
+    Support,
+    polyline,
+    straight,
+)
+from lgbeam.discretisations.rods.resultants import section_resultants
+from lgbeam.discretisations.rods.supports import resolve_node
+from lgbeam.integrators.registry import methods_for
+from lgbeam.io.schema import Key, integrator_section, output_section, time_section
+from lgbeam.solve import MechanicalState, Solution
+from lgbeam.systems import ConstrainedMechanicalSystem
+
+logger = logging.getLogger(__name__)
+
+WORK_BYTES_PER_NODE = 20_000
+ROD_KEYS = ("name", "start", "end", "points", "length", "n_elements", "roll", "constraints", "material")
+JOINT_KEYS = ("a", "b", "kind", "axis", "frame", "rotational_stiffness", "name")
+LOAD_KEYS = ("rod", "node", "force", "moment", "frame", "time", "scale", "times", "values", "t_on")
+CONSTRAINTS = ("kirchhoff", "kirchhoff+inextensible", "inextensible", "none")
+
+SCHEMA: dict[str, Any] = {
+    "kind": Key(str, doc="case kind", choices=("frame",)),
+    "name": Key(str, doc="case name"),
+    "description": Key(str, "", doc="one-line description"),
+    "model": {
+        "n_elements": Key(int, 8, doc="edges per rod (default of every rod; a rod's own n_elements wins)"),
+        "constraints": Key(str, "kirchhoff", doc="internal constraints of every rod", choices=CONSTRAINTS),
+        "material": dict(ROD_SCHEMA["model"]["material"]),
+        "rods": Key(list, doc="[[model.rods]] tables: name, start + end | points (+ length), n_elements, roll, "
+                    "constraints, material"),
+        "joints": Key(list, [], doc="[[model.joints]] tables: a = [rod, node], b = [rod, node], kind (rigid | hinge "
+                      "| ball | elastic), axis, frame, rotational_stiffness, name"),
+    },
+    "supports": Key(list, [], doc="[[supports]] tables: rod + node | s, kind | fix, axis, frame, stiffness, "
+                    "rotational_stiffness, motion, name (docs/supports.md)"),
+    "loads": {
+        "nodal": Key(list, [], doc="list of {rod, node, force, moment, frame, time, scale, times, values, t_on}"),
+        "distributed": Key(list, [], doc="list of {rod, force (per length), frame, time, scale, times, values}"),
+        "gravity": Key(list, None, doc="gravitational acceleration [gx, gy, gz] on every rod"),
+    },
+    "integrator": integrator_section(tuple(methods_for(ConstrainedMechanicalSystem)), "hedop5",
+                                     **{k: v for k, v in ROD_SCHEMA["integrator"].items()
+                                        if k in ("rho_inf", "index", "quadrature")}),
+    "time": time_section(),
+    "analysis": dict(ROD_SCHEMA["analysis"]),
+    "output": output_section(0.05),
+}
+
+
+def _table(spec: Any, where: str, keys: tuple[str, ...]) -> dict[str, Any]:
+    if not isinstance(spec, dict):
+        raise ValueError(f"{where} must be a table with keys {', '.join(keys)}")  # noqa: TRY004 - exit 2
+    bad = sorted(set(spec) - set(keys))
+    if bad:
+        raise ValueError(f"{where}: unknown key {bad[0]!r}; valid keys: {', '.join(keys)}")
+    return spec
+
+
+def _vec(where: str, value: Any) -> np.ndarray:
+    a = np.asarray(value, dtype=float)
+    if a.shape != (3,) or not np.all(np.isfinite(a)):
+        raise ValueError(f"{where} must be 3 finite numbers [x, y, z], got {value!r}")
+    return a
+
+
+def _geometry(spec: dict[str, Any], where: str, n: int) -> tuple[RodMesh, np.ndarray]:
+    from lgbeam.groups import S3R3
+
+    G = S3R3()
+    if spec.get("points") is not None:
+        if spec.get("start") is not None or spec.get("end") is not None:
+            raise ValueError(f"{where}: give either start + end (a straight rod) or points (a polyline), not both")
+        P = np.asarray(spec["points"], dtype=float)
+        if P.ndim != 2 or P.shape[1] != 3 or P.shape[0] < 2:
+            raise ValueError(f"{where}.points must be a list of >= 2 points [x, y, z], got {spec['points']!r}")
+        length = float(np.sum(np.linalg.norm(np.diff(P, axis=0), axis=1)))
+        declared = spec.get("length", length)
+        try:
+            return (mesh := RodMesh.uniform(float(declared), n)), polyline(G, mesh, points=P)
+        except ValueError as err:
+            raise ValueError(f"{where}: {err}") from None
+    if spec.get("start") is None or spec.get("end") is None:
+        raise ValueError(f"{where}: give start = [x, y, z] and end = [x, y, z] (a straight rod) or points (a polyline)")
+    a, b = _vec(f"{where}.start", spec["start"]), _vec(f"{where}.end", spec["end"])
+    length = float(np.linalg.norm(b - a))
+    if length == 0.0:
+        raise ValueError(f"{where}: start and end coincide")
+    if spec.get("length") is not None and abs(float(spec["length"]) - length) > 1e-6 * length:
+        raise ValueError(f"{where}: length = {spec['length']} disagrees with |end - start| = {length:.10g}; drop length "
+                         "or fix the points")
+    mesh = RodMesh.uniform(length, n)
+    return mesh, straight(G, mesh, start=a, direction=b - a, roll=float(spec.get("roll", 0.0)))
+
+
+def _rod_loads(case: dict[str, Any], name: str) -> tuple[Any, ...]:
+    out: list[Any] = []
+    sec = case["loads"]
+    for k, spec in enumerate(sec["nodal"]):
+        where = f"loads.nodal[{k}]"
+        spec = _table(spec, where, LOAD_KEYS)
+        if "rod" not in spec or "node" not in spec:
+            raise ValueError(f"{where} needs rod = <name> and node")
+        if spec["rod"] == name:
+            out.append(NodalLoad(node=spec["node"], force=spec.get("force", [0.0] * 3), moment=spec.get("moment", [0.0] * 3),
+                                 frame=spec.get("frame", "spatial"), time=_time_function(spec, where)))
+    for k, spec in enumerate(sec["distributed"]):
+        where = f"loads.distributed[{k}]"
+        spec = _table(spec, where, tuple(set(LOAD_KEYS) - {"node", "moment"}))
+        if "rod" not in spec or "force" not in spec:
+            raise ValueError(f"{where} needs rod = <name> and force")
+        if spec["rod"] == name:
+            out.append(DistributedLoad(force=spec["force"], frame=spec.get("frame", "spatial"),
+                                       time=_time_function(spec, where)))
+    if sec.get("gravity") is not None:
+        out.append(Gravity(sec["gravity"]))
+    return tuple(out)
+
+
+def _rod_supports(case: dict[str, Any], name: str, mesh: RodMesh) -> tuple[Support, ...]:
+    out = []
+    for k, spec in enumerate(case["supports"]):
+        where = f"supports[{k}]"
+        kw = dict(_table(spec, where, ("rod", *AT_KEYS)))
+        if kw.pop("rod", None) != name:
+            continue
+        if "fix" in kw and isinstance(kw["fix"], list):
+            kw["fix"] = tuple(kw["fix"])
+        try:
+            out.append(Support(kw.pop("node", None), kw.pop("kind", None), kw.pop("motion", None), **kw))
+            resolve_node(out[-1], mesh)
+        except ValueError as err:
+            raise ValueError(f"{where} (rod {name!r}): {err}") from None
+    return tuple(out)
+
+
+def build(case: dict[str, Any]) -> Structure:
+    """The structure of a validated frame case; ValueError (one line, exit 2) for anything inconsistent."""
+    mod = case["model"]
+    rods: dict[str, CosseratRod] = {}
+    if not mod["rods"]:
+        raise ValueError("model.rods is empty: a frame needs at least one [[model.rods]] table")
+    for k, spec in enumerate(mod["rods"]):
+        where = f"model.rods[{k}]"
+        spec = _table(spec, where, ROD_KEYS)
+        name = spec.get("name")
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"{where} needs a name")
+        if name in rods:
+            raise ValueError(f"{where}: a second rod named {name!r}; give the rods distinct names")
+        n = spec.get("n_elements", mod["n_elements"])
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ValueError(f"{where}.n_elements must be a positive integer, got {n!r}")
+        mesh, q_ref = _geometry(spec, where, n)
+        mat_spec = dict(mod["material"])
+        over = _table(spec.get("material", {}), f"{where}.material", tuple(ROD_SCHEMA["model"]["material"]))
+        if over and any(k2 in over for k2 in ("E", "G", "rho", "section")):  # a physical section replaces sectional data
+            mat_spec = {k2: v for k2, v in mat_spec.items() if k2 not in ("EA", "GA", "EI", "GJ", "rhoA", "rhoJ")}
+        mat_spec.update(over)
+        cons = spec.get("constraints", mod["constraints"])
+        if cons not in CONSTRAINTS:
+            raise ValueError(f"{where}.constraints = {cons!r} is not one of {', '.join(CONSTRAINTS)}")
+        try:
+            material = _material(mat_spec)
+        except ValueError as err:
+            raise ValueError(f"{where}: {err}") from None
+        rods[name] = CosseratRod(mesh=mesh, material=material, q_ref=q_ref, supports=_rod_supports(case, name, mesh),
+                                 loads=_rod_loads(case, name), kirchhoff="kirchhoff" in cons,
+                                 inextensible="inextensible" in cons)
+    for what, items in (("supports", case["supports"]), ("loads.nodal", case["loads"]["nodal"]),
+                        ("loads.distributed", case["loads"]["distributed"])):
+        for k, spec in enumerate(items):
+            if isinstance(spec, dict) and spec.get("rod") not in rods:
+                raise ValueError(f"{what}[{k}]: no rod named {spec.get('rod')!r}; the rods are {', '.join(map(repr, rods))}")
+    joints = []
+    for k, spec in enumerate(mod["joints"]):
+        where = f"model.joints[{k}]"
+        kw = dict(_table(spec, where, JOINT_KEYS))
+        if "a" not in kw or "b" not in kw:
+            raise ValueError(f"{where} needs a = [rod, node] and b = [rod, node]")
+        try:
+            joints.append(Joint(tuple(kw.pop("a")), tuple(kw.pop("b")), kw.pop("kind", "rigid"), **kw))
+        except ValueError as err:
+            raise ValueError(f"{where}: {err}") from None
+    try:
+        return Structure(rods=rods, joints=tuple(joints))
+    except ValueError as err:
+        raise ValueError(f"model.joints: {err}") from None
+
+
+def solution_arrays(frame: Structure, t: np.ndarray, q: np.ndarray, v: np.ndarray, lam: np.ndarray) -> dict[str, Any]:
+    """solution.npz of a frame run (module docstring); section resultants per edge, spatial, at the midpoints."""
+    G = frame.G
+    n_t = len(t)
+    sup_names, _ = frame.support_reactions(float(t[0]), q[0], lam[0])
+    reactions = np.stack([frame.support_reactions(float(t[j]), q[j], lam[j])[1] for j in range(n_t)])
+    joints = np.stack([frame.joint_reactions(q[j], lam[j]) for j in range(n_t)])
+    sec = np.stack([np.concatenate([section_resultants(r, qr, lr, vr).edge_spatial for r, qr, lr, vr in zip(
+        frame.members, frame.split_q(q[j]), frame.split_lam(lam[j])[0], frame.split_v(v[j]), strict=True)])
+        for j in range(n_t)])
+    return {"t": np.asarray(t), "q": q, "v": v, "lam": lam, "group": "S3R3",
+            "positions": G.translation(q), "rotations": G.rotation(q),
+            "rod_names": np.array(frame.names, dtype=str), "rod_offsets": frame.node_offsets.copy(),
+            "s": np.concatenate([r.mesh.s - r.mesh.s[0] for r in frame.members]),
+            "reactions": reactions.reshape(n_t, -1, 6), "support_names": np.array(sup_names, dtype=str),
+            "support_nodes": frame.support_nodes(), "joint_reactions": joints,
+            "joint_names": np.array(frame.joint_rows.labels, dtype=str),
+            "section_moment": sec[:, :, :3], "section_force": sec[:, :, 3:]}
+
+
+def balance(frame: Structure, t: float, q: np.ndarray, lam: np.ndarray) -> dict[str, Any]:
+    """Σ reactions + Σ applied loads (force, moment about the origin): zero in a static state."""
+    G = frame.G
+    q = frame._q(q)
+    x, R = G.translation(q), G.rotation(q)
+    f = frame.external_forces(t, q).reshape(-1, 6)
+    F_app, M_app = np.einsum("nij,nj->ni", R, f[:, 3:]), np.einsum("nij,nj->ni", R, f[:, :3])
+    names, sup = frame.support_reactions(t, q, lam)
+    xs = x[frame.support_nodes()]
+    F = sup[:, 3:].sum(0) + F_app.sum(0)
+    M = (np.cross(xs, sup[:, 3:]) + sup[:, :3]).sum(0) + (np.cross(x, F_app) + M_app).sum(0)
+    return {"reactions": {nm: {"force": sup[k, 3:].tolist(), "moment": sup[k, :3].tolist()} for k, nm in enumerate(names)},
+            "joint_reactions": {nm: {"force": w[3:].tolist(), "moment": w[:3].tolist()} for nm, w in
+                                zip(frame.joint_rows.labels, frame.joint_reactions(q, lam), strict=True)},
+            "reactions_frame": "spatial; on the rod, moment about the node (joints: on rod b)",
+            "reactions_plus_loads": {"force": F.tolist(), "moment_about_origin": M.tolist(), "t": t}}
+
+
+def _poly(frame: Structure, name: str, q: np.ndarray, v: np.ndarray | None, lam: np.ndarray | None, t: float) -> Any:
+    from lgbeam.io.vtk import PolyFrame
+
+    return PolyFrame(*engineering_frame(frame, q, v, lam, t, name=name))
+
+
+def problem(case: dict[str, Any]) -> Problem:
+    """A dynamic frame case as a ``Problem`` for the runner (starts at rest in the reference configuration)."""
+    n_nodes = sum(int(s.get("n_elements", case["model"]["n_elements"])) + 1 for s in case["model"]["rods"]
+                  if isinstance(s, dict))
+    check_work(case, WORK_BYTES_PER_NODE * n_nodes, f"a frame of {n_nodes} nodes")
+    frame = build(case)
+    q0, v0 = frame.q_ref.copy(), np.zeros(frame.n_dofs)
+    name, t0 = str(case["name"]), float(case["time"]["t0"])
+    frame.check_initial_velocity(q0, v0, t=t0)
+
+    def arrays(sol: Solution) -> dict[str, Any]:
+        return solution_arrays(frame, np.asarray(sol.t), np.asarray(sol.q), np.asarray(sol.v), np.asarray(sol.lam))
+
+    def summary(sol: Solution) -> dict[str, Any]:
+        return balance(frame, float(np.asarray(sol.t)[-1]), np.asarray(sol.q)[-1], np.asarray(sol.lam)[-1])
+
+    return Problem(frame, MechanicalState(q0, v0), lambda y: _poly(frame, name, y.q, y.v, y.lam, 0.0), arrays,
+                   summary=summary, work_bytes=WORK_BYTES_PER_NODE * frame.n_nodes, method_options=method_options(case))
+
+
+def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False, resume: bool = False) -> RunSummary:
+    """Run a frame case (static path or dynamics); write the run folder and paraview/<name>.pvsm."""
+    from lgbeam.io.paraview_state import write_state
+
+    run_dir = Path(run_dir)
+    if case["analysis"]["kind"] == "static":
+        if resume:
+            raise ValueError("a static analysis has no checkpoint to resume; run it again")
+        summary = run_static(case, build(case), run_dir)
+    else:
+        summary = run_problem(case, run_dir, problem(case), progress=progress, resume=resume)
+    if case["output"]["vtk"]:
+        write_state(run_dir / "paraview" / f"{case['name']}.pvd", display_scale(build(case)))
+    return summary
+
+
+def run_static(case: dict[str, Any], frame: Structure, run_dir: Path) -> RunSummary:
+    """The static path of a frame case (``rods.statics.solve_static``, which runs a structure unchanged)."""
+    from lgbeam.apps.rod_static import plot_path, settings, write_path_csv
+    from lgbeam.discretisations.rods.statics import solve_static
+    from lgbeam.io.atomic import atomic_write
+    from lgbeam.io.vtk import PVDSeries
+
+    t0, t1 = float(case["time"]["t0"]), float(case["time"]["t_end"])
+    path = solve_static(frame, t=t1, **settings(case))
+    n = len(path.states)
+    ts = t0 + (t1 - t0) * np.arange(n) / max(n - 1, 1)
+    q = np.stack([s.q for s in path.states])
+    lam = np.stack([s.lam for s in path.states])
+    v = np.zeros((n, frame.n_dofs))
+    if case["output"]["vtk"]:
+        with PVDSeries(run_dir / "paraview" / f"{case['name']}.pvd") as series:
+            for t, qq, ll in zip(ts, q, lam, strict=True):
+                series.write_frame(float(t), _poly(frame, str(case["name"]), qq, None, ll, t1))
+    arrays = solution_arrays(frame, ts, q, v, lam)
+    arrays |= {"load_factor": np.array([s.load_factor for s in path.states]),
+               "n_negative": np.array([s.n_negative for s in path.states])}
+    with atomic_write(run_dir / "solution.npz") as fh:
+        np.savez(fh, **arrays)
+    write_path_csv(path, frame.G, run_dir / "path.csv")
+    plot_path(path, frame.G, run_dir / "path.png", str(case["name"]))
+    write_diagnostics(run_dir / "diagnostics.csv", {
+        "t": ts, "h": np.zeros(n), "accepted": np.ones(n), "energy": np.array([frame.energy(t1, qq, v[0]) for qq in q]),
+        "phi": np.array([np.linalg.norm(frame.constraints(qq)) for qq in q]), "bv": np.zeros(n)})
+    last = path.final
+    status = "ok" if path.status == "ok" else path.status
+    extra = {"analysis": "static", "load_factor": last.load_factor, "n_negative": last.n_negative,
+             "load_steps_taken": path.n_steps, **balance(frame, t1, last.q, last.lam)}
+    return RunSummary(status=status, message=path.message, n_steps=path.n_steps, n_rejected=path.cutbacks,
+                      t_final=t1, extra=extra)
+
+
+def errors(solution: dict[str, Any], reference: dict[str, Any]) -> dict[str, float]:
+    """Errors at the reference's final time, rod by rod at the nodes with the same arc length in both (nested
+    meshes): relative position error, the largest nodal displacement error, the largest rotation difference."""
+    from lgbeam.apps._runner import index_at_reference_end
+
+    k = index_at_reference_end(solution, reference)
+    names = list(np.asarray(solution["rod_names"]))
+    if names != list(np.asarray(reference["rod_names"])):
+        raise ValueError("solution and reference have different rods; compare runs of the same frame case")
+    xs, xr, Rs, Rr = [], [], [], []
+    for j in range(len(names)):
+        o, orf = np.asarray(solution["rod_offsets"]), np.asarray(reference["rod_offsets"])
+        s, sr = np.asarray(solution["s"])[o[j]:o[j + 1]], np.asarray(reference["s"])[orf[j]:orf[j + 1]]
+        jj = np.clip(np.searchsorted(sr, s - 1e-9 * max(sr[-1], 1.0)), 0, sr.size - 1)
+        common = np.abs(sr[jj] - s) <= 1e-9 * max(sr[-1], 1.0)
+        xs.append(np.asarray(solution["positions"])[k, o[j]:o[j + 1]][common])
+        xr.append(np.asarray(reference["positions"])[-1, orf[j] + jj[common]])
+        Rs.append(np.asarray(solution["rotations"])[k, o[j]:o[j + 1]][common])
+        Rr.append(np.asarray(reference["rotations"])[-1, orf[j] + jj[common]])
+    x, x_ref, R, R_ref = (np.concatenate(a) for a in (xs, xr, Rs, Rr))
+    return {"position_rel": float(np.linalg.norm(x - x_ref) / np.linalg.norm(x_ref)),
+            "displacement": float(np.max(np.linalg.norm(x - x_ref, axis=1))),
+            "rotation": float(np.max(np.abs(R - R_ref)))}

@@ -1,0 +1,399 @@
+"""A structure of several Cosserat rods joined by joints, as one constrained mechanical system.
+
+    M v' = −g(t, q, v) − B(q)ᵀ λ,   Φ(q) = 0,   q' = q · v^                    (seed 004 eq. (1))
+
+Symbols (docs/frames.md): the rods r = 1 … R (each a ``CosseratRod``: its own mesh, material, supports and
+loads) are stacked node by node, q = (q¹; …; q^R) ∈ (S³⋉R³)^(Σ n_r), flat tangents likewise:
+
+    M = diag(M¹, …, M^R)                          (constant, diagonal)
+    g = (g¹; …; g^R) + g_joint springs
+    Φ = (Φ¹; …; Φ^R; Φ_joints)                    rows of each rod (internal, supports), then the joint rows
+    B = [diag(B¹, …, B^R); B_joints]              (joints.py)
+    K = diag(K^r) + K_joint springs,  D = diag(D^r),  Z = diag(Z^r(λ^r)) + Z_joints(λ_j)   (HasTangents)
+
+All of them are sparse: the rods' own CSR matrices are placed into one fixed pattern (``CSRPattern``), so the
+half-explicit methods' banded fast path and the sparse solvers of the implicit methods, statics and modes run
+a structure exactly as they run one rod.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from lgbeam._typing import FloatArray
+from lgbeam.discretisations.rods import CosseratRod
+from lgbeam.discretisations.rods import statics as rod_statics
+from lgbeam.discretisations.rods import tangents as rod_tangents
+from lgbeam.discretisations.rods.assembly import CSRPattern
+
+from .joints import COINCIDE_TOL, Joint, JointRows
+
+logger = logging.getLogger(__name__)
+
+
+def _csr_entries(B: sp.csr_array) -> tuple[np.ndarray, np.ndarray]:
+    rows = np.repeat(np.arange(B.shape[0]), np.diff(B.indptr))
+    return rows, B.indices.astype(np.int64)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Structure:
+    """Named rods joined by joints (a ``ConstrainedMechanicalSystem`` with ``HasTangents``, ``HasEnergy``).
+
+    Parameters
+    ----------
+    rods : mapping name → CosseratRod (or a sequence of (name, rod) pairs); order = node order of q.
+    joints : Joint tuple; each joins two nodes of different rods, or two nodes of one rod, that coincide in
+        the reference configuration.
+
+    Python API::
+
+        frame = Structure(rods={"left": col1, "beam": beam, "right": col2},
+                          joints=(Joint(("left", "end"), ("beam", "start")), Joint(("beam", "end"), ("right", "end"))))
+        sol = integrate(frame, "hedop5", MechanicalState(frame.q_ref, np.zeros(frame.n_dofs)), (0, 1), ...)
+    """
+
+    rods: Any
+    joints: tuple[Joint, ...] = ()
+
+    mass_is_constant: bool = field(default=True, init=False)
+
+    def __post_init__(self) -> None:
+        pairs = tuple(self.rods.items()) if isinstance(self.rods, Mapping) else tuple(tuple(p) for p in self.rods)
+        if not pairs:
+            raise ValueError("a structure needs at least one rod")
+        names = [p[0] for p in pairs]
+        for name, rod in pairs:
+            if not isinstance(name, str) or not name:
+                raise ValueError(f"rod names must be non-empty strings, got {name!r}")
+            if not isinstance(rod, CosseratRod):
+                raise TypeError(f"rod {name!r} must be a CosseratRod, got {type(rod).__name__}")
+        if len(set(names)) != len(names):
+            dup = next(n for n in names if names.count(n) > 1)
+            raise ValueError(f"two rods are named {dup!r}; give them distinct names")
+        compiled = {rod.compiled for _, rod in pairs}
+        if len(compiled) > 1:
+            raise ValueError("the rods of a structure must all use compiled kernels or all numpy ones (compiled=...)")
+        object.__setattr__(self, "rods", pairs)
+        object.__setattr__(self, "joints", tuple(self.joints))
+        for jt in self.joints:
+            if not isinstance(jt, Joint):
+                raise TypeError(f"joints must be Joint objects, got {jt!r}")
+        _ = self.joint_rows  # resolve and check the joints now
+
+    # ------------------------------------------------------------------ structure
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(p[0] for p in self.rods)
+
+    @property
+    def members(self) -> tuple[CosseratRod, ...]:
+        return tuple(p[1] for p in self.rods)
+
+    def rod(self, name: str) -> CosseratRod:
+        """The rod called ``name`` (ValueError listing the names otherwise)."""
+        for n, r in self.rods:
+            if n == name:
+                return r
+        raise ValueError(f"no rod named {name!r}; the structure has {', '.join(map(repr, self.names))}")
+
+    @cached_property
+    def node_offsets(self) -> np.ndarray:
+        """First global node of each rod, and the total, (R+1,)."""
+        return np.concatenate([[0], np.cumsum([r.n_nodes for r in self.members])]).astype(np.int64)
+
+    @cached_property
+    def row_offsets(self) -> np.ndarray:
+        """First constraint row of each rod, then of the joints, then the total, (R+2,)."""
+        rod_rows = [r.n_constraints for r in self.members]
+        return np.concatenate([[0], np.cumsum(rod_rows + [self.joint_rows.n_rows])]).astype(np.int64)
+
+    @property
+    def n_nodes(self) -> int:
+        return int(self.node_offsets[-1])
+
+    @property
+    def n_dofs(self) -> int:
+        return 6 * self.n_nodes
+
+    @property
+    def n_constraints(self) -> int:
+        return int(self.row_offsets[-1])
+
+    @property
+    def compiled(self) -> bool:
+        return bool(self.members[0].compiled)
+
+    @cached_property
+    def G(self) -> Any:
+        return self.members[0].G
+
+    @cached_property
+    def group(self) -> Any:
+        from lgbeam.groups import Product
+
+        return Product(self.G, self.n_nodes)
+
+    @cached_property
+    def q_ref(self) -> FloatArray:
+        return np.concatenate([r.q_ref for r in self.members])
+
+    @property
+    def loads(self) -> tuple[Any, ...]:
+        return tuple(ld for r in self.members for ld in r.loads)
+
+    @property
+    def rheonomic(self) -> bool:
+        return any(r.rheonomic for r in self.members)
+
+    @cached_property
+    def length_scale(self) -> float:
+        """Size of the structure (largest extent of the reference nodes, at least the longest rod)."""
+        x = self.G.translation(self.q_ref)
+        return max(float(np.ptp(x, axis=0).max()), max(r.mesh.length for r in self.members))
+
+    def node(self, rod: str, where: int | str) -> int:
+        """Global node index of ``where`` (index, negative from the end, "start"/"end") on rod ``rod``."""
+        k = self.names.index(rod) if rod in self.names else None
+        if k is None:
+            raise ValueError(f"no rod named {rod!r}; the structure has {', '.join(map(repr, self.names))}")
+        try:
+            return int(self.node_offsets[k]) + self.members[k].mesh.node_index(where)
+        except ValueError as err:
+            raise ValueError(f"rod {rod!r}: {err}") from None
+
+    @cached_property
+    def joint_rows(self) -> JointRows:
+        """The joints resolved to global nodes and checked (one-line ValueError naming the joint)."""
+        nodes, seen = [], {}
+        x = self.G.translation(self.q_ref)
+        for jt in self.joints:
+            where = f"joint {jt.label!r}"
+            try:
+                ia, ib = self.node(*jt.a), self.node(*jt.b)
+            except ValueError as err:
+                raise ValueError(f"{where}: {err}") from None
+            if ia == ib:
+                raise ValueError(f"{where} joins node {jt.a[1]!r} of rod {jt.a[0]!r} to itself")
+            pair = (min(ia, ib), max(ia, ib))
+            if pair in seen:
+                raise ValueError(f"{where} and joint {seen[pair]!r} join the same pair of nodes; "
+                                 "merge them into one joint (rigid, hinge, ball or elastic)")
+            seen[pair] = jt.label
+            gap = float(np.linalg.norm(x[ia] - x[ib]))
+            if gap > COINCIDE_TOL * self.length_scale:
+                raise ValueError(f"{where}: the nodes are {gap:.4g} apart in the reference configuration "
+                                 f"({jt.a[0]} at {x[ia].tolist()}, {jt.b[0]} at {x[ib].tolist()}); a joint connects "
+                                 "coinciding nodes: check the rods' start points and lengths")
+            nodes.append((ia, ib))
+        labels = [jt.label for jt in self.joints]
+        if len(set(labels)) != len(labels):
+            dup = next(lb for lb in labels if labels.count(lb) > 1)
+            raise ValueError(f"two joints are labelled {dup!r}; give them distinct names")
+        return JointRows.build(self.joints, nodes, self.q_ref)
+
+    # ------------------------------------------------------------------ splitting
+    def _q(self, q: FloatArray) -> FloatArray:
+        return np.ascontiguousarray(q, dtype=float).reshape(self.n_nodes, 7)
+
+    def split_q(self, q: FloatArray) -> list[FloatArray]:
+        q = self._q(q)
+        o = self.node_offsets
+        return [q[o[k]:o[k + 1]] for k in range(len(self.rods))]
+
+    def split_v(self, v: FloatArray) -> list[FloatArray]:
+        v = np.asarray(v, dtype=float).ravel()
+        o = 6 * self.node_offsets
+        return [v[o[k]:o[k + 1]] for k in range(len(self.rods))]
+
+    def split_lam(self, lam: FloatArray) -> tuple[list[FloatArray], FloatArray]:
+        """(λ of each rod, λ of the joint rows)."""
+        lam = np.asarray(lam, dtype=float).ravel()
+        o = self.row_offsets
+        return [lam[o[k]:o[k + 1]] for k in range(len(self.rods))], lam[o[-2]:o[-1]]
+
+    def _block_diag(self, mats: list[Any]) -> sp.csr_array:
+        return sp.csr_array(sp.block_diag([sp.csr_array(m) for m in mats], format="csr"))
+
+    # ------------------------------------------------------------------ protocol
+    @cached_property
+    def _mass(self) -> sp.csr_array:
+        return sp.diags_array(np.concatenate([r.mass(r.q_ref).diagonal() for r in self.members]), format="csr")
+
+    def mass(self, q: FloatArray) -> sp.csr_array:
+        """Constant diagonal mass: the rods' lumped masses, stacked."""
+        return self._mass
+
+    def forces(self, t: float, q: FloatArray, v: FloatArray) -> FloatArray:
+        """g(t, q, v): each rod's g (elastic, damping, gyroscopic, springs − loads), plus the joint springs."""
+        g = np.concatenate([r.forces(t, qr, vr) for r, qr, vr in zip(self.members, self.split_q(q), self.split_v(v),
+                                                                     strict=True)])
+        if self.joint_rows.has_springs:
+            g += self.joint_rows.spring_forces(self._q(q)).ravel()
+        return g
+
+    def external_forces(self, t: float, q: FloatArray) -> FloatArray:
+        """Body-frame external loads f of all rods (they enter g as −f)."""
+        return np.concatenate([r.external_forces(t, qr) for r, qr in zip(self.members, self.split_q(q), strict=True)])
+
+    def constraints(self, q: FloatArray) -> FloatArray:
+        return self.constraints_t(0.0, q)
+
+    def constraints_t(self, t: float, q: FloatArray) -> FloatArray:
+        """Φ(t, q): the rods' rows (internal, supports) in rod order, then the joint rows."""
+        parts = [r.constraints_t(t, qr) for r, qr in zip(self.members, self.split_q(q), strict=True)]
+        parts.append(self.joint_rows.phi(self._q(q)))
+        return np.concatenate(parts)
+
+    def constraint_rate(self, t: float, q: FloatArray) -> FloatArray:
+        """∂Φ/∂t: the rods' prescribed support rows; joints are scleronomic."""
+        parts = [r.constraint_rate(t, qr) for r, qr in zip(self.members, self.split_q(q), strict=True)]
+        parts.append(np.zeros(self.joint_rows.n_rows))
+        return np.concatenate(parts)
+
+    @cached_property
+    def _B_pattern(self) -> CSRPattern:
+        rows, cols = [], []
+        for k, r in enumerate(self.members):
+            rr, cc = _csr_entries(sp.csr_array(r.constraint_jacobian_t(0.0, r.q_ref)))
+            rows.append(rr + self.row_offsets[k])
+            cols.append(cc + 6 * self.node_offsets[k])
+        jr, jc = self.joint_rows.pattern(int(self.row_offsets[-2]))
+        rows.append(jr)
+        cols.append(jc)
+        return CSRPattern(np.concatenate(rows), np.concatenate(cols), (self.n_constraints, self.n_dofs))
+
+    def constraint_jacobian(self, q: FloatArray) -> sp.csr_array:
+        return self.constraint_jacobian_t(0.0, q)
+
+    def constraint_jacobian_t(self, t: float, q: FloatArray) -> sp.csr_array:
+        """B(t, q): the rods' CSR blocks and the joint rows in one fixed pattern (shared index arrays)."""
+        data = [sp.csr_array(r.constraint_jacobian_t(t, qr)).data
+                for r, qr in zip(self.members, self.split_q(q), strict=True)]
+        data.append(self.joint_rows.jacobian_data(self._q(q)))
+        return self._B_pattern.matrix(np.concatenate(data))
+
+    # ------------------------------------------------------------------ tangents (HasTangents)
+    def stiffness(self, t: float, q: FloatArray, v: FloatArray) -> sp.csr_array:
+        """K = diag(K^r) + joint springs."""
+        K = self._block_diag([r.stiffness(t, qr, vr) for r, qr, vr in
+                              zip(self.members, self.split_q(q), self.split_v(v), strict=True)])
+        return self._with_joint_springs(K, q)
+
+    def damping(self, t: float, q: FloatArray, v: FloatArray) -> sp.csr_array:
+        """D = diag(D^r) (joints carry no damping)."""
+        return self._block_diag([r.damping(t, qr, vr) for r, qr, vr in
+                                 zip(self.members, self.split_q(q), self.split_v(v), strict=True)])
+
+    def constraint_stiffness(self, t: float, q: FloatArray, lam: FloatArray) -> sp.csr_array:
+        """Z = diag(Z^r(λ^r)) + Z of the joint rows (analytic, joints.py)."""
+        lam_r, lam_j = self.split_lam(lam)
+        Z = self._block_diag([r.constraint_stiffness(t, qr, lr) for r, qr, lr in
+                              zip(self.members, self.split_q(q), lam_r, strict=True)])
+        if self.joint_rows.n_rows:
+            jr = self.joint_rows
+            Z = sp.csr_array(Z + jr.assemble(jr.constraint_stiffness_blocks(self._q(q), lam_j)))
+        return Z
+
+    def _with_joint_springs(self, K: sp.csr_array, q: FloatArray) -> sp.csr_array:
+        jr = self.joint_rows
+        if not jr.has_springs:
+            return K
+        return sp.csr_array(K + jr.assemble(jr.spring_stiffness_blocks(self._q(q))))
+
+    # ------------------------------------------------------------------ statics (rods.tangents.SplitTangents)
+    def internal_stiffness(self, t: float, q: FloatArray) -> sp.csr_array:
+        """K_int (elastic, support and joint springs; no loads) for the static path follower."""
+        K = self._block_diag([rod_tangents.internal_stiffness(r, qr, t=t) for r, qr in
+                              zip(self.members, self.split_q(q), strict=True)])
+        return self._with_joint_springs(K, q)
+
+    def load_stiffness(self, t: float, q: FloatArray) -> sp.csr_array:
+        """∂f/∂q of the external loads (f enters g as −f)."""
+        return self._block_diag([rod_tangents.load_stiffness(r, t, qr) for r, qr in
+                                 zip(self.members, self.split_q(q), strict=True)])
+
+    def force_scale(self, t: float) -> float:
+        """Scale of the static residual: the largest load component, or the largest EI/L of the rods."""
+        f = self.external_forces(t, self.q_ref)
+        return max(float(np.max(np.abs(f), initial=0.0)),
+                   max(float(np.max(r.material.C_K)) / r.mesh.length for r in self.members))
+
+    @cached_property
+    def _anchors(self) -> list[int]:
+        """Per rod: the node the static retraction moves rigidly (its first support, else its first joint node)."""
+        out = []
+        for k, r in enumerate(self.members):
+            nodes = list(r.support_rows.nodes)
+            if not nodes:
+                o0, o1 = self.node_offsets[k], self.node_offsets[k + 1]
+                jr = self.joint_rows
+                nodes = [int(i) - o0 for i in np.concatenate([jr.ia, jr.ib]) if o0 <= i < o1]
+            out.append(int(min(nodes)) if nodes else 0)
+        return out
+
+    def static_retraction(self, q: FloatArray, dw: FloatArray) -> FloatArray:
+        """q "∘" δw rod by rod through the strains (``rods.statics.strain_update``; a retraction of the product)."""
+        parts = [rod_statics.strain_update(r, qr, wr, a) for r, qr, wr, a in
+                 zip(self.members, self.split_q(q), self.split_v(dw), self._anchors, strict=True)]
+        return np.concatenate(parts)
+
+    # ------------------------------------------------------------------ energies
+    def potential_energy(self, q: FloatArray, t: float = 0.0) -> float:
+        return float(sum(r.potential_energy(qr, t) for r, qr in zip(self.members, self.split_q(q), strict=True))
+                     + self.joint_rows.spring_energy(self._q(q)))
+
+    def kinetic_energy(self, v: FloatArray) -> float:
+        return float(sum(r.kinetic_energy(vr) for r, vr in zip(self.members, self.split_v(v), strict=True)))
+
+    def energy(self, t: float, q: FloatArray, v: FloatArray) -> float:
+        """T + V (elastic, gravity, support and joint springs)."""
+        return self.kinetic_energy(v) + self.potential_energy(q, t)
+
+    def linear_momentum(self, q: FloatArray, v: FloatArray) -> FloatArray:
+        return np.sum([r.linear_momentum(qr, vr) for r, qr, vr in
+                       zip(self.members, self.split_q(q), self.split_v(v), strict=True)], axis=0)
+
+    def angular_momentum(self, q: FloatArray, v: FloatArray) -> FloatArray:
+        return np.sum([r.angular_momentum(qr, vr) for r, qr, vr in
+                       zip(self.members, self.split_q(q), self.split_v(v), strict=True)], axis=0)
+
+    def check_initial_velocity(self, q: FloatArray, v: FloatArray, tol: float = 1e-8, t: float = 0.0) -> None:
+        """ValueError if B v₀ + Φ_t ≠ 0 (each rod's own check first, then the joints)."""
+        for name, r, qr, vr in zip(self.names, self.members, self.split_q(q), self.split_v(v), strict=True):
+            try:
+                r.check_initial_velocity(qr, vr, tol, t)
+            except ValueError as err:
+                raise ValueError(f"rod {name!r}: {err}") from None
+        res = self.constraint_jacobian_t(t, q) @ np.asarray(v, dtype=float) + self.constraint_rate(t, q)
+        if np.max(np.abs(res), initial=0.0) > tol * max(1.0, float(np.max(np.abs(v), initial=0.0))):
+            raise ValueError(f"initial velocity violates the joints: |B v0| = {np.linalg.norm(res):.3g}; give a "
+                             "velocity compatible with the joints (e.g. zero or one rigid motion of the whole frame)")
+
+    # ------------------------------------------------------------------ reactions
+    def support_reactions(self, t: float, q: FloatArray, lam: FloatArray) -> tuple[list[str], FloatArray]:
+        """(labels "rod:support", (n, 6) = (M, F)): every support's wrench on its rod, spatial, about its node."""
+        lam_r, _ = self.split_lam(lam)
+        labels, out = [], []
+        for name, r, qr, lr in zip(self.names, self.members, self.split_q(q), lam_r, strict=True):
+            if r.support_rows.n_supports:
+                labels += [f"{name}:{lb}" for lb in r.support_rows.labels]
+                out.append(r.support_reactions(t, qr, lr))
+        return labels, (np.concatenate(out) if out else np.zeros((0, 6)))
+
+    def joint_reactions(self, q: FloatArray, lam: FloatArray) -> FloatArray:
+        """(n_joints, 6) = (M, F): each joint's wrench on rod b at node b (rod a gets the opposite)."""
+        _, lam_j = self.split_lam(lam)
+        return self.joint_rows.reactions(self._q(q), lam_j)
+
+    def support_nodes(self) -> np.ndarray:
+        """Global node of each support, in ``support_reactions`` order."""
+        return np.concatenate([self.node_offsets[k] + r.support_rows.nodes for k, r in enumerate(self.members)
+                               if r.support_rows.n_supports] or [np.zeros(0, np.int64)]).astype(np.int64)
