@@ -89,14 +89,17 @@ def test_reactions_are_written_and_balance_the_load(tmp_path, analysis):
 
 
 def test_start_end_keys_still_work_and_a_load_into_a_support_is_reported(tmp_path):
-    """The review's pinned column: an axial end load on a pinned end goes into the support; the run says so."""
-    sup = '[supports]\nstart = "pinned"\nend = "pinned"\n'
+    """The review's pinned column: an axial end load on a pinned end goes into the support; the run says so.
+
+    The start is clamped: with two pins the rotation about the rod's axis would be free, which a static
+    analysis refuses (test_rod_static_paths)."""
+    sup = '[supports]\nstart = "clamped"\nend = "pinned"\n'
     path = _write(tmp_path, sup, extra_load=', { node = "end", force = [-5.0, 0.0, 0.0] }')
     out = tmp_path / "run"
     assert main(["run", str(path), "--out", str(out), "--quiet"]) == 0
     prov = json.loads((out / "provenance.json").read_text())["summary"]["extra"]
     assert any("node 8" in n and "reaction" in n for n in prov["support_notes"])
-    axial = prov["reactions"]["pinned@0"]["force"][0] + prov["reactions"]["pinned@8"]["force"][0]
+    axial = sum(r["force"][0] for r in prov["reactions"].values())
     np.testing.assert_allclose(axial, 5.0, rtol=1e-9)  # the reactions carry the axial load (static equilibrium)
 
 
