@@ -46,7 +46,7 @@ def peak_rss(n_steps: int, h: float = 1e-5) -> tuple[float, float, int]:
 
 def run(out_dir: Path, quick: bool = False) -> list[dict[str, object]]:
     """Measure, print a table, write ``out_dir/memory.csv``; returns the rows."""
-    counts = (1_000, 100_000) if quick else (10_000, 1_000_000)
+    counts = (200, 2_000) if quick else (10_000, 1_000_000)
     rows: list[dict[str, object]] = []
     for n in counts:
         rss, wall, rc = peak_rss(n)
