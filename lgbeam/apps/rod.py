@@ -232,7 +232,6 @@ def rigid_velocity(G: Any, q: np.ndarray, omega: Any, velocity: Any) -> np.ndarr
 
 def problem(case: dict[str, Any]) -> Problem:
     """A dynamic rod case as a ``Problem`` for the runner."""
-    from lgbeam.io.vtk import Frame
 
     n_nodes = int(case["model"]["n_elements"]) + 1
     check_work(case, WORK_BYTES_PER_NODE * n_nodes, f"a rod of {n_nodes} nodes")
@@ -252,7 +251,8 @@ def problem(case: dict[str, Any]) -> Problem:
         return {"tip": G.translation(q[-1]).tolist(), **reaction_summary(rod, float(np.asarray(sol.t)[-1]), q, lam),
                 **({"support_notes": notes} if notes else {})}
 
-    return Problem(rod, MechanicalState(q0, v0), lambda y: Frame(*rod.vtk_frame(y.q, y.v, y.lam)), arrays,
+    frame = engineering_frame(rod, str(case["name"]))
+    return Problem(rod, MechanicalState(q0, v0), lambda y: frame(y.q, y.v, y.lam), arrays,
                    summary=tip, work_bytes=WORK_BYTES_PER_NODE * n_nodes, method_options=method_options(case))
 
 
@@ -273,14 +273,40 @@ def method_options(case: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def engineering_frame(rod: CosseratRod, name: str) -> Any:
+    """ParaView frame builder of a rod: the ``.vtp`` polyline of ``frames.output`` (section resultants with the
+    multipliers, units and frames of every array; docs/output.md) through a structure of one rod."""
+    from lgbeam.discretisations.frames import Structure
+    from lgbeam.discretisations.frames.output import engineering_frame as arrays_of
+    from lgbeam.io.vtk import PolyFrame
+
+    one = Structure(rods={name: rod})
+    return lambda q, v, lam, t=0.0: PolyFrame(*arrays_of(one, q, v, lam, t, name=name))
+
+
+def write_state(case: dict[str, Any], rod: CosseratRod, run_dir: Path) -> None:
+    """paraview/<name>.pvsm: tubes of the physical radius (× display scale) coloured by |moment|, glyphs d1."""
+    from lgbeam.discretisations.frames import Structure
+    from lgbeam.discretisations.frames.output import display_scale
+    from lgbeam.io.paraview_state import write_state as write
+
+    if case["output"]["vtk"]:
+        write(Path(run_dir) / "paraview" / f"{case['name']}.pvd", display_scale(Structure(rods={"rod": rod})))
+
+
 def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False, resume: bool = False) -> RunSummary:
-    """Integrate a rod case; write solution.npz, diagnostics.csv and paraview/<name>.pvd."""
+    """Integrate a rod case; write solution.npz, diagnostics.csv and paraview/<name>.pvd (+ .pvsm)."""
     if case["analysis"]["kind"] == "static":
         if resume:
             raise ValueError("a static analysis has no checkpoint to resume; run it again")
         rod, q0, _ = build(case)
-        return _run_static(case, rod, q0, Path(run_dir))
-    return run_problem(case, run_dir, problem(case), progress=progress, resume=resume)
+        summary = _run_static(case, rod, q0, Path(run_dir))
+    else:
+        prob = problem(case)
+        summary = run_problem(case, run_dir, prob, progress=progress, resume=resume)
+        rod = prob.system
+    write_state(case, rod, Path(run_dir))
+    return summary
 
 
 def _run_static(case: dict[str, Any], rod: CosseratRod, q0: np.ndarray, run_dir: Path) -> RunSummary:

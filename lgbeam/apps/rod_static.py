@@ -90,10 +90,12 @@ def run_static(case: dict[str, Any], rod: CosseratRod, q0: np.ndarray, run_dir: 
     q = np.stack([s.q for s in path.states])
     lam = np.stack([s.lam for s in path.states])
     if case["output"]["vtk"]:
+        from lgbeam.apps.rod import engineering_frame
+
+        frame = engineering_frame(rod, str(case["name"]))
         with PVDSeries(run_dir / "paraview" / f"{case['name']}.pvd") as series:
             for t, qq, ll in zip(ts, q, lam, strict=True):
-                pts, cells, pd, cd = rod.vtk_frame(qq, zero, ll)
-                series.write(float(t), pts, cells=cells, point_data=pd, cell_data=cd)
+                series.write_frame(float(t), frame(qq, zero, ll, t1))
     with atomic_write(run_dir / "solution.npz") as fh:
         np.savez(fh, t=ts, s=rod.mesh.s, positions=G.translation(q), rotations=G.rotation(q), lam=lam, q=q,
                  v=np.zeros((n, zero.size)), group="S3R3", load_factor=np.array([s.load_factor for s in path.states]),

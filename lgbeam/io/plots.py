@@ -23,6 +23,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
+import matplotlib.ticker
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -87,14 +88,18 @@ def _plot_diagnostics(diag: dict[str, np.ndarray], fig_dir: Path) -> list[Path]:
         e0 = e[0]
         fig = Figure(figsize=(6, 3.5))
         ax = fig.add_subplot()
-        if e0 != 0.0 and np.isfinite(e0):
+        # relative only when E(0) is a fair scale: a forced run starting at rest has E(0) ≈ 0 and a relative
+        # error of 5e27 (ux review §3); then the absolute change, against the largest |E| reached
+        scale = float(np.max(np.abs(e[np.isfinite(e)]), initial=0.0))
+        if np.isfinite(e0) and abs(e0) > 1e-3 * scale and e0 != 0.0:
             ax.plot(t, (e - e0) / abs(e0))
-            ax.set_ylabel(f"({name} - {name}(0)) / |{name}(0)|")
+            ax.set_ylabel(f"({name} - {name}(0)) / |{name}(0)|  [-]")
+            ax.set_title("relative energy change")
         else:
             ax.plot(t, e - e0)
-            ax.set_ylabel(f"{name} - {name}(0)")
-        ax.set_xlabel("t")
-        ax.set_title("energy error")
+            ax.set_ylabel(f"{name} - {name}(0)  [energy unit of the case]")
+            ax.set_title(f"absolute energy change (|{name}(0)| = {abs(e0):.3g} ≤ 1e-3 max |{name}| = {scale:.3g})")
+        ax.set_xlabel("t  [time unit of the case]")
         out.append(_save(fig, fig_dir / "energy.png"))
     if (col := _column(diag, _CONSTRAINT)) is not None:
         tt, phi = _positive(t, np.abs(col[1][sel]))
@@ -195,24 +200,40 @@ def fit_order(params: Any, errs: Any) -> float:
     return observed_order(p[keep], e[keep])
 
 
-def plot_study(rows: list[dict[str, Any]], param: str, keys: list[str], png: Path) -> dict[str, float]:
-    """Log-log plot of error norms ``keys`` against ``param`` with fitted orders; return the orders."""
+def _is_count(param: str) -> bool:
+    """A refined count (elements, nodes): errors fall as it grows, so the order is minus the slope in it."""
+    leaf = param.rsplit(".", 1)[-1]
+    return leaf in ("n_elements", "n_nodes", "n", "N") or leaf.startswith("n_")
+
+
+def plot_study(rows: list[dict[str, Any]], param: str, keys: list[str], png: Path, *, title: str = "") -> dict[str, float]:
+    """Log-log plot of error norms ``keys`` against ``param`` with fitted orders; return the orders.
+
+    Orders are positive for a converging sequence whether ``param`` is a spacing (h, tolerances) or a count
+    (``n_elements``: slope in 1/N); the legend names each quantity with its order, the title the case/method."""
     p = np.array([float(r[param]) for r in rows])
+    count = _is_count(param)
+    h = 1.0 / p if count else p
     orders: dict[str, float] = {}
     fig = Figure(figsize=(6, 4.5))
     ax = fig.add_subplot()
     for i, k in enumerate(keys):
         e = np.array([float(r.get(k, np.nan)) for r in rows])
-        orders[k] = fit_order(p, e)
+        orders[k] = fit_order(h, e)
         keep = np.isfinite(e) & (e > 0) & (p > 0)
         if not keep.any():
             continue
-        ax.loglog(p[keep], e[keep], "o-", color=f"C{i}", label=f"{k}: order {orders[k]:.2f}")
+        ax.loglog(p[keep], e[keep], "o-", color=f"C{i}", label=f"{k}: fitted order {orders[k]:.2f}")
         if np.isfinite(orders[k]):
             c = np.polyfit(np.log(p[keep]), np.log(e[keep]), 1)
             ax.loglog(p[keep], np.exp(np.polyval(c, np.log(p[keep]))), ":", color=f"C{i}")
-    ax.set_xlabel(param)
-    ax.set_ylabel("error")
+    ax.set_xlabel(param + ("  (order = slope in 1/N)" if count else ""))
+    ax.set_ylabel("error against the reference run")
+    if count:
+        ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+        ax.set_xticks(p[p > 0])
+    if title:
+        ax.set_title(title, fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     if ax.lines:
         ax.legend()

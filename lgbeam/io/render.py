@@ -60,8 +60,15 @@ def _select(n: int, frames: list[int] | None) -> list[int]:
     return [k % n for k in frames]
 
 
+def _cell_types(mesh) -> np.ndarray:
+    """VTK cell types of an unstructured grid (VTU) or of PolyData (VTP: polylines per rod)."""
+    if hasattr(mesh, "celltypes"):
+        return np.asarray(mesh.celltypes)
+    return np.array([mesh.GetCellType(i) for i in range(mesh.n_cells)], dtype=int)
+
+
 def _kind(mesh) -> str:
-    types = np.asarray(mesh.celltypes)
+    types = _cell_types(mesh)
     if "d1" in mesh.point_data and types.size and np.all(types == 1):  # VTK_VERTEX
         return "rigid"
     if "radius" in mesh.point_data:
@@ -108,16 +115,21 @@ def _screenshots(meshes, times, kind: str, size: tuple[int, int]):
         plotter.set_background("white")
         box = pv.Box(bounds=(lo[0] - 0.15 * span, hi[0] + 0.15 * span, lo[1] - 0.15 * span,
                              hi[1] + 0.15 * span, lo[2] - 0.15 * span, hi[2] + 0.15 * span))
+        clim = None
+        if kind == "rod" and all("moment_magnitude" in m.point_data for m in meshes):
+            mm = np.concatenate([np.asarray(m.point_data["moment_magnitude"]) for m in meshes])
+            clim = [float(mm.min()), float(mm.max()) if mm.max() > mm.min() else float(mm.min()) + 1.0]
         for i, (mesh, t) in enumerate(zip(meshes, times)):
             plotter.clear_actors()
             if kind == "rod":
-                _draw_rod(plotter, mesh, span)
+                _draw_rod(plotter, mesh, span, clim)
             else:
                 trail = np.concatenate([np.asarray(m.points) for m in meshes[: i + 1]])
                 _draw_rigid(plotter, mesh, trail, span)
             plotter.add_text(f"t = {t:.4g}", position="upper_left", font_size=12, color="black")
+            _decorate(plotter, mesh, "")
             if i == 0:
-                _place_camera(plotter, lo, hi, span)
+                _place_camera(plotter, lo, hi, span, meshes if kind == "rod" else None)
                 plotter.reset_camera(bounds=box.bounds)
             # The camera stays put, but its near/far planes must hold this frame's geometry. Left as frame 0
             # set them, a rod that later comes closer to the camera is clipped away (reliability review
@@ -130,14 +142,50 @@ def _screenshots(meshes, times, kind: str, size: tuple[int, int]):
         plotter.close()
 
 
-def _place_camera(plotter, lo: np.ndarray, hi: np.ndarray, span: float) -> None:
-    """Planar motion (one extent < 5 % of the largest) is viewed face-on, anything else isometric."""
-    ext = hi - lo
-    flat = int(np.argmin(ext))
-    if ext[flat] < 0.05 * span:
-        (plotter.view_yz, plotter.view_xz, plotter.view_xy)[flat]()
-    else:
+def view_direction(meshes) -> tuple[np.ndarray, np.ndarray]:
+    """(view direction, up) from the principal planes of the motion and of the shape: the eigenvector of the
+    smallest eigenvalue of C_motion/tr + C_shape/tr (covariances of the displacements from the first frame and
+    of the first frame's points), so the largest motion and the largest extent of the shape both lie in the
+    picture (an out-of-plane deflection of a planar frame is seen from the side, not head-on)."""
+    X0 = np.asarray(meshes[0].points, dtype=float)
+    Cg = np.cov((X0 - X0.mean(0)).T) if X0.shape[0] > 1 else np.zeros((3, 3))
+    C = Cg / max(float(np.trace(Cg)), 1e-300)
+    same = [np.asarray(m.points, dtype=float) for m in meshes if m.n_points == X0.shape[0]]
+    D = np.concatenate([X - X0 for X in same]) if same else np.zeros((1, 3))
+    Cm = D.T @ D
+    if np.trace(Cm) > 1e-24 * max(float(np.trace(Cg)), 1.0):
+        C = C + Cm / float(np.trace(Cm))
+    w, V = np.linalg.eigh(C)
+    view, up = V[:, 0], V[:, 2]
+    if w[0] > 0.1 * w[2]:  # shape and motion fill three dimensions: oblique, every principal axis visible
+        view = V @ np.array([1.0, 0.7, 0.5])
+        view /= np.linalg.norm(view)
+    if abs(view[2]) < 0.9 and abs(np.cross(view, [0.0, 0.0, 1.0])).max() > 1e-6:
+        up = np.array([0.0, 0.0, 1.0]) - view[2] * view  # keep e_z up when it is in the picture
+        up /= np.linalg.norm(up)
+    return view, up
+
+
+def _place_camera(plotter, lo: np.ndarray, hi: np.ndarray, span: float, meshes=None) -> None:
+    """Camera along ``view_direction`` of the series (planar motion face-on); isometric without meshes."""
+    if meshes is None:
         plotter.camera_position = "iso"
+        return
+    view, up = view_direction(meshes)
+    plotter.view_vector(view, viewup=up)
+
+
+def _decorate(plotter, mesh, title: str) -> None:
+    """Axes with length labels (a scale), the triad and a title (case from the frame's field data)."""
+    unit = "m" if "array_units" in getattr(mesh, "field_data", {}) else "length"
+    plotter.show_bounds(xtitle=f"x [{unit}]", ytitle=f"y [{unit}]", ztitle=f"z [{unit}]", color="black",
+                        font_size=10, grid=False, location="outer", ticks="outside")
+    plotter.add_axes(color="black")
+    case = ""
+    if "case" in getattr(mesh, "field_data", {}):
+        case = str(np.asarray(mesh.field_data["case"]).ravel()[0])
+    if case or title:
+        plotter.add_title(" ".join(x for x in (case, title) if x), font_size=10, color="black")
 
 
 def _glyph_points(mesh, n_max: int = 12):
@@ -151,16 +199,39 @@ def _glyph_points(mesh, n_max: int = 12):
     return pts
 
 
-def _draw_rod(plotter, mesh, span: float) -> None:
+def _lines(mesh):
+    """The rod(s) as PolyData lines: a VTP's polylines as they are, a VTU's line cells converted."""
     import pyvista as pv
 
+    if not hasattr(mesh, "cells_dict"):
+        return mesh
     conn = mesh.cells_dict.get(3)  # VTK_LINE connectivity (n_edges, 2)
     lines = pv.PolyData(np.asarray(mesh.points), lines=np.hstack([np.full((len(conn), 1), 2), conn]).ravel())
-    lines.point_data["radius"] = np.asarray(mesh.point_data["radius"])
-    tube = lines.tube(scalars="radius", absolute=True, n_sides=16)
-    plotter.add_mesh(tube, color="#d9a441", smooth_shading=True)
+    for k in mesh.point_data:
+        lines.point_data[k] = np.asarray(mesh.point_data[k])
+    return lines
+
+
+def _scale(mesh) -> float:
+    fd = getattr(mesh, "field_data", {})
+    return float(np.asarray(fd["display_scale"]).ravel()[0]) if "display_scale" in fd else 1.0
+
+
+def _draw_rod(plotter, mesh, span: float, clim=None) -> None:
+    import pyvista as pv
+
+    lines = _lines(mesh)
+    scale = _scale(mesh)
+    lines.point_data["tube_radius"] = scale * np.asarray(mesh.point_data["radius"])
+    tube = lines.tube(scalars="tube_radius", absolute=True, n_sides=16)
+    if "moment_magnitude" in mesh.point_data:  # engineering frames: colour by |moment| with a labelled bar
+        title = "moment magnitude [N m]" + (f"   (tubes: section radius x {scale:.3g})" if scale != 1.0 else "")
+        plotter.add_mesh(tube, scalars="moment_magnitude", cmap="viridis", clim=clim, smooth_shading=True,
+                         scalar_bar_args={"title": title, "color": "black", "fmt": "%.3g"})
+    else:
+        plotter.add_mesh(tube, color="#d9a441", smooth_shading=True)
     pts = _glyph_points(mesh)
-    r = float(np.max(mesh.point_data["radius"]))
+    r = scale * float(np.max(mesh.point_data["radius"]))
     length = max(4.0 * r, 0.06 * span)
     for d, colour in _COLOURS.items():
         if d in pts.point_data:
@@ -222,15 +293,15 @@ def _overlay_image(meshes, times, size: tuple[int, int]) -> np.ndarray:
         try:
             plotter.set_background("white")
             for mesh, t in zip(meshes, times):
-                conn = mesh.cells_dict.get(3)
-                lines = pv.PolyData(np.asarray(mesh.points), lines=np.hstack([np.full((len(conn), 1), 2), conn]).ravel())
-                radius = max(float(np.max(mesh.point_data["radius"])), span / 250)
+                lines = _lines(mesh)
+                radius = max(_scale(mesh) * float(np.max(mesh.point_data["radius"])), span / 250)
                 plotter.add_mesh(lines.tube(radius=radius, n_sides=12), color=cmap((t - t0) / (t1 - t0))[:3],
                                  smooth_shading=True)
-            plotter.add_text(f"t = {times[0]:.3g} … {times[-1]:.3g}  (colour: time)", position="upper_left",
-                             font_size=11, color="black")
-            _place_camera(plotter, lo, hi, span)
+            plotter.add_text(f"t = {times[0]:.3g} … {times[-1]:.3g}  (colour: time, viridis from dark to light)",
+                             position="upper_left", font_size=11, color="black")
+            _place_camera(plotter, lo, hi, span, meshes)
             plotter.reset_camera()
+            _decorate(plotter, meshes[-1], "overlay")
             return plotter.screenshot(return_img=True)
         finally:
             plotter.close()
@@ -251,10 +322,13 @@ def _render_series(pvd: Path, fig_dir: Path, frames: list[int] | None, gif: bool
         if _kind(meshes[0]) != "rod":
             raise ValueError(f"--overlay draws rods only; {pvd.name} holds another kind of series")
         img = _overlay_image(meshes, [entries[k][0] for k in chosen], size)
-        return [_to_rgb_png(img, fig_dir / f"{pvd.stem}_overlay.png")]
+        overlay_png = _to_rgb_png(img, fig_dir / f"{pvd.stem}_overlay.png")
+        if not gif:  # --overlay alone: the snapshot figure only; with --gif the animation too (review §3)
+            return [overlay_png]
+        return [overlay_png] + _render_series(pvd, fig_dir, [n - 1], gif, size, max_gif_frames, fps, overlay=False)
     chosen = _select(n, frames)
     gif_idx = list(np.unique(np.linspace(0, n - 1, min(n, max_gif_frames)).round().astype(int))) if gif else []
-    needed = sorted(set(chosen) | set(gif_idx))
+    needed = sorted(set(chosen) | set(gif_idx) | {0})  # frame 0: the reference of the motion (camera)
     meshes = {k: pv.read(entries[k][1]) for k in needed}
     kind = _kind(meshes[needed[0]])
     name = pvd.stem

@@ -112,7 +112,7 @@ def _vtk_array(name: str, a: Any) -> Any:
     v = np.ascontiguousarray(np.asarray(a))
     if v.dtype == bool:
         v = v.astype(np.int8)
-    out = numpy_to_vtk(v.reshape(v.shape[0], -1) if v.ndim > 1 else v, deep=True)
+    out = numpy_to_vtk(v.reshape(v.shape[0], -1) if v.ndim > 1 and v.size else v.ravel(), deep=True)
     out.SetName(name)
     return out
 

@@ -309,7 +309,9 @@ def _orders(plan: StudyPlan, rows: list[dict[str, Any]], err_keys: list[str], st
     out: dict[str, Any] = {}
     for combo, grp in groups.items():
         png = study_dir / ("study.png" if not combo else f"study-{combo}.png")
-        fitted = plot_study(grp, key, err_keys, png)
+        case0 = plan.points[0][2]
+        title = f"{plan.name}: {case0.get('integrator', {}).get('method', '')}" + (f" ({combo})" if combo else "")
+        fitted = plot_study(grp, key, err_keys, png, title=title)
         out[combo] = {k: (o if math.isfinite(o) else None) for k, o in fitted.items()}
     return out[""] if list(out) == [""] else out
 
