@@ -15,13 +15,11 @@ notes' re-implementation (notes/002.md §8). Unless ``--quick``, the summary and
 from __future__ import annotations
 
 import argparse
-import csv
 import logging
 import shutil
 from pathlib import Path
 
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from lgbeam.diagnostics import observed_order
@@ -29,21 +27,13 @@ from lgbeam.integrators.registry import make_method
 from lgbeam.models.attitude import RigidBodyQuaternion, RigidBodySphere
 from lgbeam.models.pseudo_rigid import PseudoRigidBody
 from lgbeam.solve import ConstantStep, SaveAt, integrate
+from lgbeam.studies._output import save_figure, write_csv
 
 logger = logging.getLogger(__name__)
 
 
-def _csv(path: Path, header: list[str], rows: list[list[object]]) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(header)
-        w.writerows(rows)
 
 
-def _save(fig: Figure, path: Path) -> None:
-    FigureCanvasAgg(fig)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
 
 
 def fig1(out: Path, quick: bool) -> list[list[object]]:
@@ -63,8 +53,8 @@ def fig1(out: Path, quick: bool) -> list[list[object]]:
         rows.append([k, *p0, float(E[0]), float(np.abs(E - E[0]).max()), float(np.abs(np.linalg.norm(P, axis=1) - 1).max())])
         ax.plot(P[:, 0], P[:, 1], P[:, 2], lw=1)
     ax.set_title("Fig. 1: free rigid body on S², sphere-gonzalez (h = 0.05)")
-    _save(fig, out / "fig1-sphere.png")
-    _csv(out / "fig1-sphere.csv", ["curve", "p1", "p2", "p3", "H", "max_energy_error", "max_norm_error"], rows)
+    save_figure(fig, out / "fig1-sphere.png")
+    write_csv(out / "fig1-sphere.csv", ["curve", "p1", "p2", "p3", "H", "max_energy_error", "max_norm_error"], rows)
     return rows
 
 
@@ -97,8 +87,8 @@ def fig2_orders(out: Path, quick: bool) -> dict[str, float]:
     ax.set_title("Fig. 2 left: I = diag(1, 5, 60), m₀ = I(1, 0.5, −1)")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
-    _save(fig, out / "fig2-orders.png")
-    _csv(out / "fig2-orders.csv", ["method", "h", "error", "energy_error", "iterations_per_step", "status"], rows)
+    save_figure(fig, out / "fig2-orders.png")
+    write_csv(out / "fig2-orders.csv", ["method", "h", "error", "energy_error", "iterations_per_step", "status"], rows)
     return slopes
 
 
@@ -115,8 +105,8 @@ def fig2_momentum(out: Path, quick: bool) -> dict[str, float]:
     ax = fig.add_subplot(1, 1, 1, projection="3d")
     ax.plot(M[:, 0], M[:, 1], M[:, 2], lw=0.6)
     ax.set_title(f"Fig. 2 right: EP4 body momentum, h = 1/16, [0, {T:g}]")
-    _save(fig, out / "fig2-momentum.png")
-    _csv(out / "fig2-momentum.csv", ["t", "M1", "M2", "M3", "energy"],
+    save_figure(fig, out / "fig2-momentum.png")
+    write_csv(out / "fig2-momentum.csv", ["t", "M1", "M2", "M3", "energy"],
          [[float(t), *map(float, m), float(e)] for t, m, e in zip(sol.t, M, [E[0], *E[: len(sol.t) - 1]])])
     return {"T": T, "max_energy_error": float(np.abs(E - E[0]).max()), "norm_M": float(np.linalg.norm(M[-1])),
             "M1_max": float(np.abs(M[:, 0]).max()), "M2_max": float(np.abs(M[:, 1]).max()),
@@ -157,8 +147,8 @@ def fig3(out: Path, quick: bool) -> dict[str, float]:
     a4.set_title("det F_n(sym) − det F_n(EP)")
     for a in (a1, a2):
         a.set_xlabel("t")
-    _save(fig, out / "fig3-energy.png")
-    _csv(out / "fig3-energy.csv", ["t", "dH_ep", "dH_sym", "dH_heun", "det_sym_minus_ep"],
+    save_figure(fig, out / "fig3-energy.png")
+    write_csv(out / "fig3-energy.csv", ["t", "dH_ep", "dH_sym", "dH_heun", "det_sym_minus_ep"],
          [[float(t), float(a), float(b), float(c), float(d)]
           for t, a, b, c, d in zip(ep.t, dE["ep"], dE["sym"], dE["heun"], det_diff)])
     return {"T": T, "H0": H0, "ep_max": float(np.abs(dE["ep"]).max()), "sym_max": float(np.abs(dE["sym"]).max()),
@@ -194,7 +184,7 @@ def run(out: Path, summary: Path | None, quick: bool = False) -> list[list[objec
         ["fig3 det F range (EP)", f"[{f3['det_min']:.4f}, {f3['det_max']:.4f}]", "> 0", "[0.7046, 1.3144]"],
         ["fig3 max |det F_sym - det F_EP|", f3["det_diff_max"], "grows", "1.5e-2"],
     ]
-    _csv(out / "seed002-summary.csv", ["quantity", "measured", "paper", "notes/002.md §8"], rows)
+    write_csv(out / "seed002-summary.csv", ["quantity", "measured", "paper", "notes/002.md §8"], rows)
     if summary is not None and not quick:
         summary.mkdir(parents=True, exist_ok=True)
         for name in ("seed002-summary.csv", "fig1-sphere.png", "fig2-orders.png", "fig2-orders.csv", "fig2-momentum.png",

@@ -14,14 +14,12 @@ for T = 3 and the quadrotors), as in the seed's "ODE45 with strict tolerance".
 from __future__ import annotations
 
 import argparse
-import csv
 import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from scipy.integrate import solve_ivp
 
@@ -32,6 +30,7 @@ from lgbeam.models.heavy_top_lie import HeavyTopCotangent
 from lgbeam.models.pendulum_chain import SphericalPendulumChain
 from lgbeam.models.quadrotors import TwoQuadrotorsPayload
 from lgbeam.solve import ConstantStep, SaveAt, Solution, integrate
+from lgbeam.studies._output import save_figure, write_csv
 
 logger = logging.getLogger(__name__)
 
@@ -39,17 +38,8 @@ LAST = SaveAt(steps=10**7)
 Row = list[Any]
 
 
-def _csv(path: Path, header: list[str], rows: list[Row]) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(header)
-        w.writerows(rows)
 
 
-def _save(fig: Figure, path: Path) -> None:
-    FigureCanvasAgg(fig)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
 
 
 def _dop853(field: Callable[..., np.ndarray], y0: np.ndarray, T: float, tol: float, **kw: object) -> np.ndarray:
@@ -81,7 +71,7 @@ def fig2_3(out: Path, quick: bool) -> list[Row]:
                     "2 (seed: 'θ = 1/2 attain order 2')"])
     ax.set(xlabel="h", ylabel="error at t = 1", title="Fig. 2 (right): SLGI orders")
     ax.legend(fontsize=7)
-    _csv(out / "lie-fig2-slgi-orders.csv", ["theta", "h", "error"], rows)
+    write_csv(out / "lie-fig2-slgi-orders.csv", ["theta", "h", "error"], rows)
     steps = 1000 if quick else 6000
     ax3 = fig.add_subplot(1, 3, 1)
     energy_rows = []
@@ -102,8 +92,8 @@ def fig2_3(out: Path, quick: bool) -> list[Row]:
         ax2.plot(np.linspace(0, 1, 201), QX[:, k], label=f"(QX)_{c}")
     ax2.set(xlabel="t", title="Fig. 2 (centre): Q X")
     ax2.legend()
-    _csv(out / "lie-fig3-slgi-energy.csv", ["theta", "t", "H-H0"], energy_rows)
-    _save(fig, out / "lie-fig2-3-heavy-top.png")
+    write_csv(out / "lie-fig3-slgi-energy.csv", ["theta", "t", "H-H0"], energy_rows)
+    save_figure(fig, out / "lie-fig2-3-heavy-top.png")
     return summary
 
 
@@ -137,8 +127,8 @@ def fig5(out: Path, quick: bool) -> list[Row]:
     ax.set(xlabel="h", ylabel="‖y(1) − y_ref(1)‖₂", title="Fig. 5: double pendulum, errors at T = 1")
     ax.legend(fontsize=7)
     ax.grid(True, which="both", alpha=0.3)
-    _save(fig, out / "lie-fig5-orders.png")
-    _csv(out / "lie-fig5-orders.csv", ["method", "h", "error"], rows)
+    save_figure(fig, out / "lie-fig5-orders.png")
+    write_csv(out / "lie-fig5-orders.csv", ["method", "h", "error"], rows)
     return summary
 
 
@@ -174,8 +164,8 @@ def fig6_7(out: Path, quick: bool) -> list[Row]:
     a1.set(xlabel="t", ylabel="|1 − q₁ᵀq₁|", title="Fig. 6")
     a2.set(xlabel="t", ylabel="|q₁ᵀw₁|", title="Fig. 7")
     a1.legend(fontsize=7)
-    _save(fig, out / "lie-fig6-7-invariants.png")
-    _csv(out / "lie-fig6-7-invariants.csv", ["method", "max|1-q.q|", "max|q.w|", "max|E-E0|"], rows)
+    save_figure(fig, out / "lie-fig6-7-invariants.png")
+    write_csv(out / "lie-fig6-7-invariants.csv", ["method", "max|1-q.q|", "max|q.w|", "max|E-E0|"], rows)
     return summary
 
 
@@ -223,8 +213,8 @@ def fig8_10(out: Path, quick: bool) -> list[Row]:
         ax.semilogy(Ns, [res[n]["err_const"] for n in Ns], "s-", label="RKMK5, same number of steps")
         ax.set(xlabel="N", ylabel="error at T = 3", title=f"{label} (left): L_i = {'1' if k == 0 else '5/N'}")
         ax.legend(fontsize=8)
-    _save(fig, out / "lie-fig8-10-variable-step.png")
-    _csv(out / "lie-fig8-10-variable-step.csv", ["figure", "N", "steps", "rejected", "err_var", "err_const", "h_max"],
+    save_figure(fig, out / "lie-fig8-10-variable-step.png")
+    write_csv(out / "lie-fig8-10-variable-step.csv", ["figure", "N", "steps", "rejected", "err_var", "err_const", "h_max"],
          rows)
     return summary
 
@@ -266,8 +256,8 @@ def fig9_11(out: Path, quick: bool) -> list[Row]:
     c.plot(tt, wdot[:, 1], label="w₂′⁽²⁾")
     c.set(xlabel="t", title="Fig. 11 (c): w_i′⁽²⁾")
     c.legend(fontsize=7)
-    _save(fig, out / "lie-fig9-11-double-pendulum.png")
-    _csv(out / "lie-fig9-11-steps.csv", ["t", "h"], [[a_, b_] for a_, b_ in zip(t_acc, h_acc)])
+    save_figure(fig, out / "lie-fig9-11-double-pendulum.png")
+    write_csv(out / "lie-fig9-11-steps.csv", ["t", "h"], [[a_, b_] for a_, b_ in zip(t_acc, h_acc)])
     i = int(np.argmin(h_acc))
     return [["Figs 9/11", "N=2 smallest RKMK(5,4) step and its time", f"{h_acc[i]:.3e} at t={t_acc[i]:.3f}",
              "notes §8.4: 4.78e-3 at t=2.286; seed: step strongly reduced near t≈2.2"],
@@ -302,7 +292,7 @@ def fig13_18(out: Path, quick: bool) -> list[Row]:
                                 "notes §8.5: Heun 2, RKMK3 3, RKMK4 4; Lie–Euler unstable for h ≥ 0.01"])
         ax.set(xlabel="h", ylabel="error at T = 5", title="Fig. 13: convergence")
         ax.legend(fontsize=7)
-        _csv(out / "lie-fig13-orders.csv", ["method", "h", "error"], rows)
+        write_csv(out / "lie-fig13-orders.csv", ["method", "h", "error"], rows)
     h = 0.01 if quick else 5 / 1999
     sol = integrate(model, "hs-rkmk4", P0, (0.0, 5.0), controller=ConstantStep(h), save=SaveAt(steps=1))
     yd = np.array([model.desired(t)[0] for t in sol.t])
@@ -333,9 +323,9 @@ def fig13_18(out: Path, quick: bool) -> list[Row]:
             ax.plot(*np.stack([y[k], y[k] - L * qi]).T, "k-", lw=0.6)
     ax.invert_zaxis()
     ax.set_title("Fig. 14: snapshots (e₃ down)")
-    _save(fig, out / "lie-fig13-18-quadrotors.png")
+    save_figure(fig, out / "lie-fig13-18-quadrotors.png")
     t = np.asarray(st["t"])
-    _csv(out / "lie-fig15-18-tracking.csv", ["t", "tracking", "link_error_1", "link_error_2", "unit_q"],
+    write_csv(out / "lie-fig15-18-tracking.csv", ["t", "tracking", "link_error_1", "link_error_2", "unit_q"],
          [[a, b, c, d, e] for a, b, c, d, e in zip(t, st["tracking"], st["link_error_1"], st["link_error_2"],
                                                     st["unit_q"])][:: max(1, len(t) // 500)])
     late = np.asarray(st["tracking"])[t >= 4.0]
@@ -364,7 +354,7 @@ def run(out: Path, quick: bool = False, only: list[str] | None = None) -> list[R
         logger.info("seed 000 %s ...", name)
         rows += FIGURES[name](out, quick)
     suffix = "" if only is None else "-" + "-".join(names)
-    _csv(out / f"lie-summary{suffix}.csv", ["figure", "quantity", "measured", "seed or note"], rows)
+    write_csv(out / f"lie-summary{suffix}.csv", ["figure", "quantity", "measured", "seed or note"], rows)
     return rows
 
 

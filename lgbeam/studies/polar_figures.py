@@ -15,34 +15,24 @@ Unless ``--quick`` the summary and PNGs are copied to ``--summary``. Free body: 
 from __future__ import annotations
 
 import argparse
-import csv
 import logging
 import shutil
 from pathlib import Path
 
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from lgbeam.diagnostics import observed_order
 from lgbeam.groups.base import vee3
 from lgbeam.models.son_bodies import FreeRigidBodySOn, HeavyTopSOn
 from lgbeam.solve import ConstantStep, SaveAt, integrate
+from lgbeam.studies._output import save_figure, write_csv
 
 logger = logging.getLogger(__name__)
 
 
-def _csv(path: Path, header: list[str], rows: list[list[object]]) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(header)
-        w.writerows(rows)
 
 
-def _save(fig: Figure, path: Path) -> None:
-    FigureCanvasAgg(fig)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
 
 
 def _run(body: FreeRigidBodySOn, method: str, T: float, h: float):  # type: ignore[no-untyped-def]
@@ -66,8 +56,8 @@ def figures(out: Path, quick: bool) -> dict[str, object]:
     ax.set_xlabel("t")
     ax.set_ylabel("H − H₀")
     ax.set_title("Fig. 4.1: energy error, polar-lp-gl2, h = 0.2")
-    _save(fig, out / "fig4-1-energy.png")
-    _csv(out / "fig4-1-energy.csv", ["t", "energy_error", "casimir_error"],
+    save_figure(fig, out / "fig4-1-energy.png")
+    write_csv(out / "fig4-1-energy.csv", ["t", "energy_error", "casimir_error"],
          [[float(t), float(e - E[0]), float(c - sol.steps["casimir"][0])]
           for t, e, c in zip(t_steps, E, np.asarray(sol.steps["casimir"]))])
     fig = Figure(figsize=(6, 3.5))
@@ -77,8 +67,8 @@ def figures(out: Path, quick: bool) -> dict[str, object]:
     ax.set_xlabel("t")
     ax.legend(fontsize=8)
     ax.set_title("Fig. 4.2: trajectory error, polar-lp-gl2, h = 0.2")
-    _save(fig, out / "fig4-2-trajectory.png")
-    _csv(out / "fig4-2-trajectory.csv", ["t", "m_error", "g_error"], [[float(a), float(b), float(c)]
+    save_figure(fig, out / "fig4-2-trajectory.png")
+    write_csv(out / "fig4-2-trajectory.csv", ["t", "m_error", "g_error"], [[float(a), float(b), float(c)]
                                                                        for a, b, c in zip(ts, m_err, g_err)])
     half = ts.size // 2
     linear = float(m_err[-1] / max(m_err[half], 1e-300))  # ≈ 2 for linear growth
@@ -108,8 +98,8 @@ def figures(out: Path, quick: bool) -> dict[str, object]:
         a.grid(True, which="both", alpha=0.3)
         a.legend(fontsize=8, title="tableau (slope)", title_fontsize=8)
     fig.suptitle(f"Fig. 4.3: polar Lie–Poisson methods, free rigid body, [0, {T:g}]")
-    _save(fig, out / "fig4-3-orders.png")
-    _csv(out / "fig4-3-orders.csv", ["method", "h", "max_energy_error", "max_m_error", "max_g_error", "max_casimir_error",
+    save_figure(fig, out / "fig4-3-orders.png")
+    write_csv(out / "fig4-3-orders.csv", ["method", "h", "max_energy_error", "max_m_error", "max_g_error", "max_casimir_error",
                                      "max_orthogonality", "iterations_per_step"], rows)
     return {"T": T, "rows": rows, "slopes": slopes, "linear": linear}
 
@@ -126,7 +116,7 @@ def heavy_top(out: Path, quick: bool) -> tuple[float, list[list[object]]]:
         v = [top.vertical_momentum(y) for y in sol.y]
         rows.append([h, float(np.linalg.norm(vee3(sol.y[-1][1]) - vee3(ref[1]))), float(np.abs(E - E[0]).max()),
                      float(np.abs(np.asarray(v) - v[0]).max())])
-    _csv(out / "heavy-top.csv", ["h", "momentum_error_at_T", "max_energy_error", "vertical_momentum_drift"], rows)
+    write_csv(out / "heavy-top.csv", ["h", "momentum_error_at_T", "max_energy_error", "vertical_momentum_drift"], rows)
     return T, rows
 
 
@@ -153,7 +143,7 @@ def run(out: Path, summary: Path | None, quick: bool = False) -> list[list[objec
     for h, err, en, vert in ht:
         rows.append([f"heavy top T = {T_top:g}, h = {h}: |m - m_ref| / max energy error / vertical drift",
                      f"{err:.3e} / {en:.3e} / {vert:.1e}", "-", "{:.2e} / {:.2e} / 1e-14 (T = 20)".format(*notes_ht[h])])
-    _csv(out / "seed003-ch4-summary.csv", ["quantity", "measured", "thesis", "notes/003-ch3plus.md C.8"], rows)
+    write_csv(out / "seed003-ch4-summary.csv", ["quantity", "measured", "thesis", "notes/003-ch3plus.md C.8"], rows)
     if summary is not None and not quick:
         summary.mkdir(parents=True, exist_ok=True)
         for name in ("seed003-ch4-summary.csv", "fig4-1-energy.png", "fig4-2-trajectory.png", "fig4-3-orders.png",

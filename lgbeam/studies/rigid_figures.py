@@ -14,14 +14,12 @@ beside the stated outcome it reproduces (docs/rigid-bodies.md).
 from __future__ import annotations
 
 import argparse
-import csv
 import logging
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from lgbeam.diagnostics import observed_order
@@ -29,23 +27,15 @@ from lgbeam.groups.base import quat_to_matrix
 from lgbeam.integrators.registry import methods_for
 from lgbeam.models import orbit_attitude, rigid_body, spheres
 from lgbeam.solve import ConstantStep, SaveAt, integrate
+from lgbeam.studies._output import save_figure, write_csv
 from lgbeam.studies.rigid_costs import measure
 from lgbeam.systems import RigidBodySO3
 
 logger = logging.getLogger(__name__)
 
 
-def _csv(path: Path, header: list[str], rows: list[list[object]]) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(header)
-        w.writerows(rows)
 
 
-def _save(fig: Figure, path: Path) -> None:
-    FigureCanvasAgg(fig)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
 
 
 def fig41(out: Path, quick: bool) -> list[list[object]]:
@@ -66,9 +56,9 @@ def fig41(out: Path, quick: bool) -> list[list[object]]:
             ax = fig.add_subplot(len(names), len(hs), i * len(hs) + j + 1)
             ax.plot(sol.t, dE, lw=0.7)
             ax.set_title(f"{name}, h = {h}: slope {slope:.2e}", fontsize=8)
-    _save(fig, out / "rigid-fig4.1-energy.png")
-    _csv(out / "rigid-fig4.1-energy.csv", ["method", "h", "t", "E_minus_E0"], rows)
-    _csv(out / "rigid-fig4.1-slopes.csv", ["method", "h", "T", "slope", "max_abs_dE", "window_mean_change"], summary)
+    save_figure(fig, out / "rigid-fig4.1-energy.png", dpi=100)
+    write_csv(out / "rigid-fig4.1-energy.csv", ["method", "h", "t", "E_minus_E0"], rows)
+    write_csv(out / "rigid-fig4.1-slopes.csv", ["method", "h", "T", "slope", "max_abs_dE", "window_mean_change"], summary)
     return summary
 
 
@@ -95,15 +85,15 @@ def fig42(out: Path, quick: bool) -> list[list[object]]:
         ax.set_xlabel("h")
         ax.set_ylabel(lab)
         ax.legend(fontsize=7)
-    _save(fig, out / "rigid-fig4.2-orders.png")
-    _csv(out / "rigid-fig4.2-orders.csv", ["method", "h", "error_R", "error_omega"], rows)
+    save_figure(fig, out / "rigid-fig4.2-orders.png", dpi=100)
+    write_csv(out / "rigid-fig4.2-orders.csv", ["method", "h", "error_R", "error_omega"], rows)
     return rows
 
 
 def costs(out: Path, quick: bool) -> list[dict[str, object]]:
     """Fig. 4.3 and Tables 7.1–7.3 / 3.1 as cost ratios (``lgbeam.studies.rigid_costs``)."""
     rows = measure(quick)
-    _csv(out / "rigid-cost-ratios.csv", list(rows[0]), [list(r.values()) for r in rows])
+    write_csv(out / "rigid-cost-ratios.csv", list(rows[0]), [list(r.values()) for r in rows])
     fig = Figure(figsize=(10, 4))
     ax = fig.add_subplot()
     labels = [f"{r['problem']}\n{r['method']}" for r in rows]
@@ -111,7 +101,7 @@ def costs(out: Path, quick: bool) -> list[dict[str, object]]:
     ax.set_xticks(range(len(rows)), labels, rotation=90, fontsize=6)
     ax.set_ylabel("cost per step / reference method")
     ax.set_yscale("log")
-    _save(fig, out / "rigid-fig4.3-cpu.png")
+    save_figure(fig, out / "rigid-fig4.3-cpu.png", dpi=100)
     return rows
 
 
@@ -142,7 +132,7 @@ def spheres_runs(out: Path, quick: bool) -> list[list[object]]:
             ax.set_title(lab, fontsize=8)
             ax.set_xlabel("t")
         axes[0].legend(fontsize=6)
-        _save(fig, out / f"spheres-{model.name}-invariants.png")
+        save_figure(fig, out / f"spheres-{model.name}-invariants.png", dpi=100)
         # orders at T = 1
         qr, _ = spheres.reference_solution(model, y0, [1.0])
         hs = 2.0 ** -np.arange(4, 7 if quick else 9)
@@ -157,9 +147,9 @@ def spheres_runs(out: Path, quick: bool) -> list[list[object]]:
         ax.set_xlabel("h")
         ax.set_ylabel("max |q − q_ref| at T = 1")
         ax.legend(fontsize=7)
-        _save(fig, out / f"spheres-{model.name}-orders.png")
-    _csv(out / "spheres-invariants.csv", ["problem", "method", "t", "dE", "norm_q_minus_1", "q_dot_omega", "dJ_k"], rows)
-    _csv(out / "spheres-summary.csv", ["problem", "method", "T_or_order", "max_abs_dE_or_order", "dE_T_or_err",
+        save_figure(fig, out / f"spheres-{model.name}-orders.png", dpi=100)
+    write_csv(out / "spheres-invariants.csv", ["problem", "method", "t", "dE", "norm_q_minus_1", "q_dot_omega", "dJ_k"], rows)
+    write_csv(out / "spheres-summary.csv", ["problem", "method", "T_or_order", "max_abs_dE_or_order", "dE_T_or_err",
                                        "max_norm_q_minus_1", "max_q_dot_omega", "max_abs_dJ_k"], summary)
     return summary
 
@@ -182,7 +172,7 @@ def lgvi_runs(out: Path, quick: bool) -> list[list[object]]:
             ax.plot(sol.t, v, lw=0.7)
             ax.set_title(f"{name}: {lab}", fontsize=8)
         summary.append([name, T, float(np.abs(dE).max()), float(nq.max()), float(np.abs(dL).max())])
-    _save(fig, out / "lgvi-fig3.3-3.4.png")
+    save_figure(fig, out / "lgvi-fig3.3-3.4.png", dpi=100)
     Tc = 10.0
     ref = orbit_attitude.reference_solution(model, y0, [Tc])[-1]
     fig = Figure(figsize=(5, 4))
@@ -202,8 +192,8 @@ def lgvi_runs(out: Path, quick: bool) -> list[list[object]]:
     ax.set_xlabel("CPU time [s]")
     ax.set_ylabel("max error at T = 10")
     ax.legend(fontsize=7)
-    _save(fig, out / "lgvi-fig3.5-work-precision.png")
-    _csv(out / "lgvi-summary.csv", ["method", "T_or_h", "max_abs_dE_or_error", "max_unit_norm_or_cpu_s",
+    save_figure(fig, out / "lgvi-fig3.5-work-precision.png", dpi=100)
+    write_csv(out / "lgvi-summary.csv", ["method", "T_or_h", "max_abs_dE_or_error", "max_unit_norm_or_cpu_s",
                                     "max_abs_dL"], summary)
     return summary
 
