@@ -26,6 +26,7 @@ from lgbeam.systems import (
     HasVariableMass,
     MechanicalState,
     is_rheonomic,
+    supports,
 )
 
 
@@ -139,7 +140,7 @@ def residuals(system: Any, t: float, q: FloatArray, v: FloatArray, lin: SaddlePo
     """{phi: ‖Φ‖, bv: ‖B v (+ Φ_t)‖, energy} after a step; ``lin`` lets B v use the stage solver's cached
     pattern. A system may compute all three at once (``HasStepResiduals``, e.g. the rod's compiled pass)."""
     rheo = is_rheonomic(system) if rheonomic is None else rheonomic
-    if not rheo and isinstance(system, HasStepResiduals) and (fused := system.step_residuals(t, q, v)) is not None:
+    if not rheo and supports(system, HasStepResiduals) and (fused := system.step_residuals(t, q, v)) is not None:
         return {"phi": fused[0], "bv": fused[1], "energy": fused[2]}
     res = bv = 0.0
     if system.n_constraints:
@@ -149,7 +150,7 @@ def residuals(system: Any, t: float, q: FloatArray, v: FloatArray, lin: SaddlePo
         if rheo:
             hid = hid + system.constraint_rate(t, q)
         bv = norm(hid)
-    energy = float(system.energy(t, q, v)) if isinstance(system, HasEnergy) else float("nan")
+    energy = float(system.energy(t, q, v)) if supports(system, HasEnergy) else float("nan")
     return {"phi": res, "bv": bv, "energy": energy}
 
 
