@@ -28,7 +28,30 @@ _API: dict[str, str] = {
     "HeavyTop": "lgbeam.models.heavy_top", "observed_order": "lgbeam.diagnostics",
 }
 
-__all__ = ["__version__", *sorted(_API)]
+__all__ = [
+    "METHODS",
+    "NLS",
+    "AdaptiveStep",
+    "ConstantStep",
+    "CosseratRod",
+    "FourierGrid",
+    "HeavyTop",
+    "IncompatibleSystem",
+    "KdV",
+    "Material",
+    "MechanicalState",
+    "NodalLoad",
+    "RodMesh",
+    "SaveAt",
+    "Solution",
+    "Status",
+    "Support",
+    "__version__",
+    "integrate",
+    "make_method",
+    "observed_order",
+]
+assert set(__all__) == {"__version__", *_API}
 
 
 def __getattr__(name: str) -> Any:

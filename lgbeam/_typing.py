@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Union
-
 import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
@@ -11,4 +9,4 @@ import scipy.sparse as sp
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 Array = npt.NDArray[np.generic]
-Matrix = Union[np.ndarray, sp.csr_array, sp.csr_matrix, sp.sparray]
+Matrix = np.ndarray | sp.csr_array | sp.csr_matrix | sp.sparray

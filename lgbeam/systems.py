@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any, Generic as Generic_, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
+from typing import Generic as Generic_
 
 from lgbeam._typing import Array, FloatArray, Matrix
 

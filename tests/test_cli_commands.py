@@ -13,12 +13,12 @@ import time
 import tomllib
 from pathlib import Path
 
+import fake_app
 import meshio
 import pytest
 
-import fake_app
-from lgbeam.cli.main import main
 from lgbeam.apps import load_case
+from lgbeam.cli.main import main
 from lgbeam.io.cases import list_cases
 from lgbeam.io.vtk import read_pvd
 
@@ -112,7 +112,7 @@ def test_study_bad_input(cases, tmp_path, capsys):
 
 @pytest.mark.parametrize("command", ["list", "run", "study", "render"])
 def test_help_has_an_example(command):
-    proc = subprocess.run([sys.executable, "-m", "lgbeam", command, "--help"], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "lgbeam", command, "--help"], capture_output=True, text=True, check=False)
     assert proc.returncode == 0 and "example: lgbeam " + command in proc.stdout
 
 
@@ -138,7 +138,7 @@ def test_ctrl_c_stops_cleanly(cases, tmp_path, catch):
     while time.monotonic() < deadline and not (pvd.exists() and len(read_pvd(pvd)) >= 5):
         time.sleep(0.02)
     proc.send_signal(signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=30)
+    _stdout, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 130, stderr
     assert "interrupted" in stderr and str(out) in stderr and "Traceback" not in stderr
     entries = read_pvd(pvd)

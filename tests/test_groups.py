@@ -27,7 +27,7 @@ MAGS = st.one_of(st.floats(0.05, 2.5), st.floats(1e-12, 1e-7), st.sampled_from([
                  st.floats(np.pi - 1e-3, np.pi - 1e-6))
 
 
-def _rot_blocks(G) -> list[slice]:  # noqa: ANN001
+def _rot_blocks(G) -> list[slice]:
     """Slices of a flat tangent vector that hold rotation vectors Ω."""
     if isinstance(G, Product):
         return [slice(i * G.G.dim, i * G.G.dim + 3) for i in range(G.n)] if G.G.dim >= 3 else []
@@ -35,7 +35,7 @@ def _rot_blocks(G) -> list[slice]:  # noqa: ANN001
 
 
 @st.composite
-def tangents(draw, G, max_trans: float = 2.0):  # noqa: ANN001, ANN201
+def tangents(draw, G, max_trans: float = 2.0):
     """A tangent vector of G whose rotation parts have magnitudes drawn from MAGS."""
     seed = draw(st.integers(0, 2**32 - 1))
     rng = np.random.default_rng(seed)
@@ -46,7 +46,7 @@ def tangents(draw, G, max_trans: float = 2.0):  # noqa: ANN001, ANN201
     return xi
 
 
-def _rand_elem(G, rng, batch=()):  # noqa: ANN001, ANN202
+def _rand_elem(G, rng, batch=()):
     xi = rng.normal(size=tuple(batch) + (G.dim,))
     return G.exp(xi)
 
@@ -56,7 +56,7 @@ def _rand_elem(G, rng, batch=()):  # noqa: ANN001, ANN202
 
 
 @pytest.mark.parametrize("G", ALL, ids=IDS)
-def test_group_axioms(G, rng) -> None:  # noqa: ANN001
+def test_group_axioms(G, rng) -> None:
     a, b, c = (_rand_elem(G, rng, (4,)) for _ in range(3))
     e = G.identity((4,))
     assert_allclose(G.compose(G.compose(a, b), c), G.compose(a, G.compose(b, c)), atol=1e-14)  # round-off
@@ -69,7 +69,7 @@ def test_group_axioms(G, rng) -> None:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("G", ALL, ids=IDS)
-def test_exp_log_roundtrip(G) -> None:  # noqa: ANN001
+def test_exp_log_roundtrip(G) -> None:
     @given(xi=tangents(G))
     def check(xi: np.ndarray) -> None:
         g = G.exp(xi)
@@ -80,7 +80,7 @@ def test_exp_log_roundtrip(G) -> None:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("G", [S3(), S3R3(), S3xR3()], ids=lambda G: G.name)
-def test_unit_norm_preserved_by_compose(G, rng) -> None:  # noqa: ANN001
+def test_unit_norm_preserved_by_compose(G, rng) -> None:
     a, b = _rand_elem(G, rng, (2000,)), _rand_elem(G, rng, (2000,))
     u = np.finfo(float).eps / 2
     # one Hamilton product: each component a 4-term dot product, error <= gamma_4 ~ 4u; norm <= 8u
@@ -97,7 +97,7 @@ def test_unit_norm_preserved_by_compose(G, rng) -> None:  # noqa: ANN001
 # tangent operator
 
 
-def _fd_tangent(G, xi, eta):  # noqa: ANN001, ANN202
+def _fd_tangent(G, xi, eta):
     """(log(exp(ξ)⁻¹exp(ξ + εη)) − log(exp(ξ)⁻¹exp(ξ − εη)))/(2ε) ≈ T(ξ) η."""
     gi = G.inverse(G.exp(xi))
     return (G.log(G.compose(gi, G.exp(xi + EPS_FD * eta))) - G.log(G.compose(gi, G.exp(xi - EPS_FD * eta)))) / (
@@ -105,7 +105,7 @@ def _fd_tangent(G, xi, eta):  # noqa: ANN001, ANN202
     )
 
 
-def _flat_blocks_apply(G, blocks, v):  # noqa: ANN001, ANN202
+def _flat_blocks_apply(G, blocks, v):
     if isinstance(G, Product):
         vb = v.reshape(G.n, G.G.dim)
         return np.einsum("nij,nj->ni", blocks, vb).ravel()
@@ -113,7 +113,7 @@ def _flat_blocks_apply(G, blocks, v):  # noqa: ANN001, ANN202
 
 
 @pytest.mark.parametrize("G", ALL, ids=IDS)
-def test_tangent_matches_finite_difference(G) -> None:  # noqa: ANN001
+def test_tangent_matches_finite_difference(G) -> None:
     @given(xi=tangents(G), eta=tangents(G, max_trans=1.0))
     def check(xi: np.ndarray, eta: np.ndarray) -> None:
         for sl in _rot_blocks(G):  # keep ξ ± εη off the cut at π (FD would jump across it)
@@ -127,7 +127,7 @@ def test_tangent_matches_finite_difference(G) -> None:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("G", ALL, ids=IDS)
-def test_tangent_inv_matches_finite_difference(G) -> None:  # noqa: ANN001
+def test_tangent_inv_matches_finite_difference(G) -> None:
     """log(exp(ξ) exp(εη)) = ξ + ε T(ξ)⁻¹ η + O(ε²) (right perturbation ⇒ T⁻¹)."""
 
     @given(xi=tangents(G), eta=tangents(G, max_trans=1.0))
@@ -145,7 +145,7 @@ def test_tangent_inv_matches_finite_difference(G) -> None:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("G", ALL, ids=IDS)
-def test_tangent_times_inverse_is_identity(G) -> None:  # noqa: ANN001
+def test_tangent_times_inverse_is_identity(G) -> None:
     @given(xi=tangents(G))
     def check(xi: np.ndarray) -> None:
         T, Ti = G.tangent(xi), G.tangent_inv(xi)
@@ -157,7 +157,7 @@ def test_tangent_times_inverse_is_identity(G) -> None:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("G", ALL, ids=IDS)
-def test_tangent_at_1e_minus_9(G, rng) -> None:  # noqa: ANN001
+def test_tangent_at_1e_minus_9(G, rng) -> None:
     """Issue: including |ξ| = 1e-9; T ≈ I − ad/2 there (series dexp_{−ξ}), to first order."""
     xi = rng.normal(size=G.dim)
     xi *= 1e-9 / np.linalg.norm(xi)
@@ -173,7 +173,7 @@ def test_tangent_at_1e_minus_9(G, rng) -> None:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("G", ALL, ids=IDS)
-def test_Ad_and_ad(G, rng) -> None:  # noqa: ANN001
+def test_Ad_and_ad(G, rng) -> None:
     g = _rand_elem(G, rng)
     xi = 0.3 * rng.normal(size=G.dim)
     # g exp(ξ) g⁻¹ = exp(Ad_g ξ)
@@ -187,7 +187,7 @@ def test_Ad_and_ad(G, rng) -> None:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("G", [SO3(), S3(), SE3(), S3R3()], ids=lambda G: G.name)
-def test_ad_is_matrix_commutator(G, rng) -> None:  # noqa: ANN001
+def test_ad_is_matrix_commutator(G, rng) -> None:
     x, y = rng.normal(size=(2, G.dim))
     X, Y = G.hat(x), G.hat(y)
     assert_allclose(G.ad(x) @ y, G.vee(X @ Y - Y @ X), atol=1e-14)
@@ -233,7 +233,7 @@ def test_double_cover_commutes_with_exp(rng) -> None:
     assert_allclose(S3R3().tangent(xi), SE3().tangent(xi), atol=0)
 
 
-def _seed004_reference(W: np.ndarray, U: np.ndarray):  # noqa: ANN202
+def _seed004_reference(W: np.ndarray, U: np.ndarray):
     """Seed 004 eqs. (17)-(20) typed with plain trig (valid away from ω = 0)."""
     w = np.linalg.norm(W)
     Wt = np.array([[0, -W[2], W[1]], [W[2], 0, -W[0]], [-W[1], W[0], 0]])
@@ -264,7 +264,7 @@ def test_s3r3_reproduces_seed004_eqs_17_to_20(omega: float, rng) -> None:
 
 
 @pytest.mark.parametrize("G", MECH, ids=lambda G: G.name)
-def test_batch_shapes_and_mechanical_accessors(G, rng) -> None:  # noqa: ANN001
+def test_batch_shapes_and_mechanical_accessors(G, rng) -> None:
     xi = rng.normal(size=(2, 3, G.dim))
     g = G.exp(xi)
     assert g.shape == (2, 3, *G.param_shape)
@@ -300,7 +300,7 @@ def test_product_blocks_apply_and_csr(rng) -> None:
 
 
 @pytest.mark.parametrize("G", ALL, ids=IDS)
-def test_bad_input_raises_actionable_valueerror(G) -> None:  # noqa: ANN001
+def test_bad_input_raises_actionable_valueerror(G) -> None:
     with pytest.raises(ValueError, match=G.name.replace("^", r"\^")) as exc:
         G.exp(np.zeros(G.dim + 1))
     assert str(G.dim) in str(exc.value)  # the expected shape is named
@@ -313,7 +313,7 @@ def test_bad_input_raises_actionable_valueerror(G) -> None:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("G", [S3(), S3R3(), S3xR3(), Product(S3R3(), 4)], ids=lambda G: G.name)
-def test_non_unit_quaternion_rejected_not_renormalised(G) -> None:  # noqa: ANN001
+def test_non_unit_quaternion_rejected_not_renormalised(G) -> None:
     a = G.identity()
     a.reshape(-1)[0] = 1.0 + 2e-8  # just beyond UNIT_NORM_TOL = 1e-8
     with pytest.raises(ValueError, match=r"not unit.*\(\.\.\., 4\)"):
@@ -323,7 +323,7 @@ def test_non_unit_quaternion_rejected_not_renormalised(G) -> None:  # noqa: ANN0
 
 
 @pytest.mark.parametrize("G", [SO3(), SE3(), SO3xR3()], ids=lambda G: G.name)
-def test_non_rotation_rejected(G) -> None:  # noqa: ANN001
+def test_non_rotation_rejected(G) -> None:
     a = G.identity()
     a[0, 0] = 1.1
     with pytest.raises(ValueError, match="not a rotation"):

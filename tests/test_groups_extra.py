@@ -15,7 +15,7 @@ EPS_FD = 1e-5  # central differences: O(eps²) truncation ~1e-10 + round-off ~1e
 FD_TOL = 1e-8
 
 
-def _samples(G, rng, scale):  # noqa: ANN001, ANN202
+def _samples(G, rng, scale):
     xi = rng.normal(size=(6, G.dim))
     # keep every rotation angle below ~2.5 so that log is single valued (|angle| < π)
     return xi / np.linalg.norm(xi, axis=-1, keepdims=True) * scale
@@ -23,14 +23,14 @@ def _samples(G, rng, scale):  # noqa: ANN001, ANN202
 
 @pytest.mark.parametrize("scale", [1e-9, 1e-4, 1.0, 2.5])
 @pytest.mark.parametrize("G", GROUPS, ids=lambda G: G.name)
-def test_tangent_and_inverse_by_finite_difference(G, scale, rng) -> None:  # noqa: ANN001
+def test_tangent_and_inverse_by_finite_difference(G, scale, rng) -> None:
     xi, eta = _samples(G, rng, scale), rng.normal(size=(6, G.dim))
     gi, g = G.inverse(G.exp(xi)), G.exp(xi)
 
-    def left(s):  # noqa: ANN001, ANN202
+    def left(s):
         return G.log(G.compose(gi, G.exp(xi + s * eta)))
 
-    def right(s):  # noqa: ANN001, ANN202
+    def right(s):
         return G.log(G.compose(g, G.exp(s * eta)))
 
     T, Ti = G.tangent(xi), G.tangent_inv(xi)
@@ -41,7 +41,7 @@ def test_tangent_and_inverse_by_finite_difference(G, scale, rng) -> None:  # noq
 
 
 @pytest.mark.parametrize("G", GROUPS, ids=lambda G: G.name)
-def test_axioms_Ad_ad_hat(G, rng) -> None:  # noqa: ANN001
+def test_axioms_Ad_ad_hat(G, rng) -> None:
     a, b, c = (G.exp(rng.normal(size=(3, G.dim))) for _ in range(3))
     assert_allclose(G.compose(G.compose(a, b), c), G.compose(a, G.compose(b, c)), atol=1e-14)
     # expm (Padé) output is orthogonal only to ~50 eps (measured 1.1e-14 for SO4), so a·a⁻¹ − I is that
@@ -78,7 +78,7 @@ def test_bad_input() -> None:
         TS2().act(np.eye(4), np.zeros(5))
 
 
-def _rand_ts2(rng, n=5):  # noqa: ANN001, ANN202
+def _rand_ts2(rng, n=5):
     q = rng.normal(size=(n, 3))
     q /= np.linalg.norm(q, axis=-1, keepdims=True)
     return np.concatenate([q, np.cross(q, rng.normal(size=(n, 3)))], axis=-1)

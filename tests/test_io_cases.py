@@ -6,11 +6,11 @@ from __future__ import annotations
 import math
 import tomllib
 
+import fake_app
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import fake_app
 from lgbeam.apps import load_case
 from lgbeam.io.cases import apply_override, dumps_toml, parse_value, write_toml
 from lgbeam.io.schema import CaseError

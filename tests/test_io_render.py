@@ -3,11 +3,11 @@ pixel statistics (a blank image has one colour)."""
 
 from __future__ import annotations
 
+import fake_app
 import numpy as np
 import pytest
 from PIL import Image
 
-import fake_app
 from lgbeam.io.plots import fit_order, plot_run, plot_study, read_diagnostics
 from lgbeam.io.render import parse_frames, render_run
 from lgbeam.io.schema import validate

@@ -69,7 +69,7 @@ def test_provenance_record(tmp_path):
     assert back["status"] == "ok" and back["wall_time_s"] == 1.5
     repo = Path(lgbeam.__file__).resolve().parents[1]
     if (repo / ".git").exists():  # an installed wheel has no checkout: then git is {}
-        head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True).stdout
+        head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout
         assert back["git"]["commit"] == head.strip() and isinstance(back["git"]["dirty"], bool)
     assert git_info(tmp_path) == {}
 

@@ -15,7 +15,7 @@ from numpy.testing import assert_allclose
 from lgbeam.cli import cmd_modes
 from lgbeam.cli.main import main
 
-BEAM = dict(length=10.0, EI=500.0, rhoA=2.0, n_elements=24, left="clamped", right="free", tip_force=3.0)
+BEAM = {"length": 10.0, "EI": 500.0, "rhoA": 2.0, "n_elements": 24, "left": "clamped", "right": "free", "tip_force": 3.0}
 
 
 @pytest.fixture

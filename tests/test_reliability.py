@@ -75,7 +75,7 @@ def _kill_and_resume(tmp_path: Path, name: str, reference, seed: int, sig: int =
     rc = proc.wait(timeout=60)
     _check_remains(run)
     res = subprocess.run([sys.executable, "-m", "lgbeam", "run", "--resume", str(run), "--quiet", "--no-figures"],
-                         capture_output=True, text=True)
+                         capture_output=True, text=True, check=False)
     assert res.returncode == 0, res.stderr
     final, diag = reference
     got = _final(run)
@@ -207,7 +207,8 @@ def test_a_second_writer_is_refused_and_a_stale_lock_taken_over(tmp_path, capsys
     with RunLock(run):  # a live writer (this process)
         rc = main(["run", "heavy-top", "--out", str(run), "--force", "--quiet", "--set", "time.t_end=0.01"])
         assert rc == 2 and "still writing" in capsys.readouterr().err
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
+                          check=True)
     (run / RunLock.NAME).write_text(f"{dead.stdout.strip()} {os.uname().nodename}\n")
     assert RunLock.is_stale(run)
     assert main(["run", "heavy-top", "--out", str(run), "--force", "--quiet", "--no-figures",

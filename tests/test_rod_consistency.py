@@ -11,7 +11,15 @@ import pytest
 from numpy.testing import assert_allclose
 
 from lgbeam.discretisations.rods import (
-    CosseratRod, Gravity, Material, NodalLoad, RodMesh, Support, TimeFunction, helix, straight,
+    CosseratRod,
+    Gravity,
+    Material,
+    NodalLoad,
+    RodMesh,
+    Support,
+    TimeFunction,
+    helix,
+    straight,
 )
 from lgbeam.discretisations.rods.kernels import gyroscopic
 from lgbeam.groups.s3r3 import S3R3
@@ -149,7 +157,7 @@ def test_loads_spatial_body_and_gravity(rng):
     # gravity is conservative: its force is minus the gradient of −Σ m γ·x
     eta = rng.standard_normal(6 * rod.n_nodes)
     only_g = CosseratRod(mesh=rod0.mesh, material=rod0.material, q_ref=rod0.q_ref, loads=loads[2:])
-    Vg = lambda qq: only_g.potential_energy(qq) - rod0.potential_energy(qq)  # noqa: E731
+    Vg = lambda qq: only_g.potential_energy(qq) - rod0.potential_energy(qq)
     fd = (Vg(_moved(q, EPS * eta)) - Vg(_moved(q, -EPS * eta))) / (2 * EPS)
     g_grav = np.concatenate([np.zeros_like(grav), -grav], axis=1).ravel()
     assert_allclose(g_grav @ eta, fd, rtol=1e-7)  # O(ε²) curvature of exp along η

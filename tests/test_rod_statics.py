@@ -10,7 +10,15 @@ import numpy as np
 from numpy.testing import assert_allclose
 from scipy.integrate import solve_bvp
 
-from lgbeam.discretisations.rods import CosseratRod, Material, NodalLoad, RodMesh, Support, TimeFunction, straight
+from lgbeam.discretisations.rods import (
+    CosseratRod,
+    Material,
+    NodalLoad,
+    RodMesh,
+    Support,
+    TimeFunction,
+    straight,
+)
 from lgbeam.discretisations.rods.statics import static_equilibrium
 from lgbeam.groups.s3r3 import S3R3
 

@@ -11,11 +11,21 @@ import numpy as np
 import pytest
 
 from lgbeam.studies.rod_dynamics import (
-    adaptive_history, case_problem, final_positions, fitted_order, fixed_step_estimates, temporal_errors,
+    adaptive_history,
+    case_problem,
+    final_positions,
+    fitted_order,
+    fixed_step_estimates,
+    temporal_errors,
     with_bending_stiffness,
 )
 from lgbeam.studies.rod_linear import (
-    case_with, euler_bernoulli_reference, linear_modes, static_tips, spatial_order, tangent_stiffness,
+    case_with,
+    euler_bernoulli_reference,
+    linear_modes,
+    spatial_order,
+    static_tips,
+    tangent_stiffness,
     transverse_frequencies,
 )
 
@@ -88,8 +98,8 @@ def test_adaptive_histories_step_grows_for_roll_up_bounded_for_spaghetti():
     stiff = adaptive_history(with_bending_stiffness(case_problem("roll-up"), 5e4), 5.0)
     for hist in (roll, spag, stiff):
         assert np.all(hist["err"] <= 1.0)  # accepted steps only
-    early = lambda d: np.median(d["h"][(d["t"] > 0.2) & (d["t"] < 1.0)])  # noqa: E731
-    late = lambda d: np.median(d["h"][d["t"] > 4.0])  # noqa: E731
+    early = lambda d: np.median(d["h"][(d["t"] > 0.2) & (d["t"] < 1.0)])
+    late = lambda d: np.median(d["h"][d["t"] > 4.0])
     assert late(roll) > early(roll)  # Fig. 11: the roll-up settles, the step grows
     assert late(spag) < 1.5 * early(spag)  # Fig. 11: the flying spaghetti keeps moving, h stays bounded
     assert np.max(spag["h"]) < 0.02  # bounded (measured max 6.3e-3)
@@ -184,7 +194,7 @@ def test_static_analysis_and_errors_across_meshes(tmp_path, cantilever_tips):
         case = case_with(CANTILEVER, n, ["analysis.kind=static", "output.vtk=false"])
         assert run(case, d).status == "ok"
         sols[n] = dict(np.load(d / "solution.npz"))
-    ns, tips, _ = cantilever_tips
+    _ns, tips, _ = cantilever_tips
     np.testing.assert_allclose(sols[4]["positions"][-1, -1], tips[0], atol=1e-12)  # same solver, same tip
     np.testing.assert_allclose(sols[4]["positions"][0, -1], [1.0, 0.0, 0.0], atol=1e-15)  # frame t0: reference
     e = errors(sols[4], sols[8])

@@ -10,7 +10,7 @@ from lgbeam.groups import S3R3
 
 G = S3R3()
 MESH = RodMesh.uniform(1.0, 4)
-MAT = dict(C_K=[1.0] * 3, C_Gamma=[1e3] * 3, rhoA=1.0, rhoJ=[0.1] * 3)
+MAT = {"C_K": [1.0] * 3, "C_Gamma": [1e3] * 3, "rhoA": 1.0, "rhoJ": [0.1] * 3}
 
 
 @pytest.mark.parametrize("kw, match", [

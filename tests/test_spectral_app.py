@@ -7,9 +7,8 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-from lgbeam.apps import spectral
+from lgbeam.apps import load_case, spectral
 from lgbeam.studies import spectral_hmax
-from lgbeam.apps import load_case
 
 
 @pytest.mark.parametrize("name, overrides", [

@@ -56,8 +56,8 @@ def iteration_cost(n: int, repeats: int) -> dict[str, float]:
 def path_counts(name: str, overrides: list[str]) -> dict[str, Any]:
     """Steps, Newton iterations, cut-backs, events and wall time of a static case's path."""
     from lgbeam.apps import load_case
-    from lgbeam.apps.rod_static import settings
     from lgbeam.apps.rod import build
+    from lgbeam.apps.rod_static import settings
     from lgbeam.discretisations.rods.statics import solve_static
 
     case, _ = load_case(name, overrides)

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from lgbeam.apps.rod_static import settings
 from lgbeam.apps.rod import build
+from lgbeam.apps.rod_static import settings
 from lgbeam.discretisations.rods import modal
 from lgbeam.discretisations.rods.statics import solve_static
 from lgbeam.io.atomic import atomic_write

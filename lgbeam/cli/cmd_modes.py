@@ -51,7 +51,7 @@ class ModesReport:
 def beam_from_data(data: dict[str, Any], n_elements: int | None = None) -> EulerBernoulliBeam:
     """Build the Hermite beam from ``linear_beam_data`` output; ``n_elements`` overrides the case's."""
     if not isinstance(data, dict):
-        raise ValueError(f"linear_beam_data must return a dict with keys {', '.join(REQUIRED_KEYS)}, got {type(data).__name__}")
+        raise ValueError(f"linear_beam_data must return a dict with keys {', '.join(REQUIRED_KEYS)}, got {type(data).__name__}")  # noqa: TRY004 - a user error: the CLI maps ValueError to exit 2
     missing = [k for k in REQUIRED_KEYS if k not in data]
     if missing:
         raise ValueError(f"linear beam data lacks {', '.join(missing)} (needs {', '.join(REQUIRED_KEYS)})")
@@ -85,8 +85,8 @@ def format_report(rep: ModesReport, name: str) -> str:
     """The table printed by ``lgbeam modes``."""
     b = rep.beam
     lines = [
-        f"{name}: linear Euler–Bernoulli beam, L={b.length:g}, EI={b.EI:g}, rhoA={b.rhoA:g}, "
-        f"{b.left}–{b.right}, {b.n_elements} cubic Hermite elements (scikit-fem)",
+        (f"{name}: linear Euler–Bernoulli beam, L={b.length:g}, EI={b.EI:g}, rhoA={b.rhoA:g}, "
+        f"{b.left}–{b.right}, {b.n_elements} cubic Hermite elements (scikit-fem)"),
         f"{'mode':>4}  {'omega [rad/s]':>15}  {'f [Hz]':>13}  {'closed form':>15}  {'rel. error':>10}",
     ]
     for r in rep.rows:

@@ -14,12 +14,25 @@ from lgbeam.groups.direct import Rn, S3xR3, SO3xR3
 from lgbeam.groups.product import Product
 from lgbeam.groups.s3 import S3
 from lgbeam.groups.s3r3 import S3R3
+from lgbeam.groups.se2 import SE2
 from lgbeam.groups.se3 import SE3
 from lgbeam.groups.so3 import SO3
-
-from lgbeam.groups.se2 import SE2
 from lgbeam.groups.son import SOn
 from lgbeam.groups.sphere import S2, TS2
 
-__all__ = ["SO3", "S3", "SE3", "SO3xR3", "S3R3", "S3xR3", "Rn", "SE2", "SOn", "S2", "TS2", "Product",
-           "UNIT_NORM_TOL", "compiled_kernels"]
+__all__ = [
+           "S2",
+           "S3",
+           "S3R3",
+           "SE2",
+           "SE3",
+           "SO3",
+           "TS2",
+           "UNIT_NORM_TOL",
+           "Product",
+           "Rn",
+           "S3xR3",
+           "SO3xR3",
+           "SOn",
+           "compiled_kernels",
+]

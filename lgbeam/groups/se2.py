@@ -17,7 +17,15 @@ import numpy as np
 
 from lgbeam._typing import FloatArray
 from lgbeam.groups import _series as sr
-from lgbeam.groups.base import MatrixGroupOps, UNIT_NORM_TOL, GroupBase, _show, as_array, check_finite, check_orthonormal
+from lgbeam.groups.base import (
+    UNIT_NORM_TOL,
+    GroupBase,
+    MatrixGroupOps,
+    _show,
+    as_array,
+    check_finite,
+    check_orthonormal,
+)
 
 logger = logging.getLogger(__name__)
 

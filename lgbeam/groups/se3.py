@@ -19,14 +19,14 @@ import numpy as np
 from lgbeam._typing import FloatArray
 from lgbeam.groups import _series as sr
 from lgbeam.groups.base import (
-    MatrixGroupOps,
-    cross,
     UNIT_NORM_TOL,
     GroupBase,
+    MatrixGroupOps,
     _show,
     as_array,
     check_finite,
     check_orthonormal,
+    cross,
     hat3,
     sq_hat3,
     table_matmul,

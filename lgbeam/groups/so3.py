@@ -16,11 +16,11 @@ import numpy as np
 from lgbeam._typing import FloatArray
 from lgbeam.groups import _series as sr
 from lgbeam.groups.base import (
-    MatrixGroupOps,
-    cross,
     GroupBase,
+    MatrixGroupOps,
     check_finite,
     check_orthonormal,
+    cross,
     hat3,
     matrix_to_quat,
     quat_to_matrix,
@@ -174,4 +174,4 @@ def as_mat(name: str, X: Any, n: int) -> FloatArray:
     return as_array(name, "algebra matrix", X, (n, n))
 
 
-__all__ = ["SO3", "exp_so3", "tangent_so3", "tangent_inv_so3", "quat_exp", "quat_log", "quat_to_matrix"]
+__all__ = ["SO3", "exp_so3", "quat_exp", "quat_log", "quat_to_matrix", "tangent_inv_so3", "tangent_so3"]

@@ -20,7 +20,7 @@ import scipy.linalg as sla
 
 from lgbeam._typing import FloatArray
 from lgbeam.groups import _series as sr
-from lgbeam.groups.base import MatrixGroupOps, GroupBase, as_array, check_finite, check_orthonormal
+from lgbeam.groups.base import GroupBase, MatrixGroupOps, as_array, check_finite, check_orthonormal
 
 logger = logging.getLogger(__name__)
 

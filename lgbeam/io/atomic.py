@@ -21,7 +21,7 @@ import socket
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Self
 
 logger = logging.getLogger(__name__)
 
@@ -124,7 +124,7 @@ class RunLock:
                 self.path.unlink()
             self.held = False
 
-    def __enter__(self) -> RunLock:
+    def __enter__(self) -> Self:
         self.acquire()
         return self
 

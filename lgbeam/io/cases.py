@@ -152,7 +152,7 @@ def _string(s: str) -> str:
 
 def _key(k: str) -> str:
     if not isinstance(k, str):
-        raise ValueError(f"TOML keys must be strings, got {k!r}")
+        raise ValueError(f"TOML keys must be strings, got {k!r}")  # noqa: TRY004 - a user error: the CLI maps ValueError to exit 2
     return k if _BARE.match(k) else _string(k)
 
 

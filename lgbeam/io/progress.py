@@ -18,6 +18,7 @@ from __future__ import annotations
 import sys
 import time
 from types import TracebackType
+from typing import Self
 
 __all__ = ["Progress"]
 
@@ -57,8 +58,9 @@ class Progress:
             self._bar.close()
             self._bar = None
 
-    def __enter__(self) -> Progress:
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, exc_type: type | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
         self.close()

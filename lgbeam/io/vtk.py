@@ -241,7 +241,8 @@ class PVDSeries:
     def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, exc_type: type | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
         self.close()
 
     def close(self) -> None:

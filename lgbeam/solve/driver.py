@@ -296,7 +296,7 @@ class _Loop:
                                                                                            dict[str, float]]:
         """(accept, err, failure status, detail, diagnostics of the candidate)."""
         ok = st.status is Status.OK and _all_finite(st.y)
-        fail = st.status if st.status is not Status.OK else Status.NONFINITE
+        fail: Status = st.status if st.status is not Status.OK else Status.NONFINITE
         detail = st.detail or ("" if ok else "non-finite state")
         err = 0.0
         est = st.embedded() if ok and (self.ctl.adaptive or self.measure) else None

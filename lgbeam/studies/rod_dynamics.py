@@ -114,7 +114,7 @@ def fixed_step_estimates(
     -------
     t : (n,) end times of the steps; err : (n,) scaled estimates; raw : (n,) unscaled estimates.
     """
-    n = int(round(t_end / h))
+    n = round(t_end / h)
     if n < 1 or abs(n * h - t_end) > 1e-9 * t_end:
         raise ValueError(f"t_end = {t_end:g} must be a whole number of steps h = {h:g}")
     if not method_entry(method).adaptive:

@@ -87,13 +87,13 @@ def closed_form_beta_l(left: str, right: str, n: int) -> FloatArray | None:
         return 2.0 * e / (1.0 + e * e)
 
     if pair == frozenset({"clamped", "free"}):
-        f: Callable[[float], float] = lambda b: np.cos(b) + sech(b)  # noqa: E731
+        f: Callable[[float], float] = lambda b: np.cos(b) + sech(b)
         brackets = [((j - 1) * np.pi + 1e-3, j * np.pi) for j in range(1, n + 1)]
     elif pair in (frozenset({"free"}), frozenset({"clamped"})):
-        f = lambda b: np.cos(b) - sech(b)  # noqa: E731
+        f = lambda b: np.cos(b) - sech(b)
         brackets = [(j * np.pi, (j + 1) * np.pi) for j in range(1, n + 1)]
     elif pair in (frozenset({"clamped", "pinned"}), frozenset({"pinned", "free"})):
-        f = lambda b: np.sin(b) - np.cos(b) * np.tanh(b)  # noqa: E731
+        f = lambda b: np.sin(b) - np.cos(b) * np.tanh(b)
         brackets = [(j * np.pi, j * np.pi + 0.5 * np.pi) for j in range(1, n + 1)]
     else:
         return None

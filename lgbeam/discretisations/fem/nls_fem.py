@@ -191,7 +191,7 @@ class FENLS:
         return self._eig[0]
 
     @cached_property
-    def _mass_solve(self):  # noqa: ANN202 - a scipy factorisation callable
+    def _mass_solve(self):
         if self.mass == "lumped":
             w = self._lumped_weights
             return lambda r: r / w[:, None] if r.ndim == 2 else r / w
@@ -230,7 +230,7 @@ class FENLS:
         q, p = self._nodal(y)
         return q + 1j * p
 
-    def interpolate(self, psi0) -> Array:  # noqa: ANN001 - callable x -> complex
+    def interpolate(self, psi0) -> Array:
         """State of the FE interpolant of a function ψ₀(x) (vectorised, complex or real)."""
         return self.from_field(np.asarray(psi0(self.x), dtype=complex))
 

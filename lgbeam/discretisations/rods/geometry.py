@@ -56,7 +56,7 @@ def _roll(R: FloatArray, roll: float) -> FloatArray:
     return R @ Rz
 
 
-def straight(G: Any, mesh: RodMesh, *, start=(0.0, 0.0, 0.0), direction=(1.0, 0.0, 0.0), roll: float = 0.0) -> FloatArray:  # noqa: ANN001
+def straight(G: Any, mesh: RodMesh, *, start=(0.0, 0.0, 0.0), direction=(1.0, 0.0, 0.0), roll: float = 0.0) -> FloatArray:
     """Straight rod from ``start`` along ``direction``; R = minimal rotation e₃ → direction, then ``roll`` about d₃.
 
     For direction e_x this is the roll-up frame (90° about e₂); for (−6, 8, 0) the flying-spaghetti
@@ -69,7 +69,7 @@ def straight(G: Any, mesh: RodMesh, *, start=(0.0, 0.0, 0.0), direction=(1.0, 0.
     return G.from_rotation(np.broadcast_to(R, (mesh.n_nodes, 3, 3)), x)
 
 
-def constant_strain(G: Any, mesh: RodMesh, K: FloatArray, *, start=(0.0, 0.0, 0.0), direction=(1.0, 0.0, 0.0), roll: float = 0.0) -> FloatArray:  # noqa: ANN001
+def constant_strain(G: Any, mesh: RodMesh, K: FloatArray, *, start=(0.0, 0.0, 0.0), direction=(1.0, 0.0, 0.0), roll: float = 0.0) -> FloatArray:
     """q(s) = q_0 exp((s − s_0)(K, e₃)): the rod with constant curvature K (arc, helix)."""
     q0 = straight(G, RodMesh(mesh.s[:2]), start=start, direction=direction, roll=roll)[0]
     w0 = np.concatenate([np.asarray(K, dtype=float), [0.0, 0.0, 1.0]])

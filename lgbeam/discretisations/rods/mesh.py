@@ -107,7 +107,7 @@ class RodMesh:
                 return self.n_nodes - 1
             raise ValueError(f"unknown node name {where!r}; use an index, 'start' or 'end'")
         if isinstance(where, bool) or not isinstance(where, (int, np.integer)):
-            raise ValueError(f"node reference must be an integer or 'start'/'end', got {where!r}")
+            raise ValueError(f"node reference must be an integer or 'start'/'end', got {where!r}")  # noqa: TRY004 - a user error: the CLI maps ValueError to exit 2
         n = self.n_nodes
         if not -n <= where < n:
             raise ValueError(

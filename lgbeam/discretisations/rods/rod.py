@@ -125,7 +125,7 @@ class CosseratRod:
             elif isinstance(load, (DistributedLoad, Gravity)):
                 out.append(-1)
             else:
-                raise ValueError(f"unknown rod load {load!r}; use NodalLoad, DistributedLoad or Gravity")
+                raise ValueError(f"unknown rod load {load!r}; use NodalLoad, DistributedLoad or Gravity")  # noqa: TRY004 - a user error: the CLI maps ValueError to exit 2
         return tuple(out)
 
     @property

@@ -33,7 +33,6 @@ seed 004 eqs. (19)–(20) (T, T⁻¹ of SO(3)/SE(3)).
 from __future__ import annotations
 
 import functools
-
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
