@@ -189,6 +189,7 @@ POISSON_STEPS: dict[str, dict[str, list[float]]] = {
     # they are fitted on NLS only, the triple jump and energy-exp4 on both.
     "exp-triple-jump4": {"nls-soliton": [1 / 20, 1 / 40, 1 / 80], "kdv-soliton": [1 / 20, 1 / 40, 1 / 80]},
     "exp-suzuki4": {"nls-soliton": [1 / 10, 1 / 20, 1 / 40]},
+    "exp-suzuki4-adaptive": {"nls-soliton": [1 / 10, 1 / 20, 1 / 40]},  # its steps are exp-suzuki4's
     "exp-yoshida6": {"nls-soliton": [1 / 20, 1 / 40, 1 / 80]},
     "exp-kahan-li6": {"nls-soliton": [1 / 20, 1 / 40, 1 / 80]},
     "exp-kahan-li8": {"nls-soliton": [1 / 10, 1 / 20, 1 / 40]},  # errors 7e-7 … 1e-11, above round-off

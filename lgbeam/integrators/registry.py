@@ -41,6 +41,7 @@ from lgbeam.integrators.poisson.exponential import (
     ExponentialEuler,
     ExponentialMidpoint,
 )
+from lgbeam.integrators.poisson.adaptive import ENTRY as ADAPTIVE_POISSON
 from lgbeam.integrators.poisson.solver import FixedPoint
 from lgbeam.integrators.poisson.spectral import ENTRIES as SPECTRAL_POISSON
 from lgbeam.integrators.rigid import RIGID_METHODS, RIGID_OPTIONS, RIGID_SUMMARIES
@@ -123,7 +124,7 @@ def _entries() -> dict[str, MethodEntry]:
         opts += ("stage",) if name in ("exp-midpoint", "disex") else ()  # stage solver (issue 18)
         out.append(MethodEntry(name, "poisson", partial(_poisson, cls), summary, opts))
     out.append(MethodEntry("exp-euler", "poisson", ExponentialEuler, "exponential Euler, explicit (seed 003 (2.4))"))
-    out.extend(MethodEntry(*row) for row in SPECTRAL_POISSON)  # Fourier-space compositions (issue 18)
+    out.extend(MethodEntry(*row) for row in (*SPECTRAL_POISSON, ADAPTIVE_POISSON))  # issue 18
     out.append(MethodEntry("gen-alpha", "implicit", GeneralizedAlpha,
                            "Lie group generalized-α, order 2, implicit, ρ∞-controlled damping (Brüls, Cardona & Arnold 2012)",
                            ("rho_inf", "index", "tol", "max_iter", "reuse", "project_initial", "consistency_tol")))
