@@ -190,6 +190,7 @@ def test_tiny_output_interval_is_refused_before_the_run(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert rc == 2 and len(err.splitlines()) == 1
     assert "output.every" in err and "GiB" in err
+    assert not out.exists()  # the folder this command made for the refused run is not left behind
 
 
 @pytest.mark.parametrize("override", ["integrator.rtol=nan", "model.mass=inf", "initial.omega=[0.0, nan, 1.0]"])

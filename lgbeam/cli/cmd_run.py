@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import shutil
 import signal
 import sys
 from dataclasses import asdict
@@ -119,12 +120,19 @@ def _run(args: argparse.Namespace) -> int:
         if not args.case:
             raise ValueError("lgbeam run needs a CASE (see `lgbeam list`) or --resume RUN_DIR")
         case, source = load_case(args.case, args.overrides)
+        fresh = args.out is None or not Path(args.out).exists()
         run_dir = make_run_dir(str(case.get("name") or source.stem), args.out, force=args.force)
     try:
         summary = run_case(case, source, run_dir, progress=not args.quiet, figures=not args.no_figures,
                            resume=args.resume is not None)
     except KeyboardInterrupt:
         summary = RunSummary(status="interrupted")
+    except ValueError:
+        # a user error found once the model is built (a bad value, a refused size): a folder this command
+        # created holds nothing of value, so it goes; an existing or resumed folder is left as it was
+        if args.resume is None and fresh:
+            shutil.rmtree(run_dir, ignore_errors=True)
+        raise
     if summary.status == "interrupted":  # the driver catches SIGINT/SIGTERM between steps and returns this
         sig = summary.extra.get("signal", signal.SIGINT)
         print(f"lgbeam run: interrupted by {signal.Signals(sig).name}; everything written so far is valid and is in "
