@@ -116,10 +116,10 @@ def _interrupt(tmp_path: Path, seed: int, sig: int) -> None:
     assert "Traceback" not in err and "SystemError" not in err, err
     prov = json.loads((run / "provenance.json").read_text())
     assert prov["status"] == "interrupted"
-    with np.load(run / "solution.npz") as sol:
-        assert sol["t"][-1] > 0.0 and np.all(np.isfinite(sol["q"]))
+    with np.load(run / "solution.npz") as sol:  # the signal may come before the first step (t = 0) or later
+        assert sol["t"].size >= 1 and sol["t"][0] == 0.0 and np.all(np.isfinite(sol["q"]))
     rows = (run / "diagnostics.csv").read_text().splitlines()
-    assert len(rows) > 2
+    assert len(rows) >= 2 and rows[0].startswith("t,h,err,accepted")  # header and at least the initial row
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])

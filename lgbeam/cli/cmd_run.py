@@ -113,7 +113,23 @@ def _resume_target(args: argparse.Namespace) -> tuple[dict[str, Any], Path, Path
     return case, source, run_dir
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM outside the integration loop (the driver records it itself inside the loop)."""
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    raise Terminated
+
+
 def _run(args: argparse.Namespace) -> int:
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        return _run_case_command(args)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _run_case_command(args: argparse.Namespace) -> int:
     if args.resume is not None:
         case, source, run_dir = _resume_target(args)
     else:
@@ -125,8 +141,9 @@ def _run(args: argparse.Namespace) -> int:
     try:
         summary = run_case(case, source, run_dir, progress=not args.quiet, figures=not args.no_figures,
                            resume=args.resume is not None)
-    except KeyboardInterrupt:
-        summary = RunSummary(status="interrupted")
+    except KeyboardInterrupt as exc:
+        summary = RunSummary(status="interrupted",
+                             extra={"signal": signal.SIGTERM if isinstance(exc, Terminated) else signal.SIGINT})
     except ValueError:
         # a user error found once the model is built (a bad value, a refused size): a folder this command
         # created holds nothing of value, so it goes; an existing or resumed folder is left as it was

@@ -204,58 +204,60 @@ def integrate(system: Any, method: Any, y0: Any, t_span: tuple[float, float], *,
     the blow-up factor of the ``energy`` and ``mass`` diagnostics (None: no check; default: the method's
     ``blowup_factor``, else 1e6). Returns a ``Solution`` whose ``status`` says why the run stopped.
     """
-    method, t0, t_end = _setup(system, method, t_span, controller)
-    if energy_growth is BY_METHOD:
-        energy_growth = float(method.blowup_factor) if isinstance(method, HasBlowupFactor) else DEFAULT_GROWTH
-    save = save or SaveAt()
-    save_times = save.plan(t0, t_end)
-    if not (isinstance(max_steps, int) and max_steps >= 1):
-        raise ValueError(f"max_steps must be a positive integer, got {max_steps!r}")
-    if energy_growth is not None and not energy_growth > 1:
-        raise ValueError(f"energy_growth must be a factor > 1 (or None to disable), got {energy_growth!r}")
-    rec = record if record is not None else MemoryRecord()
-    st0 = _start(system, method, controller, t0, y0, resume)
-    diag: Callable[[float, Any, Any], dict[str, float]] = (
-        (lambda t, yy, c: method.diagnostics(system, t, yy, c)) if diagnostics is True
-        else (lambda t, yy, c: {}) if diagnostics is False else (lambda t, yy, c: diagnostics(t, yy)))
-    measure = isinstance(controller, ConstantStep) and controller.measures
-    out_t: list[float] = []
-    out_y: list[Any] = []
-    stop = False
-    if resume is None:
-        first = diag(t0, st0.y, st0.cache)
-        rec.start(tuple(first) + (("err_raw",) if measure else ()))
-        rec.add(t0, 0.0, 0.0, True, 0, first)
-        st0.energy_ref = abs(first.get("energy", 0.0)) if math.isfinite(first.get("energy", 0.0)) else 0.0
-        st0.mass_ref = abs(first.get("mass", 0.0)) if math.isfinite(first.get("mass", 0.0)) else 0.0
-        out_t, out_y = [t0], [st0.y]
-        stop = _emit(save, t0, st0.y)
-    else:
-        assert st0.record is not None, "a resumed state carries its record's state"
-        rec.restore(st0.record)
-    loop = _Loop(system, method, controller, save, save_times, diag, rec, t0, t_end, max_steps, energy_growth,
-                 measure, progress, checkpoint, out_t, out_y)
+    # SIGINT/SIGTERM are recorded from here on (not only in the loop): the first compiled calls (λ₀, the
+    # first diagnostics) may compile or load kernels, and an interrupt must not surface inside them
     with _Signals().installed() as signals:
+        method, t0, t_end = _setup(system, method, t_span, controller)
+        if energy_growth is BY_METHOD:
+            energy_growth = float(method.blowup_factor) if isinstance(method, HasBlowupFactor) else DEFAULT_GROWTH
+        save = save or SaveAt()
+        save_times = save.plan(t0, t_end)
+        if not (isinstance(max_steps, int) and max_steps >= 1):
+            raise ValueError(f"max_steps must be a positive integer, got {max_steps!r}")
+        if energy_growth is not None and not energy_growth > 1:
+            raise ValueError(f"energy_growth must be a factor > 1 (or None to disable), got {energy_growth!r}")
+        rec = record if record is not None else MemoryRecord()
+        st0 = _start(system, method, controller, t0, y0, resume)
+        diag: Callable[[float, Any, Any], dict[str, float]] = (
+            (lambda t, yy, c: method.diagnostics(system, t, yy, c)) if diagnostics is True
+            else (lambda t, yy, c: {}) if diagnostics is False else (lambda t, yy, c: diagnostics(t, yy)))
+        measure = isinstance(controller, ConstantStep) and controller.measures
+        out_t: list[float] = []
+        out_y: list[Any] = []
+        stop = False
+        if resume is None:
+            first = diag(t0, st0.y, st0.cache)
+            rec.start(tuple(first) + (("err_raw",) if measure else ()))
+            rec.add(t0, 0.0, 0.0, True, 0, first)
+            st0.energy_ref = abs(first.get("energy", 0.0)) if math.isfinite(first.get("energy", 0.0)) else 0.0
+            st0.mass_ref = abs(first.get("mass", 0.0)) if math.isfinite(first.get("mass", 0.0)) else 0.0
+            out_t, out_y = [t0], [st0.y]
+            stop = _emit(save, t0, st0.y)
+        else:
+            assert st0.record is not None, "a resumed state carries its record's state"
+            rec.restore(st0.record)
+        loop = _Loop(system, method, controller, save, save_times, diag, rec, t0, t_end, max_steps, energy_growth,
+                     measure, progress, checkpoint, out_t, out_y)
         loop.run(st0, signals, stopped=stop)
-    rec.close()
-    s = loop.state
-    if not save.store and (not out_t or out_t[-1] != s.t):
-        out_t.append(s.t)
-        out_y.append(s.y)
-    message = loop.message
-    if message and loop.status not in (Status.OK, Status.STOPPED):
-        message = f"{message}; {loop.status.advice}"
-        logger.info(message)
-    stats = {"n_steps": s.n_acc, "n_rejected": s.n_rej, "n_evaluations": s.n_eval, "n_iterations": s.n_iter,
-             "wall_time": loop.wall, "t_final": s.t, "method": method.name, "h_first": s.h_first,
-             "h_last": s.h_last, "h_smallest": s.h_smallest if s.n_acc else math.nan,
-             "h_largest": s.h_largest if s.n_acc else math.nan}
-    if signals.received is not None:
-        stats["signal"] = signals.received
-    if isinstance(controller, ConstantStep) and s.n_acc and abs(s.h_last - controller.h) > 1e-12 * controller.h:
-        stats["note"] = f"constant step {controller.h:g}; the last step was {s.h_last:.6g} to end at t = {t_end:g}"
-    return Solution(t=np.asarray(out_t), y=_stack(out_y), steps=rec.arrays(), status=loop.status, message=message,
-                    stats=stats, summary=rec.summary(), state=s)
+        rec.close()
+        s = loop.state
+        if not save.store and (not out_t or out_t[-1] != s.t):
+            out_t.append(s.t)
+            out_y.append(s.y)
+        message = loop.message
+        if message and loop.status not in (Status.OK, Status.STOPPED):
+            message = f"{message}; {loop.status.advice}"
+            logger.info(message)
+        stats = {"n_steps": s.n_acc, "n_rejected": s.n_rej, "n_evaluations": s.n_eval, "n_iterations": s.n_iter,
+                 "wall_time": loop.wall, "t_final": s.t, "method": method.name, "h_first": s.h_first,
+                 "h_last": s.h_last, "h_smallest": s.h_smallest if s.n_acc else math.nan,
+                 "h_largest": s.h_largest if s.n_acc else math.nan}
+        if signals.received is not None:
+            stats["signal"] = signals.received
+        if isinstance(controller, ConstantStep) and s.n_acc and abs(s.h_last - controller.h) > 1e-12 * controller.h:
+            stats["note"] = f"constant step {controller.h:g}; the last step was {s.h_last:.6g} to end at t = {t_end:g}"
+        return Solution(t=np.asarray(out_t), y=_stack(out_y), steps=rec.arrays(), status=loop.status, message=message,
+                        stats=stats, summary=rec.summary(), state=s)
 
 
 class _Loop:
