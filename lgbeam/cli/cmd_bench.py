@@ -22,8 +22,8 @@ BENCHES = {
     "rigid": "lgbeam.bench.rigid",
     "rod": "lgbeam.bench.rod",
     "spectral": "lgbeam.bench.spectral",
-    "statics": "lgbeam.bench.statics",
     "study": "lgbeam.bench.study",
+    "statics": "lgbeam.bench.statics",
 }
 
 

@@ -30,6 +30,7 @@ from lgbeam.integrators.half_explicit import HalfExplicitRK
 from lgbeam.integrators.integral_preserving import ENTRIES as INTEGRAL_PRESERVING
 from lgbeam.integrators.lgvi import LGVI_METHODS, LGVI_OPTIONS, LGVI_SUMMARIES
 from lgbeam.integrators.lie import ENTRIES as LIE_ACTION
+from lgbeam.integrators.poisson.adaptive import ENTRY as ADAPTIVE_POISSON
 from lgbeam.integrators.poisson.baselines import (
     DiscreteGradientMethod,
     ImplicitMidpoint,
@@ -41,7 +42,6 @@ from lgbeam.integrators.poisson.exponential import (
     ExponentialEuler,
     ExponentialMidpoint,
 )
-from lgbeam.integrators.poisson.adaptive import ENTRY as ADAPTIVE_POISSON
 from lgbeam.integrators.poisson.solver import FixedPoint
 from lgbeam.integrators.poisson.spectral import ENTRIES as SPECTRAL_POISSON
 from lgbeam.integrators.rigid import RIGID_METHODS, RIGID_OPTIONS, RIGID_SUMMARIES
