@@ -10,6 +10,7 @@ from lgbeam.cli.cmd_bench import BENCHES
 from lgbeam.cli.main import main
 
 TIMING_COLUMN = {"groups": "ours_ms", "herk": "us_per_step", "lie": "hs-rkmk4_us", "rod": "us_per_step", "spectral": "wall_s",
+                 "stiff": "cpu_s",
                  "study": "wall_s", "ep": "cpu_ms_per_step", "rigid": "us_per_step", "statics": "value",
                  "memory": "peak_rss_mib"}
 CSV_NAME = {"ep": "ep-accuracy"}  # benches that write several tables: the one checked here

@@ -220,21 +220,17 @@ def test_steel_cantilever_one_second_tracks_the_first_modes():
 @pytest.mark.slow
 def test_variational_integrator_energy_bounded_over_ten_thousand_steps():
     """Undamped steel cantilever (N = 8) under the dead tip load, 10⁴ steps of 1 ms: the total energy
-    T + V − F·x_tip stays within a bound that does not grow (no drift); generalized-α (ρ∞ = 0.9) dissipates."""
+    T + V − F·x_tip stays within a bound that does not grow (no drift)."""
     rod, y0 = _rod(STEEL, "model.n_elements=8")
     F = np.array([0.0, 0.0, -2.0])
-    record = {}
-    for method in ("rattle-lgvi", "gen-alpha"):
-        sol = integrate(rod, method, y0, (0.0, 10.0), controller=ConstantStep(1e-3), save=SaveAt(every=0.01),
-                        diagnostics=False)
-        assert sol.status == "ok", sol.message
-        E = np.array([rod.energy(0.0, q, v) - F @ rod.G.translation(q.reshape(-1, 7)[-1]) for q, v in zip(sol.q, sol.v)])
-        record[method] = E - E[0]
+    sol = integrate(rod, "rattle-lgvi", y0, (0.0, 10.0), controller=ConstantStep(1e-3), save=SaveAt(every=0.01),
+                    diagnostics=False)
+    assert sol.status == "ok", sol.message
+    E = np.array([rod.energy(0.0, q, v) - F @ rod.G.translation(q.reshape(-1, 7)[-1]) for q, v in zip(sol.q, sol.v)])
+    drift = E - E[0]
     work = 2.0 * 0.12  # |F| × the tip travel: the energy exchanged between kinetic and potential
-    drift = record["rattle-lgvi"]
     first, second = np.abs(drift[: drift.size // 2]).max(), np.abs(drift[drift.size // 2:]).max()
     assert max(first, second) <= 1e-3 * work and second <= 2 * first + 1e-12 * work
-    assert record["gen-alpha"][-1] < -1e-3 * work  # numerical dissipation of the high modes
 
 
 # ------------------------------------------------------------------------------------------ numerical damping

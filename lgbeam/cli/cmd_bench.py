@@ -24,6 +24,7 @@ BENCHES = {
     "spectral": "lgbeam.bench.spectral",
     "study": "lgbeam.bench.study",
     "statics": "lgbeam.bench.statics",
+    "stiff": "lgbeam.bench.stiff",
 }
 
 
