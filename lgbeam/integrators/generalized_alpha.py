@@ -235,6 +235,7 @@ class GeneralizedAlpha:
         n_fact, n_eval, it = cache.n_factorisations, 0, 0
         force_floor = cache.force_floor
         prev = math.inf
+        fresh = False
         while True:
             theta = th + (nu @ Bn if idx2 else 0.0)
             q1 = G.retract(q, theta)
@@ -253,6 +254,7 @@ class GeneralizedAlpha:
                 parts.append(-bv / gp)
             if factor is None:
                 factor, force_floor = self._matrix(system, cache, t1, q1, v1, lam1, theta, B1, Bn, s, gp)
+                fresh = True
                 n_fact += 1
             dx = factor.solve(np.concatenate(parts))
             it += 1
@@ -275,9 +277,11 @@ class GeneralizedAlpha:
                 raise FloatingPointError("non-finite Newton update")
             if err <= 1.0 or at_round_off(err, prev, self.tol):
                 break
-            if it >= self.max_iter:
+            # corrections larger than the increment and growing, with a matrix built in this step: no hope
+            diverging = fresh and it > 1 and err * self.tol > 1.0 and err > prev
+            if it >= self.max_iter or diverging:
                 res = float(np.linalg.norm(np.concatenate(parts)))
-                detail = (f"generalized-α Newton did not converge in {it} iterations at t = {t1:.6g} (h = {h:.3g}): "
+                detail = (f"generalized-α Newton {'diverged after' if diverging else 'did not converge in'} {it} iterations at t = {t1:.6g} (h = {h:.3g}): "
                           f"scaled residual {res:.3e}, last correction {err * self.tol:.3e} (relative)")
                 new_cache = GACache(M, cache.lin, a_n, vd_n, cache.fd, None, math.nan, cache.rheonomic, n_fact)
                 return Step(y, new_cache, status=Status.SOLVER_FAILED, detail=detail, evaluations=n_eval,

@@ -260,6 +260,7 @@ class RattleLGVI:
         force_floor = cache.force_floor
         it = n_eval = 0
         prev = math.inf
+        fresh = False
         g_half = np.zeros(n)
         while True:
             q1 = G.retract(q, f)
@@ -278,6 +279,7 @@ class RattleLGVI:
                 parts.append(-phi(system, t1, q1))
             if factor is None:
                 factor, force_floor = self._matrix(system, cache, f, h, th, q, g_half, B0, t1, q1, mid)
+                fresh = True
             dx = factor.solve(np.concatenate(parts))
             it += 1
             df = dx[:n]
@@ -295,9 +297,11 @@ class RattleLGVI:
                 raise FloatingPointError("non-finite Newton update")
             if err <= 1.0 or at_round_off(err, prev, self.tol):
                 break
-            if it >= self.max_iter:
+            # corrections larger than the increment and growing, with a matrix built in this step: no hope
+            diverging = fresh and it > 1 and err * self.tol > 1.0 and err > prev
+            if it >= self.max_iter or diverging:
                 res = float(np.linalg.norm(np.concatenate(parts)))
-                detail = (f"rattle-lgvi Newton did not converge in {it} iterations at t = {t1:.6g} (h = {h:.3g}): "
+                detail = (f"rattle-lgvi Newton {'diverged after' if diverging else 'did not converge in'} {it} iterations at t = {t1:.6g} (h = {h:.3g}): "
                           f"residual {res:.3e}, last correction {err * self.tol:.3e} (relative)")
                 return Step(y, cache, status=Status.SOLVER_FAILED, detail=detail, evaluations=n_eval, iterations=it)
             if err > 0.5 * prev:
