@@ -230,7 +230,9 @@ def test_variational_integrator_energy_bounded_over_ten_thousand_steps():
     drift = E - E[0]
     work = 2.0 * 0.12  # |F| × the tip travel: the energy exchanged between kinetic and potential
     first, second = np.abs(drift[: drift.size // 2]).max(), np.abs(drift[drift.size // 2:]).max()
-    assert max(first, second) <= 1e-3 * work and second <= 2 * first + 1e-12 * work
+    # the midpoint VI conserves the quadratic part exactly; what is left is the Newton tolerance (1e-8 of the step
+    # increments) and the geometric nonlinearity, bounded: measured 7.7e-11 J (first 5 s), 9.0e-11 J (last 5 s)
+    assert max(first, second) <= 1e-8 * work and second <= 2 * first + 1e-12 * work
 
 
 # ------------------------------------------------------------------------------------------ numerical damping
