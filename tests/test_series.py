@@ -12,7 +12,14 @@ from hypothesis import strategies as st
 
 from lgbeam.groups import _series as sr
 
-mp.mp.dps = 250  # the closed forms cancel ~x^6: at x >= 1e-30 that is < 190 of the 250 digits
+DPS = 250  # the closed forms cancel ~x^6: at x >= 1e-30 that is < 190 of the 250 digits
+
+
+@pytest.fixture(autouse=True)
+def _precision():
+    """Every test here computes its references at 250 digits, whatever another module set globally."""
+    with mp.workdps(DPS):
+        yield
 
 REF = {
     "sinc": lambda x: mp.sin(x) / x,
@@ -54,7 +61,7 @@ def test_limit_at_zero_is_exact(name: str) -> None:
     assert getattr(sr, name)(np.array([0.0]))[0] == float(LIMIT_AT_0[name])
 
 
-@given(x=st.floats(min_value=1e-30, max_value=np.pi - 1e-6))  # 1e-30: see mp.dps above
+@given(x=st.floats(min_value=1e-30, max_value=np.pi - 1e-6))  # 1e-30: see DPS above
 def test_against_mpmath_random(x: float) -> None:
     for name, fn in REF.items():
         got = float(getattr(sr, name)(np.array([x]))[0])
