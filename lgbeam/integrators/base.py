@@ -15,6 +15,7 @@ a file or an observer. ``Step.cache`` is what the next step needs when this one 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -115,6 +116,14 @@ class Integrator(Protocol[StateT, CacheT]):
     def init(self, system: Any, t0: float, y0: StateT) -> tuple[StateT, CacheT]: ...
     def step(self, system: Any, t: float, h: float, y: StateT, cache: CacheT) -> Step[StateT, CacheT]: ...
     def diagnostics(self, system: Any, t: float, y: StateT, cache: CacheT) -> dict[str, float]: ...
+
+
+def check_iteration_options(tol: Any, max_iter: Any) -> None:
+    """ValueError unless ``tol`` lies in (0, 1) and ``max_iter`` is a positive integer (nonlinear solves)."""
+    if not (isinstance(tol, (int, float)) and math.isfinite(tol) and 0 < tol < 1):
+        raise ValueError(f"Newton tolerance tol must lie in (0, 1), got {tol!r}; e.g. 1e-8")
+    if not (isinstance(max_iter, int) and max_iter >= 1):
+        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}; e.g. 20")
 
 
 @runtime_checkable

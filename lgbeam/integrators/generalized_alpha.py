@@ -75,7 +75,7 @@ from lgbeam.integrators._implicit import (
     velocity_tangent,
 )
 from lgbeam.integrators._linear import SaddlePointSolver
-from lgbeam.integrators.base import Status, Step
+from lgbeam.integrators.base import Status, Step, check_iteration_options
 from lgbeam.integrators.mechanics import (
     consistent_initial_state,
     hermite,
@@ -144,10 +144,7 @@ class GeneralizedAlpha:
         if self.index not in INDEX_FORMS:
             raise ValueError(f"generalized-α index must be one of {', '.join(map(repr, INDEX_FORMS))} (constraints at "
                              f"position level, or stabilised index 2), got {self.index!r}")
-        if not (isinstance(self.tol, (int, float)) and math.isfinite(self.tol) and 0 < self.tol < 1):
-            raise ValueError(f"Newton tolerance tol must lie in (0, 1), got {self.tol!r}; e.g. 1e-8")
-        if not (isinstance(self.max_iter, int) and self.max_iter >= 1):
-            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}; e.g. 20")
+        check_iteration_options(self.tol, self.max_iter)
 
     @property
     def name(self) -> str:
