@@ -115,25 +115,54 @@ def _fourier_ops(system: Any) -> tuple[Any, Any, np.ndarray, Callable[[np.ndarra
     return np.fft.fft, np.fft.ifft, system.sa_symbol, N
 
 
-def _etdrk4(system: Any, y: np.ndarray, h: float, n_steps: int, save_every: int) -> list[np.ndarray]:
-    """ETDRK4 (Cox & Matthews 2002, eq. (26)) in Fourier space, Kassam & Trefethen (2005) style:
-    φ-coefficients computed once (stable Taylor branch of ``phi_symbol``), 4 N̂ evaluations a step."""
-    fwd, inv, lam, N = _fourier_ops(system)
+def etdrk4_step(system: Any, h: float) -> Callable[[np.ndarray], np.ndarray]:
+    """One ETDRK4 step on the Fourier coefficients (Cox & Matthews 2002, eq. (26)), Kassam & Trefethen (2005)
+    style: φ-coefficients computed once (stable Taylor branch of ``phi_symbol``), 4 N̂ evaluations a step."""
+    _, _, lam, N = _fourier_ops(system)
     z = h * lam
     E, E2 = np.exp(z), np.exp(0.5 * z)
     Q = 0.5 * h * phi_symbol(1, 0.5 * z)
     p1, p2, p3 = (h * phi_symbol(k, z) for k in (1, 2, 3))
     f1, f2, f3 = p1 - 3 * p2 + 4 * p3, 2 * (p2 - 2 * p3), -p2 + 4 * p3
-    v = fwd(y)
-    saved = [v]
-    for i in range(1, n_steps + 1):
+
+    def step(v: np.ndarray) -> np.ndarray:
         Nv = N(v)
         a = E2 * v + Q * Nv
         Na = N(a)
         b = E2 * v + Q * Na
         Nb = N(b)
         c = E2 * a + Q * (2 * Nb - Nv)
-        v = E * v + f1 * Nv + f2 * (Na + Nb) + f3 * N(c)
+        return E * v + f1 * Nv + f2 * (Na + Nb) + f3 * N(c)
+
+    return step
+
+
+def strang_nonlinear(system: Any, h: float) -> Callable[[np.ndarray], np.ndarray]:
+    """The nonlinear sub-flow of Strang splitting over h, in physical space: NLS ψ → e^{−2iκ|ψ|²h} ψ (exact);
+    KdV u_t = −u u_x by one classical RK4 step (FFT derivative)."""
+    if isinstance(system, NLS):
+        c = -2j * system.kappa * h
+        return lambda v: np.exp(c * (v.real**2 + v.imag**2)) * v
+    f = system.nonlinear_field
+
+    def nonlinear(v: np.ndarray) -> np.ndarray:
+        k1 = f(v)
+        k2 = f(v + 0.5 * h * k1)
+        k3 = f(v + 0.5 * h * k2)
+        k4 = f(v + h * k3)
+        return v + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+
+    return nonlinear
+
+
+def _etdrk4(system: Any, y: np.ndarray, h: float, n_steps: int, save_every: int) -> list[np.ndarray]:
+    """ETDRK4 (``etdrk4_step``) from y over ``n_steps`` steps, saving every ``save_every``-th."""
+    fwd, inv, _, _ = _fourier_ops(system)
+    step = etdrk4_step(system, h)
+    v = fwd(y)
+    saved = [v]
+    for i in range(1, n_steps + 1):
+        v = step(v)
         if i % save_every == 0 or i == n_steps:
             saved.append(v)
     return [inv(s) for s in saved]
@@ -144,19 +173,7 @@ def _strang(system: Any, y: np.ndarray, h: float, n_steps: int, save_every: int)
     saved times (where the state is formed)."""
     fwd, inv, lam, _ = _fourier_ops(system)
     E, E2 = np.exp(h * lam), np.exp(0.5 * h * lam)
-    if isinstance(system, NLS):  # nonlinear flow ψ → e^{−2iκ|ψ|²h} ψ is exact
-        c = -2j * system.kappa * h
-        nonlinear = lambda v: np.exp(c * (v.real**2 + v.imag**2)) * v
-    else:  # u_t = −u u_x by one classical RK4 step (FFT derivative)
-        f = system.nonlinear_field
-
-        def nonlinear(v: np.ndarray) -> np.ndarray:
-            k1 = f(v)
-            k2 = f(v + 0.5 * h * k1)
-            k3 = f(v + 0.5 * h * k2)
-            k4 = f(v + h * k3)
-            return v + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-
+    nonlinear = strang_nonlinear(system, h)
     saved = [y]
     y = inv(E2 * fwd(y))
     for i in range(1, n_steps + 1):

@@ -40,8 +40,8 @@ from typing import Any
 
 import numpy as np
 
-from lgbeam.bench.spectral import _fourier_ops
-from lgbeam.discretisations.spectral import NLS, FourierGrid, KdV, kdv_soliton, nls_soliton, phi_symbol
+from lgbeam.bench.spectral import _fourier_ops, etdrk4_step, strang_nonlinear
+from lgbeam.discretisations.spectral import NLS, FourierGrid, KdV, kdv_soliton, nls_soliton
 from lgbeam.integrators.poisson.base import BLOWUP_FACTOR
 from lgbeam.integrators.registry import make_method
 from lgbeam.solve import ConstantStep, SaveAt, integrate
@@ -97,46 +97,12 @@ def problem(name: str) -> tuple[Any, np.ndarray, Callable[[float], np.ndarray] |
 
 
 def _strang_step(system: Any, h: float) -> Callable[[np.ndarray], np.ndarray]:
-    """One Strang step E(h/2) N_h E(h/2) on the coefficients v (NLS: the exact phase flow; KdV: RK4 on
-    u_t = −u u_x): one transform pair a step (KdV: + 4 field evaluations)."""
+    """One Strang step E(h/2) N_h E(h/2) on the coefficients v (``lgbeam.bench.spectral.strang_nonlinear``):
+    one transform pair a step (KdV: + 4 field evaluations)."""
     fwd, inv, lam, _ = _fourier_ops(system)
     E2 = np.exp(0.5 * h * lam)
-    if isinstance(system, NLS):
-        c = -2j * system.kappa * h
-        nonlinear = lambda v: np.exp(c * (v.real**2 + v.imag**2)) * v
-    else:
-        f = system.nonlinear_field
-
-        def nonlinear(v: np.ndarray) -> np.ndarray:
-            k1 = f(v)
-            k2 = f(v + 0.5 * h * k1)
-            k3 = f(v + 0.5 * h * k2)
-            k4 = f(v + h * k3)
-            return v + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-
+    nonlinear = strang_nonlinear(system, h)
     return lambda v: E2 * fwd(nonlinear(inv(E2 * v)))
-
-
-def _etdrk4_step(system: Any, h: float) -> Callable[[np.ndarray], np.ndarray]:
-    """One ETDRK4 step on the coefficients (Cox & Matthews 2002, eq. (26); the coefficients of
-    ``lgbeam.bench.spectral._etdrk4``, computed once)."""
-    _, _, lam, N = _fourier_ops(system)
-    z = h * lam
-    E, E2 = np.exp(z), np.exp(0.5 * z)
-    Q = 0.5 * h * phi_symbol(1, 0.5 * z)
-    p1, p2, p3 = (h * phi_symbol(k, z) for k in (1, 2, 3))
-    f1, f2, f3 = p1 - 3 * p2 + 4 * p3, 2 * (p2 - 2 * p3), -p2 + 4 * p3
-
-    def step(v: np.ndarray) -> np.ndarray:
-        Nv = N(v)
-        a = E2 * v + Q * Nv
-        Na = N(a)
-        b = E2 * v + Q * Na
-        Nb = N(b)
-        c = E2 * a + Q * (2 * Nb - Nv)
-        return E * v + f1 * Nv + f2 * (Na + Nb) + f3 * N(c)
-
-    return step
 
 
 def _peer_stepper(system: Any, method: str, h: float) -> Callable[[np.ndarray], np.ndarray]:
@@ -146,7 +112,7 @@ def _peer_stepper(system: Any, method: str, h: float) -> Callable[[np.ndarray], 
         a, b = _strang_step(system, _TJ * h), _strang_step(system, (1 - 2 * _TJ) * h)
         return lambda v: a(b(a(v)))
     if method == "etdrk4":
-        return _etdrk4_step(system, h)
+        return etdrk4_step(system, h)
     raise ValueError(f"unknown peer {method!r}; known: {', '.join(PEERS)}")
 
 

@@ -2,7 +2,7 @@
 
 - structure-preserving methods at error 1e-8 (``TARGET``): NLS soliton N = 1023, T = 10 and KdV soliton
   N = 255, T = 2 (the problems of ``lgbeam bench spectral``, longer), against ETDRK4 in Fourier space
-  (``lgbeam.bench.spectral_long._etdrk4_step``: coefficients once, 4 N̂ a step);
+  (``lgbeam.bench.spectral.etdrk4_step``: coefficients once, 4 N̂ a step);
 - the order-4 energy-preserving method (energy-exp4) at error 1e-6 (``TARGET_EP``), with its energy error.
 
 CPU time (``time.process_time``) of whole runs; ``REPEATS`` rounds over every (method, h) in turn
@@ -25,8 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from lgbeam.bench.spectral import _fourier_ops, _problems
-from lgbeam.bench.spectral_long import _etdrk4_step
+from lgbeam.bench.spectral import _fourier_ops, _problems, etdrk4_step
 from lgbeam.integrators.registry import make_method
 from lgbeam.solve import ConstantStep, SaveAt, integrate
 
@@ -63,7 +62,7 @@ def _one(system: Any, exact: Any, method: str, h: float, T: float) -> dict[str, 
     c0 = time.process_time()
     if method == "etdrk4":
         fwd, inv, _, _ = _fourier_ops(system)
-        step, v, ys = _etdrk4_step(system, T / n), fwd(y0), [y0]
+        step, v, ys = etdrk4_step(system, T / n), fwd(y0), [y0]
         for i in range(1, n + 1):
             v = step(v)
             if i % every == 0 or i == n:
