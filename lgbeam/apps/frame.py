@@ -365,3 +365,11 @@ def errors(solution: dict[str, Any], reference: dict[str, Any]) -> dict[str, flo
     return {"position_rel": float(np.linalg.norm(x - x_ref) / np.linalg.norm(x_ref)),
             "displacement": float(np.max(np.linalg.norm(x - x_ref, axis=1))),
             "rotation": float(np.max(np.abs(R - R_ref)))}
+
+
+def frequencies(case: dict[str, Any], n: int) -> np.ndarray:
+    """The ``n`` lowest natural frequencies (Hz) of the frame about its reference (``rods.modal.modes`` runs a
+    structure as one rod; ``lgbeam study --quantity frequency(mode=K)``)."""
+    from lgbeam.discretisations.rods import modal
+
+    return modal.modes(build(case), n).omega / (2.0 * np.pi)
