@@ -62,7 +62,7 @@ def test_modes_command_prints_table_and_writes_csv(fake_case, tmp_path, capsys):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["modes", "wave"], "works on rod cases"),
+        (["modes", "wave"], "works on rod and frame cases"),
         (["modes", "nowhere"], "no case named"),
         (["modes", "cantilever", "--euler-bernoulli", "--n", "0"], "--n must be a positive"),
         (["modes", "cantilever", "--euler-bernoulli", "--elements", "0"], "--elements must be a positive"),

@@ -1,6 +1,7 @@
 """``lgbeam modes CASE`` on the actual rod: frequencies about the reference or the loaded static state, or
 linear buckling load factors (``lgbeam.discretisations.rods.modal``); writes modes.csv and
 paraview/modes.pvd (frame k = mode k at the given amplitude, point array ``mode_displacement``).
+``modes_table`` is shared with the frame cases (``_frame_modes.py``).
 
 modes.csv columns: mode, omega2 (rad²/s²; negative = unstable), omega_rad_s, freq_hz, and with
 ``--about static`` omega0_rad_s (about the reference) and ratio = ω²/ω₀²; with ``--buckling``: mode,
@@ -26,7 +27,8 @@ from lgbeam.io.vtk import PVDSeries
 logger = logging.getLogger(__name__)
 
 
-def _write_csv(path: Path, rows: list[dict[str, float]]) -> None:
+def write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
+    """modes.csv: one row per mode (floats with 17 significant digits)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_write(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]))
@@ -42,56 +44,67 @@ def _write_shapes(rod: Any, q: np.ndarray, shapes: np.ndarray, out: Path, amplit
     x0 = rod.G.translation(q)
     with PVDSeries(pvd) as series:
         for k, shape in enumerate([None, *shapes]):
-            qk = q if shape is None else modal.shape_configurations(rod, q, shape, amplitude * rod.mesh.length)
+            qk = q if shape is None else modal.shape_configurations(rod, q, shape, amplitude * modal.length_scale(rod))
             pts, cells, pd, cd = rod.vtk_frame(qk, zero, None)
             pd = {**pd, "mode_displacement": pts - x0}
             series.write(float(k), pts, cells=cells, point_data=pd, cell_data=cd)
     return pvd
 
 
+def modes_table(system: Any, case: dict[str, Any], name: str, what: str, *, n: int, about: str,
+                buckling: bool, noun: str = "rod") -> tuple[list[str], list[dict[str, Any]], np.ndarray, np.ndarray, np.ndarray | None]:
+    """Modes or buckling of ``system`` (a rod or a ``frames.Structure``: ``rods.modal`` runs both alike).
+
+    Returns (lines of the printed table, rows of modes.csv, the configuration linearised about, the shapes
+    (n, n_nodes, 6), its multipliers λ (the static state's, else None)); ``what`` describes the system in the
+    title, ``noun`` names it ("rod", "frame")."""
+    t1 = float(case["time"]["t_end"])
+    if buckling:
+        res = modal.buckling(system, n, t=t1)
+        rows: list[dict[str, Any]] = [{"mode": k + 1, "load_factor": float(mu)} for k, mu in enumerate(res.load_factors)]
+        lines = [f"{name}: linear buckling of the {what} under its loads at t = {t1:g} (exact tangent, ker B)",
+                 f"{'mode':>4}  {'load factor':>15}"]
+        lines += [f"{r['mode']:>4d}  {r['load_factor']:15.8g}" for r in rows]
+        return lines, rows, system.q_ref, res.shapes, None
+    ref = modal.modes(system, n)
+    lam = None
+    if about == "static":
+        path = solve_static(system, t=t1, **settings(case))
+        if path.status == "failed":
+            raise ValueError(f"no static state to linearise about: {path.message}")
+        st = path.final
+        lam = st.lam
+        res = modal.modes(system, n, q=st.q, lam=st.lam, load_factor=st.load_factor, t=t1)
+        head = (f"{name}: modes of the {what} about its static state (load factor {st.load_factor:.6g}, "
+                f"{path.status}) with pre-stress; ω₀ about the reference")
+    else:
+        res = ref
+        head = f"{name}: modes of the {what} about its reference (exact tangent, lumped mass, ker B)"
+    rows = []
+    for k in range(n):
+        r: dict[str, Any] = {"mode": k + 1, "omega2": float(res.omega2[k]), "omega_rad_s": float(res.omega[k]),
+                             "freq_hz": float(res.omega[k] / (2 * np.pi))}
+        if about == "static":
+            r["omega0_rad_s"] = float(ref.omega[k])
+            r["ratio"] = float(res.omega2[k] / ref.omega2[k])
+        rows.append(r)
+    extra = f"  {'ω₀ [rad/s]':>15}  {'ω²/ω₀²':>10}" if about == "static" else ""
+    lines = [head, f"{'mode':>4}  {'omega [rad/s]':>15}  {'f [Hz]':>13}{extra}"]
+    for r in rows:
+        tail = f"  {r['omega0_rad_s']:15.8g}  {r['ratio']:10.6f}" if about == "static" else ""
+        lines.append(f"{r['mode']:>4d}  {r['omega_rad_s']:15.8g}  {r['freq_hz']:13.6g}{tail}")
+    if np.any(res.omega2 < 0):
+        lines.append(f"negative ω²: the state is unstable (the {noun} buckles)")
+    return lines, rows, res.q, res.shapes, lam
+
+
 def rod_modes_report(case: dict[str, Any], name: str, *, n: int, about: str, buckling: bool, out: Path,
                      amplitude: float) -> str:
     """Compute, write modes.csv and the ParaView series, and return the table to print."""
     rod, _, _ = build(case)
-    t1 = float(case["time"]["t_end"])
-    geo = f"{case['model']['geometry']} rod, N = {rod.mesh.n_elements}, L = {rod.mesh.length:g}"
-    if buckling:
-        res = modal.buckling(rod, n, t=t1)
-        rows = [{"mode": k + 1, "load_factor": float(mu)} for k, mu in enumerate(res.load_factors)]
-        lines = [f"{name}: linear buckling of the {geo} under its loads at t = {t1:g} (exact tangent, ker B)",
-                 f"{'mode':>4}  {'load factor':>15}"]
-        lines += [f"{r['mode']:>4d}  {r['load_factor']:15.8g}" for r in rows]
-        q, shapes = rod.q_ref, res.shapes
-    else:
-        ref = modal.modes(rod, n)
-        if about == "static":
-            path = solve_static(rod, t=t1, **settings(case))
-            if path.status == "failed":
-                raise ValueError(f"no static state to linearise about: {path.message}")
-            st = path.final
-            res = modal.modes(rod, n, q=st.q, lam=st.lam, load_factor=st.load_factor, t=t1)
-            head = (f"{name}: modes of the {geo} about its static state (load factor {st.load_factor:.6g}, "
-                    f"{path.status}) with pre-stress; ω₀ about the reference")
-        else:
-            res = ref
-            head = f"{name}: modes of the {geo} about its reference (exact tangent, lumped mass, ker B)"
-        rows = []
-        for k in range(n):
-            r: dict[str, Any] = {"mode": k + 1, "omega2": float(res.omega2[k]), "omega_rad_s": float(res.omega[k]),
-                                 "freq_hz": float(res.omega[k] / (2 * np.pi))}
-            if about == "static":
-                r["omega0_rad_s"] = float(ref.omega[k])
-                r["ratio"] = float(res.omega2[k] / ref.omega2[k])
-            rows.append(r)
-        extra = f"  {'ω₀ [rad/s]':>15}  {'ω²/ω₀²':>10}" if about == "static" else ""
-        lines = [head, f"{'mode':>4}  {'omega [rad/s]':>15}  {'f [Hz]':>13}{extra}"]
-        for r in rows:
-            tail = f"  {r['omega0_rad_s']:15.8g}  {r['ratio']:10.6f}" if about == "static" else ""
-            lines.append(f"{r['mode']:>4d}  {r['omega_rad_s']:15.8g}  {r['freq_hz']:13.6g}{tail}")
-        if np.any(res.omega2 < 0):
-            lines.append("negative ω²: the state is unstable (the rod buckles)")
-        q, shapes = res.q, res.shapes
-    _write_csv(out / "modes.csv", rows)
+    what = f"{case['model']['geometry']} rod, N = {rod.mesh.n_elements}, L = {rod.mesh.length:g}"
+    lines, rows, q, shapes, _ = modes_table(rod, case, name, what, n=n, about=about, buckling=buckling)
+    write_csv(out / "modes.csv", rows)
     pvd = _write_shapes(rod, q, shapes, out, amplitude)
     lines.append(f"wrote {out / 'modes.csv'} and {pvd} (frame k = mode k)")
     return "\n".join(lines)

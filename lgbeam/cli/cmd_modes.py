@@ -1,6 +1,7 @@
-"""``lgbeam modes CASE``: modes and linear buckling of the rod of a case (its geometry, supports, material;
-about the reference or the loaded static state), computed by ``lgbeam.discretisations.rods.modal`` with the
-exact tangent (``_rod_modes.py``: modes.csv and paraview/modes.pvd). ``--euler-bernoulli`` keeps the
+"""``lgbeam modes CASE``: modes and linear buckling of the rod of a rod case, or of the structure of a frame case
+(its geometry, supports, joints, material; about the reference or the loaded static state), computed by
+``lgbeam.discretisations.rods.modal`` with the exact tangent (``_rod_modes.py``, ``_frame_modes.py``: modes.csv
+and paraview/modes.pvd). ``--euler-bernoulli`` keeps the
 straight linear Euler–Bernoulli beam with the case's length, EI, rhoA and end supports (scikit-fem cubic
 Hermite elements, closed-form (β_n L)² √(EI/(ρA L⁴)), static tip deflection) as a check: the rod app provides
 ``lgbeam.apps.rod.linear_beam_data(case)``; that mode writes ``modes.csv`` (mode, omega_rad_s, freq_hz,
@@ -133,26 +134,29 @@ def linear_beam_data(case: dict[str, Any]) -> dict[str, Any]:
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "modes",
-        help="modes and buckling of a rod case's actual rod (writes modes.csv and a ParaView series of the shapes)",
-        description="Natural frequencies of the rod of a case (its geometry, supports and material), about the "
+        help="modes and buckling of a rod or frame case (writes modes.csv and a ParaView series of the shapes)",
+        description="Natural frequencies of the rod of a rod case or the structure of a frame case (its geometry, "
+        "supports, joints and material), about the "
         "stress-free reference or about the loaded static state (--about static: pre-stress), or its linear "
         "buckling load factors (--buckling); mode shapes as a ParaView series. --euler-bernoulli gives the "
         "straight Euler–Bernoulli beam with the case's length, EI, rhoA and end supports (scikit-fem) as a check.",
         epilog="examples: lgbeam modes roll-up --n 6;  lgbeam modes prestressed-beam --about static;  "
-        "lgbeam modes column-pinned-roller --buckling --n 2;  lgbeam modes cantilever-elastica --euler-bernoulli",
+        "lgbeam modes column-pinned-roller --buckling --n 2;  lgbeam modes portal-frame --buckling;  "
+        "lgbeam modes cantilever-elastica --euler-bernoulli",
     )
-    p.add_argument("case", metavar="CASE", help="rod case name (see `lgbeam list`) or path to a .toml file")
+    p.add_argument("case", metavar="CASE", help="rod or frame case name (see `lgbeam list`) or path to a .toml file")
     p.add_argument("--n", type=int, default=6, help="number of modes (default 6)")
     p.add_argument("--about", choices=("reference", "static"), default="reference",
                    help="linearise about the reference (default) or the static state under the case's loads "
                    "(its analysis.* settings)")
     p.add_argument("--buckling", action="store_true", help="linear buckling load factors of the case's loads")
     p.add_argument("--euler-bernoulli", action="store_true",
-                   help="the straight Euler–Bernoulli beam check instead of the rod (scikit-fem, closed form)")
+                   help="rod cases: the straight Euler–Bernoulli beam check instead of the rod (scikit-fem, closed form)")
     p.add_argument("--elements", type=int, default=None, metavar="NE",
                    help="--euler-bernoulli: number of beam elements (default: the case's n_elements)")
     p.add_argument("--amplitude", type=float, default=0.05, metavar="A",
-                   help="largest displacement of the written mode shapes, as a fraction of the rod length (default 0.05)")
+                   help="largest displacement of the written mode shapes, as a fraction of the rod length (of a "
+                   "frame: of its size) (default 0.05)")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help="override a case key, e.g. --set model.n_elements=64 (repeatable; TOML literal)")
     p.add_argument("--out", type=Path, default=None, metavar="DIR",
@@ -162,9 +166,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     case, source = load_case(args.case, list(args.overrides))
-    if case.get("kind") != "rod":
-        raise ValueError(f"lgbeam modes works on rod cases; {source} has kind {case.get('kind')!r}")
+    kind = case.get("kind")
+    if kind not in ("rod", "frame"):
+        raise ValueError(f"lgbeam modes works on rod and frame cases; {source} has kind {kind!r}")
     name = str(case.get("name") or Path(str(source)).stem)
+    if kind == "frame" and (args.euler_bernoulli or args.elements is not None):
+        raise ValueError("--euler-bernoulli and --elements are for rod cases (one straight beam); a frame's modes "
+                         "use its rods and joints: refine with --set model.n_elements=N")
     if args.euler_bernoulli:
         rep = compute_modes(linear_beam_data(case), args.n, args.elements)
         print(format_report(rep, name))
@@ -178,10 +186,11 @@ def _run(args: argparse.Namespace) -> int:
         raise ValueError(f"--amplitude must be a positive fraction of the rod length, got {args.amplitude}")
     if args.n < 1:
         raise ValueError(f"--n must be a positive number of modes, got {args.n}")
-    from lgbeam.cli._rod_modes import rod_modes_report
-
     out = args.out if args.out is not None else Path("outputs") / name / "modes"
-    text = rod_modes_report(case, name, n=args.n, about=args.about, buckling=args.buckling, out=out,
-                            amplitude=args.amplitude)
+    if kind == "frame":
+        from lgbeam.cli._frame_modes import frame_modes_report as report
+    else:
+        from lgbeam.cli._rod_modes import rod_modes_report as report
+    text = report(case, name, n=args.n, about=args.about, buckling=args.buckling, out=out, amplitude=args.amplitude)
     print(text)
     return 0

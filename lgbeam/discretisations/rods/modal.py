@@ -68,6 +68,17 @@ class Buckling:
     shapes: FloatArray
 
 
+def length_scale(rod: Any) -> float:
+    """The length that makes rotations and translations comparable: the rod's length, or a structure's size
+    (``tangents.SplitTangents.length_scale``: its largest extent, at least its longest rod)."""
+    return float(rod.length_scale) if isinstance(rod, tangents.SplitTangents) else float(rod.mesh.length)
+
+
+def _weights(rod: Any) -> FloatArray:
+    """(6 n_nodes,) weights (1, 1, 1, 1/L, 1/L, 1/L) per node: rotations in rad, translations / L."""
+    return np.tile(np.r_[np.ones(3), np.full(3, 1.0 / length_scale(rod))], rod.n_nodes)
+
+
 def tangent(rod: CosseratRod, q: FloatArray, lam: FloatArray | None, load_factor: float, t: float = 0.0) -> sp.csr_array:
     """K_t = K_int(q) − μ ∂f/∂q + Z(q, λ) (the static tangent; λ None: zero multipliers)."""
     q = rod._q(q)
@@ -131,7 +142,7 @@ def geometric_stiffness(rod: CosseratRod, dq: FloatArray, lam1: FloatArray, t: f
     KG = -tangents.load_stiffness(rod, t, q0) if rod.loads else sp.csr_array((n, n))
     if rod.n_constraints:
         KG = KG + tangents.constraint_stiffness(rod, t, q0, lam1)
-    size = float(np.max(np.abs(dq * np.tile(np.r_[np.ones(3), np.full(3, 1.0 / rod.mesh.length)], rod.n_nodes))))
+    size = float(np.max(np.abs(dq * _weights(rod))))
     if size > 0.0:
         h = 1e-4 / size
         G = rod.G
@@ -163,8 +174,7 @@ def buckling(rod: CosseratRod, n_modes: int = 1, *, t: float = 0.0) -> Buckling:
     order = np.argsort(-nu)[:n_modes]
     mu = 1.0 / nu[order]
     phi = phi[:, order].T
-    w = np.tile(np.r_[np.ones(3), np.full(3, 1.0 / rod.mesh.length)], rod.n_nodes)
-    phi = phi / np.max(np.abs(phi * w), axis=1, keepdims=True)
+    phi = phi / np.max(np.abs(phi * _weights(rod)), axis=1, keepdims=True)
     return Buckling(load_factors=mu, shapes=phi.reshape(-1, rod.n_nodes, 6))
 
 
@@ -172,6 +182,6 @@ def shape_configurations(rod: CosseratRod, q: FloatArray, shape: FloatArray, amp
     """q ∘ exp(a φ) for a mode shape φ (N+1, 6), scaled so that the largest displacement is ``amplitude``."""
     G = rod.G
     disp = np.linalg.norm(np.einsum("nij,nj->ni", G.rotation(q), shape[:, 3:]), axis=1).max()
-    rot = np.abs(shape[:, :3]).max() * rod.mesh.length
+    rot = np.abs(shape[:, :3]).max() * length_scale(rod)
     a = amplitude / max(disp, rot, 1e-300)
     return G.compose(q, G.exp(a * shape))
