@@ -91,7 +91,7 @@ def run(case, run_dir: Path, *, progress: bool = False) -> RunSummary:
             series.close()
         Y = np.array(ys)
         pos, R = _state_frames(Y[:, 0], n)
-        np.savez(Path(run_dir) / "solution.npz", t=np.array(ts), positions=pos, rotations=R,
+        np.savez(Path(run_dir) / "solution.npz", t=np.array(ts), s=np.linspace(0.0, 1.0, n), positions=pos, rotations=R,
                  lam=np.zeros((len(ts), 0)), q=Y[:, :1], v=Y[:, 1:], group="Rn")
         np.savetxt(Path(run_dir) / "diagnostics.csv", np.array(diag).reshape(-1, 4), delimiter=",",
                    header="t,h,energy,phi", comments="")

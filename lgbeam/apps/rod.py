@@ -132,7 +132,7 @@ SCHEMA: dict[str, Any] = {
         "branch_switch": Key(bool, True, doc="static: at a detected bifurcation switch to the branch along the critical mode"),
         "stability": Key(bool, True, doc="static: count negative eigenvalues of the tangent on ker B at every state"),
     },
-    "output": output_section(0.05),
+    "output": output_section(0.05, edge_data=True),
 }
 
 _LOAD_KEYS = {"node", "force", "moment", "frame", "time", "scale", "times", "values", "t_on"}
@@ -372,3 +372,12 @@ def linear_beam_data(case: dict[str, Any]) -> dict[str, Any]:
     if tip:
         out["tip_force"] = float(sum(ld.time(0.0 if ld.time.kind != "step" else ld.time.t_on) * (ld.force @ d) for ld in tip))
     return out
+
+
+def frequencies(case: dict[str, Any], n: int) -> np.ndarray:
+    """The ``n`` lowest natural frequencies (Hz) of the case's rod about its reference (``rods.modal.modes``, the
+    exact tangent; ``lgbeam study --quantity frequency(mode=K)``)."""
+    from lgbeam.discretisations.rods import modal
+
+    rod, _, _ = build(case)
+    return modal.modes(rod, n).omega / (2.0 * np.pi)

@@ -10,6 +10,13 @@ once more and then reported as a row, never fatal. Rerunning into the same ``--o
 norms, wall time, steps, status, attempts), ``study.png`` (log-log errors against the first ``--vary`` key
 with fitted orders) and ``provenance.json`` (with the fitted orders).
 
+``--quantity Q`` (repeatable; ``lgbeam.studies.quantities``: a position at an arc length, a displacement, a
+reaction, the energy, a natural frequency or any array of solution.npz) is measured on every run and analysed
+along the first ``--vary`` key (``lgbeam.studies.study_refinement``): errors against the reference run or, with
+``--against richardson``, against Richardson's estimate (no reference run needed), pairwise and fitted orders
+(positive for step and for element refinement), the three-grid observed order, the grid-convergence index;
+written to ``refinement.csv``, ``refinement-summary.csv`` and ``refinement.png``.
+
 ``--hmax`` runs ``lgbeam.studies.spectral_hmax.hmax_study(case, ns, methods, out_dir)`` (nls and kdv cases:
 largest stable step per grid size ``grid.n`` and method; one or more sizes) and writes its rows to
 ``hmax.csv``.
@@ -46,6 +53,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
         epilog="example: lgbeam study flying-spaghetti --vary integrator.h=4e-3,2e-3,1e-3 "
         "--reference integrator.h=1e-4 --jobs 2\n"
+        "         lgbeam study cantilever-tip-load --vary model.n_elements=4,8,16,32 --quantity 'position(s=1.0)[z]' "
+        "--against richardson\n"
         "         lgbeam study nls-table --hmax --vary grid.n=11,21,41 --methods disex,exp-midpoint",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -53,6 +62,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_grid_arguments(p)
     p.add_argument("--reference", action="append", default=None, metavar="KEY=V",
                    help="settings of the reference run (repeatable; default with one --vary: its last value)")
+    p.add_argument("--quantity", action="append", default=None, metavar="Q",
+                   help="a quantity to measure on every run and analyse along the first --vary key: pairwise and "
+                   "three-grid orders, Richardson's estimate, the grid-convergence index (repeatable; "
+                   "position(s=S[,rod=R][,t=T])[x|y|z], displacement(...), reaction(support=NAME), "
+                   "joint_reaction(joint=NAME), energy, frequency(mode=K), or any solution.npz array[i,...])")
+    p.add_argument("--against", choices=("reference", "richardson"), default=None,
+                   help="the target of the quantities' errors (default: the reference run; richardson needs no "
+                   "reference run)")
+    p.add_argument("--formal-order", type=float, default=None, metavar="P",
+                   help="the order assumed for Richardson/GCI when only two --vary values are given")
     p.add_argument("--hmax", action="store_true", help="largest-stable-step study (Tables 2.3/2.4; nls and kdv cases)")
     p.add_argument("--methods", default="", metavar="A,B", help="methods for --hmax")
     p.set_defaults(func=_run)
@@ -83,7 +102,12 @@ def run_grid(args: argparse.Namespace, *, default_reference: bool, command: str)
     if args.jobs is not None and args.jobs < 1:
         raise ValueError(f"--jobs must be at least 1, got {args.jobs}")
     varies = [parse_vary(v, min_values=2 if command == "study" and len(args.vary) == 1 else 1) for v in args.vary]
-    plan = plan_study(args.case, args.overrides, varies, args.reference, default_reference)
+    quantities = getattr(args, "quantity", None)
+    against = getattr(args, "against", None) or "reference"
+    if against == "richardson" and args.reference:
+        raise ValueError("--against richardson needs no --reference run; drop one of them")
+    plan = plan_study(args.case, args.overrides, varies, args.reference, default_reference, quantities=quantities,
+                      against=against, formal_order=getattr(args, "formal_order", None))
     study_dir, reused = open_study_dir(plan, args.out, force=args.force)
     if reused and not args.quiet:
         print(f"lgbeam {command}: continuing the study in {study_dir} (complete runs are kept)", file=sys.stderr)
@@ -102,6 +126,10 @@ def run_grid(args: argparse.Namespace, *, default_reference: bool, command: str)
         for combo, fitted in groups.items():
             print(f"fitted orders (slope of log error vs log {key}{', ' + combo if combo else ''}): "
                   + ", ".join(f"{k} {o:.2f}" if o is not None else f"{k} nan" for k, o in fitted.items()))
+    if res.refinement:
+        print(f"refinement along {plan.varies[0][0]} (errors against {plan.against}; GCI relative, F_s = 1.25):")
+        print(format_table([{k: (f"{v:.10g}" if k in ("richardson", "finest", "reference") and isinstance(v, float)
+                                  else v) for k, v in r.items()} for r in res.refinement]))
     if not res.reference_ok:
         print(f"lgbeam {command}: reference run {plan.reference} did not finish ({res.reference_status}); "
               "no errors computed", file=sys.stderr)

@@ -206,7 +206,8 @@ def _is_count(param: str) -> bool:
     return leaf in ("n_elements", "n_nodes", "n", "N") or leaf.startswith("n_")
 
 
-def plot_study(rows: list[dict[str, Any]], param: str, keys: list[str], png: Path, *, title: str = "") -> dict[str, float]:
+def plot_study(rows: list[dict[str, Any]], param: str, keys: list[str], png: Path, *, title: str = "",
+               ylabel: str = "error against the reference run") -> dict[str, float]:
     """Log-log plot of error norms ``keys`` against ``param`` with fitted orders; return the orders.
 
     Orders are positive for a converging sequence whether ``param`` is a spacing (h, tolerances) or a count
@@ -228,7 +229,7 @@ def plot_study(rows: list[dict[str, Any]], param: str, keys: list[str], png: Pat
             c = np.polyfit(np.log(p[keep]), np.log(e[keep]), 1)
             ax.loglog(p[keep], np.exp(np.polyval(c, np.log(p[keep]))), ":", color=f"C{i}")
     ax.set_xlabel(param + ("  (order = slope in 1/N)" if count else ""))
-    ax.set_ylabel("error against the reference run")
+    ax.set_ylabel(ylabel)
     if count:
         ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
         ax.set_xticks(p[p > 0])

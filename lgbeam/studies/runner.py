@@ -58,6 +58,9 @@ from lgbeam.io.cases import dumps_toml, parse_value
 from lgbeam.io.run import Stopwatch, make_run_dir, write_json, write_provenance
 from lgbeam.io.schema import CaseError
 from lgbeam.studies.parallel import TaskOutcome, run_tasks
+from lgbeam.studies.quantities import Quantity, evaluate, parse_quantity
+from lgbeam.studies.quantities import columns as quantity_columns
+from lgbeam.studies.study_refinement import analyse
 
 logger = logging.getLogger(__name__)
 
@@ -126,6 +129,9 @@ class StudyPlan:
     reference: str | None  # label of the reference run (a grid point's or REFERENCE), None: no errors
     reference_case: dict[str, Any] | None = None  # when the reference is not a grid point
     reference_overrides: list[str] = field(default_factory=list)
+    quantities: tuple[Quantity, ...] = ()  # measured on every run (``--quantity``), refinement-analysed
+    against: str = "reference"  # the target of the quantities' errors: "reference" or "richardson"
+    formal_order: float | None = None  # the order assumed with two runs (no observed order)
 
     def runs(self) -> list[tuple[str, dict[str, Any]]]:
         extra = [(REFERENCE, self.reference_case)] if self.reference_case is not None else []
@@ -133,14 +139,33 @@ class StudyPlan:
 
 
 def plan_study(case: str | Path, overrides: list[str], varies: list[tuple[str, list[Any]]],
-               reference: list[str] | None, default_reference: bool) -> StudyPlan:
+               reference: list[str] | None, default_reference: bool, *, quantities: list[str] | None = None,
+               against: str = "reference", formal_order: float | None = None) -> StudyPlan:
     """Validate every run of the grid before anything runs; ``CaseError``/``ValueError`` on bad input.
 
     ``reference``: ``KEY=VALUE`` overrides of a separate reference run; none and ``default_reference``:
-    the last value of the (single) varied key is the reference.
+    the last value of the (single) varied key is the reference. ``quantities``: ``--quantity`` texts
+    (``lgbeam.studies.quantities``), analysed along the first varied key; ``against="richardson"`` measures
+    their errors against Richardson's estimate and needs no reference run.
     """
     if not varies:
         raise ValueError("give at least one --vary KEY=V1,V2,...")
+    if against not in ("reference", "richardson"):
+        raise ValueError(f"--against must be reference or richardson, got {against!r}")
+    parsed = tuple(parse_quantity(q) for q in quantities or [])
+    texts = [q.text for q in parsed]
+    if len(set(texts)) < len(texts):
+        raise ValueError(f"--quantity {next(t for t in texts if texts.count(t) > 1)} given twice")
+    if against == "richardson":
+        if not parsed:
+            raise ValueError("--against richardson measures the --quantity values; give at least one --quantity")
+        key0, vals0 = varies[0]
+        if len(vals0) < 3 and formal_order is None:
+            raise ValueError(f"Richardson's estimate needs three {key0} values for an observed order (or two and "
+                             "--formal-order P)")
+        default_reference = False
+    if formal_order is not None and not (math.isfinite(formal_order) and formal_order > 0):
+        raise ValueError(f"--formal-order must be a positive number, got {formal_order}")
     keys = [k for k, _ in varies]
     dup = sorted({k for k in keys if keys.count(k) > 1})
     if dup:
@@ -165,7 +190,8 @@ def plan_study(case: str | Path, overrides: list[str], varies: list[tuple[str, l
             raise ValueError("with several --vary keys give the reference run: --reference KEY=VALUE "
                              "(or `lgbeam sweep` for a grid without errors)")
         ref_label = points[-1][0]
-    return StudyPlan(name, Path(source), list(overrides), varies, points, ref_label, ref_case, list(reference or []))
+    return StudyPlan(name, Path(source), list(overrides), varies, points, ref_label, ref_case, list(reference or []),
+                     parsed, against, formal_order)
 
 
 def open_study_dir(plan: StudyPlan, out: Path | None, *, force: bool) -> tuple[Path, bool]:
@@ -207,6 +233,7 @@ class StudyResult:
     all_ok: bool
     n_ran: int
     reference_status: str | None = None
+    refinement: list[dict[str, Any]] = field(default_factory=list)  # the quantities' summaries
 
 
 def run_study(plan: StudyPlan, study_dir: Path, execute: Callable[[RunSpec], dict[str, Any]], *,
@@ -268,6 +295,14 @@ def _report(plan: StudyPlan, study_dir: Path, results: dict[str, dict[str, Any]]
     if plan.reference is not None and results[plan.reference]["status"] == "ok":
         ref = _load_npz(runs_dir / plan.reference / "solution.npz")
     app = get_app(plan.points[0][2]["kind"])
+    values: dict[str, dict[str, np.ndarray]] = {}
+    bad: CaseError | None = None
+    for label, _ in plan.runs():
+        if plan.quantities and results[label]["status"] == "ok" and bad is None:
+            try:
+                values[label] = {q.text: evaluate(q, runs_dir / label) for q in plan.quantities}
+            except CaseError as exc:  # a quantity the runs do not have: the runs are kept, study.csv written
+                bad = CaseError(f"{exc}; the runs are kept: rerun with --out {study_dir} and a corrected --quantity")
     rows, err_keys = [], []
     for label, point, _ in plan.points:
         res = results[label]
@@ -276,21 +311,34 @@ def _report(plan: StudyPlan, study_dir: Path, results: dict[str, dict[str, Any]]
             errs = app.errors(_load_npz(runs_dir / label / "solution.npz"), ref)
             row.update({k: float(e) for k, e in errs.items()})
             err_keys += [k for k in errs if k not in err_keys]
+        if label in values:
+            for q in plan.quantities:
+                row.update(quantity_columns(q, values[label][q.text]))
         row.update({k: res[k] for k in ("wall_time_s", "steps", "status", "attempts", "note")})
         if label == plan.reference:
             row["status"] += " (reference)"
         rows.append(row)
+    if plan.reference == REFERENCE and REFERENCE in values:
+        rows.append({"run": REFERENCE, **{c: v for q in plan.quantities
+                                          for c, v in quantity_columns(q, values[REFERENCE][q.text]).items()},
+                     "status": results[REFERENCE]["status"] + " (reference)"})
     write_csv(study_dir / "study.csv", rows)
+    if bad is not None:
+        write_provenance(study_dir, status="quantity error", wall_time_s=clock.elapsed(), started=clock.started,
+                         case_name=plan.name, extra={"study": {"error": str(bad)}})
+        raise bad
     orders = _orders(plan, rows, err_keys, study_dir) if ref is not None else {}
+    refinement = analyse(plan, study_dir, values) if plan.quantities else []
     ref_ok = plan.reference is None or ref is not None
     all_ok = all(r["status"] == "ok" for r in results.values())
     write_provenance(study_dir, status="ok" if ref_ok else "no reference", wall_time_s=clock.elapsed(),
                      started=clock.started, case_name=plan.name,
                      extra={"study": {"vary": plan.varies, "reference": plan.reference, "orders": orders,
-                                      "runs": len(results), "ran": n_ran,
+                                      "quantities": [q.text for q in plan.quantities], "against": plan.against,
+                                      "refinement": refinement, "runs": len(results), "ran": n_ran,
                                       "failed": sorted(k for k, r in results.items() if r["status"] != "ok")}})
     ref_status = results[plan.reference]["status"] if plan.reference is not None else None
-    return StudyResult(rows, orders, ref_ok, all_ok, n_ran, ref_status)
+    return StudyResult(rows, orders, ref_ok, all_ok, n_ran, ref_status, refinement)
 
 
 def _orders(plan: StudyPlan, rows: list[dict[str, Any]], err_keys: list[str], study_dir: Path) -> dict[str, Any]:
