@@ -1,5 +1,7 @@
 """Modes and linear buckling of the actual rod (any geometry and supports), about its reference or about a
-loaded static state (pre-stress).
+loaded static state (pre-stress). A structure of rods with joints (``lgbeam.discretisations.frames.Structure``)
+runs unchanged: its K_int, ∂f/∂q and Z come through ``tangents.SplitTangents`` and its size
+(``length_scale``) takes the place of the rod length L (docs/frames.md, docs/modes.md "Frames").
 
 Modes. The linearisation of M v' + g + Bᵀλ = 0, Φ = 0 about an equilibrium (q*, λ*, μ) with v = 0 is
 
