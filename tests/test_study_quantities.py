@@ -176,3 +176,28 @@ def test_evaluate_by_arc_length_on_a_frame_solution(tmp_path):
                       ("position(s=1.0, rod=col, t=0.5)", "not a saved time")]:
         with pytest.raises(CaseError, match=msg):
             evaluate(parse_quantity(text), tmp_path)
+
+
+def test_exact_values_and_the_work_precision_view(cases, tmp_path, capsys):
+    """--exact gives errors against the truth (DOP853) with order 1 for Euler; --against exact plots them; the
+    default reference (the finest run) is flagged; study-work.png is written with the error norms."""
+    exact = _theta_exact()
+    out = tmp_path / "study"
+    code = main(["study", "pend", "--vary", "integrator.h=0.02,0.01,0.005,0.0025", "--set", "output.vtk=false",
+                 "--quantity", "q[-1, 0]", "--exact", f"q[-1,0]={exact!r}", "--against", "exact",
+                 "--scheduler", "synchronous", "--out", str(out)])
+    assert code == 0, capsys.readouterr().err
+    s = _csv(out / "refinement-summary.csv")[0]
+    assert abs(float(s["fitted_exact"]) - 1.0) < 0.05 and float(s["exact"]) == exact
+    per_run = _csv(out / "refinement.csv")
+    np.testing.assert_allclose([float(r["error_vs_exact"]) for r in per_run],
+                               [abs(float(r["value"]) - exact) for r in per_run], rtol=1e-12)
+    out2 = tmp_path / "study2"
+    assert main(["study", "pend", "--vary", "integrator.h=0.02,0.01,0.005", "--set", "output.vtk=false",
+                 "--scheduler", "synchronous", "--out", str(out2)]) == 0
+    assert "the reference is the finest run" in capsys.readouterr().err
+    assert (out2 / "study-work.png").stat().st_size > 1000
+    base = ["study", "pend", "--vary", "integrator.h=0.02,0.01,0.005", "--quantity", "q[-1,0]"]
+    _one_line_error(capsys, main([*base, "--against", "exact"]), "needs --exact Q=VALUE for every --quantity")
+    _one_line_error(capsys, main([*base, "--exact", "q[-1,1]=1.0"]), "not one of the --quantity values")
+    _one_line_error(capsys, main([*base, "--exact", "q[-1,0]=abc"]), "must be a number")

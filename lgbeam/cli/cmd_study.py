@@ -34,6 +34,7 @@ from lgbeam.apps import load_case
 from lgbeam.cli.cmd_run import EXIT_INTERRUPTED, add_case_arguments, run_case
 from lgbeam.io.run import Stopwatch, make_run_dir, write_provenance
 from lgbeam.studies.runner import (
+    REFERENCE,
     RunSpec,
     format_table,
     open_study_dir,
@@ -67,9 +68,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "three-grid orders, Richardson's estimate, the grid-convergence index (repeatable; "
                    "position(s=S[,rod=R][,t=T])[x|y|z], displacement(...), reaction(support=NAME), "
                    "joint_reaction(joint=NAME), energy, frequency(mode=K), or any solution.npz array[i,...])")
-    p.add_argument("--against", choices=("reference", "richardson"), default=None,
-                   help="the target of the quantities' errors (default: the reference run; richardson needs no "
-                   "reference run)")
+    p.add_argument("--against", choices=("reference", "richardson", "exact"), default=None,
+                   help="the target of the quantities' errors in refinement.png (default: the reference run; "
+                   "richardson and exact need no reference run)")
+    p.add_argument("--exact", action="append", default=None, metavar="Q=VALUE",
+                   help="the exact value of a --quantity (a number or [a, b, c]); errors against it are added")
     p.add_argument("--formal-order", type=float, default=None, metavar="P",
                    help="the order assumed for Richardson/GCI when only two --vary values are given")
     p.add_argument("--hmax", action="store_true", help="largest-stable-step study (Tables 2.3/2.4; nls and kdv cases)")
@@ -104,10 +107,15 @@ def run_grid(args: argparse.Namespace, *, default_reference: bool, command: str)
     varies = [parse_vary(v, min_values=2 if command == "study" and len(args.vary) == 1 else 1) for v in args.vary]
     quantities = getattr(args, "quantity", None)
     against = getattr(args, "against", None) or "reference"
-    if against == "richardson" and args.reference:
-        raise ValueError("--against richardson needs no --reference run; drop one of them")
+    if against != "reference" and args.reference:
+        raise ValueError(f"--against {against} needs no --reference run; drop one of them")
     plan = plan_study(args.case, args.overrides, varies, args.reference, default_reference, quantities=quantities,
-                      against=against, formal_order=getattr(args, "formal_order", None))
+                      against=against, formal_order=getattr(args, "formal_order", None),
+                      exact=getattr(args, "exact", None))
+    if plan.reference is not None and plan.reference != REFERENCE and not args.quiet:
+        print(f"lgbeam {command}: the reference is the finest run ({plan.reference}): its own error biases the "
+              "fitted orders and they rest on one run fewer; give a finer --reference KEY=V or measure a "
+              "--quantity --against richardson", file=sys.stderr)
     study_dir, reused = open_study_dir(plan, args.out, force=args.force)
     if reused and not args.quiet:
         print(f"lgbeam {command}: continuing the study in {study_dir} (complete runs are kept)", file=sys.stderr)

@@ -240,3 +240,26 @@ def plot_study(rows: list[dict[str, Any]], param: str, keys: list[str], png: Pat
         ax.legend()
     _save(fig, Path(png))
     return orders
+
+
+def plot_work_precision(rows: list[dict[str, Any]], keys: list[str], png: Path, *, title: str = "") -> Path:
+    """A study's work–precision view: each error norm ``keys`` against the steps taken and against the wall time
+    (two log-log panels; rows without a positive error or cost are left out)."""
+    fig = Figure(figsize=(10, 4.2))
+    axes = fig.subplots(1, 2)
+    for ax, cost, label in ((axes[0], "steps", "steps taken"), (axes[1], "wall_time_s", "wall time [s]")):
+        c = np.array([float(r.get(cost, np.nan)) for r in rows])
+        for i, k in enumerate(keys):
+            e = np.array([float(r.get(k, np.nan)) for r in rows])
+            keep = np.isfinite(e) & (e > 0) & np.isfinite(c) & (c > 0)
+            if keep.any():
+                order = np.argsort(c[keep])
+                ax.loglog(c[keep][order], e[keep][order], "o-", color=f"C{i}", label=k)
+        ax.set_xlabel(label)
+        ax.set_ylabel("error against the reference run")
+        ax.grid(True, which="both", alpha=0.3)
+        if ax.lines:
+            ax.legend(fontsize=8)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    return _save(fig, Path(png))

@@ -31,7 +31,9 @@ Outputs in the study folder: ``study.json`` (the plan), ``study.csv`` (one row p
 varied keys, error norms against the reference when there is one, wall time, steps, status,
 ``attempts`` (0: complete from an earlier invocation) and ``note``), the order plot ``study.png``
 (log-log errors against the first varied key with fitted slopes, ``lgbeam.io.plots.plot_study``; one
-``study-<other keys>.png`` per combination of the other keys) and ``provenance.json``.
+``study-<other keys>.png`` per combination of the other keys), the work–precision view ``study-work.png``
+(errors against steps and wall time) and ``provenance.json``. ``--quantity`` values add ``refinement*.csv/png``
+(``lgbeam.studies.study_refinement``).
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ logger = logging.getLogger(__name__)
 
 __all__ = [
     "COMPLETE_STATUSES",
+    "REFERENCE",
     "RunSpec",
     "StudyPlan",
     "StudyResult",
@@ -130,8 +133,9 @@ class StudyPlan:
     reference_case: dict[str, Any] | None = None  # when the reference is not a grid point
     reference_overrides: list[str] = field(default_factory=list)
     quantities: tuple[Quantity, ...] = ()  # measured on every run (``--quantity``), refinement-analysed
-    against: str = "reference"  # the target of the quantities' errors: "reference" or "richardson"
+    against: str = "reference"  # the target of the quantities' errors: "reference", "richardson" or "exact"
     formal_order: float | None = None  # the order assumed with two runs (no observed order)
+    exact: dict[str, Any] = field(default_factory=dict)  # quantity text -> its exact value (``--exact Q=V``)
 
     def runs(self) -> list[tuple[str, dict[str, Any]]]:
         extra = [(REFERENCE, self.reference_case)] if self.reference_case is not None else []
@@ -140,27 +144,34 @@ class StudyPlan:
 
 def plan_study(case: str | Path, overrides: list[str], varies: list[tuple[str, list[Any]]],
                reference: list[str] | None, default_reference: bool, *, quantities: list[str] | None = None,
-               against: str = "reference", formal_order: float | None = None) -> StudyPlan:
+               against: str = "reference", formal_order: float | None = None,
+               exact: list[str] | None = None) -> StudyPlan:
     """Validate every run of the grid before anything runs; ``CaseError``/``ValueError`` on bad input.
 
     ``reference``: ``KEY=VALUE`` overrides of a separate reference run; none and ``default_reference``:
     the last value of the (single) varied key is the reference. ``quantities``: ``--quantity`` texts
     (``lgbeam.studies.quantities``), analysed along the first varied key; ``against="richardson"`` measures
-    their errors against Richardson's estimate and needs no reference run.
+    their errors against Richardson's estimate and needs no reference run; ``exact``: ``Q=VALUE`` texts (a number
+    or a TOML array) giving a quantity's exact value (errors against it too; ``against="exact"`` plots them).
     """
     if not varies:
         raise ValueError("give at least one --vary KEY=V1,V2,...")
-    if against not in ("reference", "richardson"):
-        raise ValueError(f"--against must be reference or richardson, got {against!r}")
+    if against not in ("reference", "richardson", "exact"):
+        raise ValueError(f"--against must be reference, richardson or exact, got {against!r}")
     parsed = tuple(parse_quantity(q) for q in quantities or [])
     texts = [q.text for q in parsed]
     if len(set(texts)) < len(texts):
         raise ValueError(f"--quantity {next(t for t in texts if texts.count(t) > 1)} given twice")
-    if against == "richardson":
+    exact_values = _exact_values(exact or [], texts)
+    if against == "exact" and (not parsed or set(exact_values) != set(texts)):
+        missing = [t for t in texts if t not in exact_values]
+        raise ValueError("--against exact needs --exact Q=VALUE for every --quantity"
+                         + (f"; missing: {', '.join(missing)}" if missing else ""))
+    if against in ("richardson", "exact"):
         if not parsed:
-            raise ValueError("--against richardson measures the --quantity values; give at least one --quantity")
+            raise ValueError(f"--against {against} measures the --quantity values; give at least one --quantity")
         key0, vals0 = varies[0]
-        if len(vals0) < 3 and formal_order is None:
+        if against == "richardson" and len(vals0) < 3 and formal_order is None:
             raise ValueError(f"Richardson's estimate needs three {key0} values for an observed order (or two and "
                              "--formal-order P)")
         default_reference = False
@@ -191,7 +202,25 @@ def plan_study(case: str | Path, overrides: list[str], varies: list[tuple[str, l
                              "(or `lgbeam sweep` for a grid without errors)")
         ref_label = points[-1][0]
     return StudyPlan(name, Path(source), list(overrides), varies, points, ref_label, ref_case, list(reference or []),
-                     parsed, against, formal_order)
+                     parsed, against, formal_order, exact_values)
+
+
+def _exact_values(texts: list[str], quantities: list[str]) -> dict[str, Any]:
+    """``["position(s=1.0)[z]=-2.021e-3"]`` → {quantity text: value}: the value follows the last ``=``."""
+    out: dict[str, Any] = {}
+    for text in texts:
+        q, sep, v = text.rpartition("=")
+        if not sep or not q.strip() or not v.strip():
+            raise CaseError(f"--exact expects Q=VALUE, e.g. 'position(s=1.0)[z]=-2.021e-3'; got {text!r}")
+        name = parse_quantity(q).text
+        if name not in quantities:
+            raise CaseError(f"--exact {text!r}: {name} is not one of the --quantity values ({', '.join(quantities)})")
+        value = parse_value(v.strip())
+        arr = np.asarray(value, dtype=float) if not isinstance(value, str) else np.array(np.nan)
+        if not np.all(np.isfinite(arr)):
+            raise CaseError(f"--exact {text!r}: the value must be a number or an array of numbers, got {v.strip()!r}")
+        out[name] = arr
+    return out
 
 
 def open_study_dir(plan: StudyPlan, out: Path | None, *, force: bool) -> tuple[Path, bool]:
@@ -343,7 +372,7 @@ def _report(plan: StudyPlan, study_dir: Path, results: dict[str, dict[str, Any]]
 
 def _orders(plan: StudyPlan, rows: list[dict[str, Any]], err_keys: list[str], study_dir: Path) -> dict[str, Any]:
     """Fitted slopes along the first varied key, one fit (and picture) per combination of the other keys."""
-    from lgbeam.io.plots import plot_study
+    from lgbeam.io.plots import plot_study, plot_work_precision
 
     key, values = plan.varies[0]
     if not err_keys or len(values) < 2 or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
@@ -360,6 +389,7 @@ def _orders(plan: StudyPlan, rows: list[dict[str, Any]], err_keys: list[str], st
         case0 = plan.points[0][2]
         title = f"{plan.name}: {case0.get('integrator', {}).get('method', '')}" + (f" ({combo})" if combo else "")
         fitted = plot_study(grp, key, err_keys, png, title=title)
+        plot_work_precision(grp, err_keys, png.with_name(png.stem + "-work.png"), title=title)
         out[combo] = {k: (o if math.isfinite(o) else None) for k, o in fitted.items()}
     return out[""] if list(out) == [""] else out
 

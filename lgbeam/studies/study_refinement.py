@@ -5,8 +5,8 @@ N-refinement: counts become spacings 1/N), the three-grid observed order, the Ri
 grid-convergence index (Roache) of the two finest runs. Written to the study folder:
 
     refinement.csv          one row per quantity and run: the key, the spacing h, the value (numbers), the errors
-                            against the reference and against Richardson, and the pairwise order of each run with
-                            the next coarser one
+                            against the reference, Richardson and the exact value (``--exact``), and the pairwise
+                            order of each run with the next coarser one
     refinement-summary.csv  one row per quantity (and combination of the other keys): observed order, Richardson
                             estimate, GCI of the fine and the coarse pair (relative), asymptotic ratio ≈ 1, fitted
                             orders, the finest and the reference value
@@ -45,33 +45,34 @@ def _scalar(v: np.ndarray) -> float | str:
 
 
 def _one(plan: StudyPlan, qtext: str, key: str, labelled: list[tuple[Any, np.ndarray]],
-         ref: np.ndarray | None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+         ref: np.ndarray | None, exact: np.ndarray | None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The per-run rows and the summary of one quantity along ``key`` (runs given as (value, quantity))."""
     vals = [v for v, _ in labelled]
     sols = [s for _, s in labelled]
     summary: dict[str, Any] = {"quantity": qtext, "key": key, "runs": len(vals)}
     if len(vals) >= 3 or (len(vals) == 2 and plan.formal_order is not None):
-        t = refinement_table(key, vals, sols, reference=ref, formal_order=plan.formal_order)
-    else:  # two runs and no assumed order: errors against the reference only
+        t = refinement_table(key, vals, sols, reference=ref, exact=exact, formal_order=plan.formal_order)
+    else:  # two runs and no assumed order: errors against the reference and the exact value only
         h = spacing(key, vals)
         order = np.argsort(-h, kind="stable")
         t = {"h": h[order], "values": np.asarray(vals, dtype=float)[order]}
         sols = [sols[i] for i in order]
-        if ref is not None:
-            e = np.array([float(np.sqrt(np.mean((np.asarray(s) - ref) ** 2))) for s in sols])
-            t["error_vs_reference"], t["pairwise_reference"] = e, pairwise_orders(t["h"], e)
+        for name, target in (("reference", ref), ("exact", exact)):
+            if target is not None:
+                e = np.array([float(np.sqrt(np.mean((np.asarray(s) - target) ** 2))) for s in sols])
+                t[f"error_vs_{name}"], t[f"pairwise_{name}"] = e, pairwise_orders(t["h"], e)
     sorted_sols = [labelled[i][1] for i in np.argsort(-spacing(key, vals), kind="stable")]
     rows = []
     for i, (hv, kv) in enumerate(zip(t["h"], t["values"], strict=True)):
         row: dict[str, Any] = {"quantity": qtext, key: kv, "h": float(hv), "value": _scalar(sorted_sols[i])}
-        for target in ("reference", "richardson"):
+        for target in ("reference", "richardson", "exact"):
             if f"error_vs_{target}" in t:
                 row[f"error_vs_{target}"] = float(t[f"error_vs_{target}"][i])
                 p = t[f"pairwise_{target}"]
                 row[f"order_vs_{target}"] = float(p[i - 1]) if i >= 1 and i - 1 < p.size else float("nan")
         rows.append(row)
     for k in ("three_grid_order", "order_used", "gci_fine", "gci_coarse", "asymptotic_ratio",
-              "fitted_reference", "fitted_richardson"):
+              "fitted_reference", "fitted_richardson", "fitted_exact"):
         if k in t:
             summary[k] = _num(t[k])
     if "richardson" in t:
@@ -79,6 +80,8 @@ def _one(plan: StudyPlan, qtext: str, key: str, labelled: list[tuple[Any, np.nda
     summary["finest"] = _scalar(sorted_sols[-1])
     if ref is not None:
         summary["reference"] = _scalar(ref)
+    if exact is not None:
+        summary["exact"] = _scalar(exact)
     return rows, summary
 
 
@@ -107,7 +110,7 @@ def analyse(plan: StudyPlan, study_dir: Path, values: dict[str, dict[str, np.nda
                 continue
             labelled = [(points[lb][key], values[lb][q.text]) for lb in labels]
             ref = ref_vals.get(q.text)
-            rows, summary = _one(plan, q.text, key, labelled, ref)
+            rows, summary = _one(plan, q.text, key, labelled, ref, plan.exact.get(q.text))
             extra = {k: points[labels[0]][k] for k in others}
             rows = [{**extra, **r} for r in rows]
             summaries.append({**({"group": combo} if combo else {}), **summary})
@@ -131,5 +134,6 @@ def analyse(plan: StudyPlan, study_dir: Path, values: dict[str, dict[str, np.nda
         names = [k for k in dict.fromkeys(k for r in prows for k in r) if k != key]
         png = study_dir / ("refinement.png" if not combo else f"refinement-{combo}.png")
         plot_study(prows, key, names, png, title=f"{plan.name}: {method}" + (f" ({combo})" if combo else ""),
-                   ylabel=f"error against {'Richardson' if plan.against == 'richardson' else 'the reference run'}")
+                   ylabel="error against " + {"richardson": "Richardson's estimate", "exact": "the exact value",
+                                              "reference": "the reference run"}[plan.against])
     return summaries
