@@ -75,6 +75,10 @@ def _one(plan: StudyPlan, qtext: str, key: str, labelled: list[tuple[Any, np.nda
               "fitted_reference", "fitted_richardson", "fitted_exact"):
         if k in t:
             summary[k] = _num(t[k])
+    if "three_grid_order" in t and not math.isfinite(t["three_grid_order"]):
+        summary["note"] = "the runs agree to round-off: no observed order, no Richardson estimate"
+    elif "three_grid_order" in t and not 0.0 < t["three_grid_order"] < 20.0:
+        summary["note"] = "observed order out of range: not in the asymptotic range (refine further)"
     if "richardson" in t:
         summary["richardson"] = _scalar(t["richardson"])
     summary["finest"] = _scalar(sorted_sols[-1])
