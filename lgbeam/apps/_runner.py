@@ -4,7 +4,8 @@ case's integrator, time and output sections, and writes the run folder:
 
     solution.npz        what ``Problem.arrays(sol)`` returns (the app's own keys), written atomically
     diagnostics.csv     one row per attempted step, streamed (memory does not grow with the step count)
-    paraview/<name>.pvd (+ frames)   every output time, valid at any moment (``PVDSeries``)
+    paraview/<name>.pvd (+ frames)   every output time, valid at any moment (``PVDSeries``); rods and frames
+                        also paraview/<name>-edges.pvd (per-edge cells, ``output.edge_data``)
     checkpoint.pkl      the driver's full loop state and the saved frames, rewritten atomically every
                         ``output.checkpoint_seconds`` of wall time or ``output.checkpoint_steps`` steps
 
@@ -84,15 +85,29 @@ def _nbytes(y: Any) -> int:
     return int(sum(np.asarray(a).nbytes for a in arrays))
 
 
+def frame_bytes(frame: Any, edges: bool = True) -> float:
+    """Upper estimate of a frame's file size: 1.4 × its raw arrays (points, cells, point, cell and field data;
+    zlib and then base64 give at most 4/3 of them) plus the XML, 1 kB a file and 256 B an array (measured about
+    190); with ``edges``, a ``PolyFrame``'s edges file too."""
+    def raw(a: Any) -> int:
+        if isinstance(a, (list, tuple)):
+            return sum(len(x) if isinstance(x, str) else raw(x) for x in a)
+        return int(np.asarray(a).nbytes)
+
+    arrays = [frame.points, *(c for _, c in frame.cells), *frame.point_data.values(), *frame.cell_data.values(),
+              *getattr(frame, "field_data", {}).values()]
+    size = 1.4 * sum(map(raw, arrays)) + 1024.0 + 256.0 * (len(arrays) + 1)
+    sub = getattr(frame, "edges", None)
+    return size + (frame_bytes(sub) if edges and sub is not None else 0.0)
+
+
 def check_budget(case: dict[str, Any], problem: Problem) -> dict[str, float]:
     """Estimate the memory and disk of the run; ValueError above ``output.max_memory_gb``/``max_disk_gb``."""
     tm, out = case["time"], case["output"]
     n_frames = math.floor((tm["t_end"] - tm["t0"]) / out["every"]) + 2
     state = _nbytes(problem.y0)
     frame = problem.frame(problem.y0) if out["vtk"] else None
-    vtu = 0 if frame is None else 1.4 * sum(np.asarray(a).nbytes for a in (
-        frame.points, *(c for _, c in frame.cells), *frame.point_data.values(),
-        *(b for blocks in frame.cell_data.values() for b in blocks)))
+    vtu = 0.0 if frame is None else frame_bytes(frame, edges=out.get("edge_data", True))
     memory = n_frames * state + problem.work_bytes
     disk = n_frames * (vtu + 2 * state)
     est = {"frames": float(n_frames), "memory_gb": memory / GIB, "disk_gb": disk / GIB}
@@ -160,7 +175,8 @@ def run_problem(case: dict[str, Any], run_dir: Path, problem: Problem, *, progre
         state, times, states = ck["state"], list(ck["times"]), list(ck["states"])
     series = None
     if out["vtk"]:
-        series = PVDSeries(run_dir / "paraview" / f"{case['name']}.pvd", keep=len(times) if resume else None)
+        series = PVDSeries(run_dir / "paraview" / f"{case['name']}.pvd", keep=len(times) if resume else None,
+                           edges=out.get("edge_data", True))
 
     def collect(t: float, y: Any) -> None:
         times.append(t)

@@ -82,7 +82,7 @@ SCHEMA: dict[str, Any] = {
                                         if k in ("rho_inf", "index", "quadrature")}),
     "time": time_section(),
     "analysis": dict(ROD_SCHEMA["analysis"]),
-    "output": output_section(0.05),
+    "output": output_section(0.05, edge_data=True),
 }
 
 
@@ -321,7 +321,8 @@ def run_static(case: dict[str, Any], frame: Structure, run_dir: Path) -> RunSumm
     lam = np.stack([s.lam for s in path.states])
     v = np.zeros((n, frame.n_dofs))
     if case["output"]["vtk"]:
-        with PVDSeries(run_dir / "paraview" / f"{case['name']}.pvd") as series:
+        with PVDSeries(run_dir / "paraview" / f"{case['name']}.pvd",
+                       edges=case["output"].get("edge_data", True)) as series:
             for t, qq, ll in zip(ts, q, lam, strict=True):
                 series.write_frame(float(t), _poly(frame, str(case["name"]), qq, None, ll, t1))
     arrays = solution_arrays(frame, ts, q, v, lam)

@@ -93,7 +93,8 @@ def run_static(case: dict[str, Any], rod: CosseratRod, q0: np.ndarray, run_dir: 
         from lgbeam.apps.rod import engineering_frame
 
         frame = engineering_frame(rod, str(case["name"]))
-        with PVDSeries(run_dir / "paraview" / f"{case['name']}.pvd") as series:
+        with PVDSeries(run_dir / "paraview" / f"{case['name']}.pvd",
+                       edges=case["output"].get("edge_data", True)) as series:
             for t, qq, ll in zip(ts, q, lam, strict=True):
                 series.write_frame(float(t), frame(qq, zero, ll, t1))
     with atomic_write(run_dir / "solution.npz") as fh:

@@ -365,6 +365,8 @@ def render_run(
     if not run_dir.is_dir():
         raise FileNotFoundError(f"run folder {run_dir} does not exist; give a folder made by `lgbeam run`")
     pvds = sorted((run_dir / "paraview").glob("*.pvd"))
+    # the per-edge companion of a series (<name>-edges.pvd) shows the same rods: one picture of <name>.pvd
+    pvds = [p for p in pvds if not (p.stem.endswith("-edges") and p.with_name(p.stem[:-6] + ".pvd") in pvds)]
     if not pvds:
         raise FileNotFoundError(f"no ParaView series in {run_dir / 'paraview'}; was the case run with output.vtk = true?")
     fig_dir = run_dir / "figures"

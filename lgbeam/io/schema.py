@@ -100,11 +100,14 @@ def time_section(t_end: Any = REQUIRED) -> dict[str, Key]:
     return {"t0": Key(float, 0.0, doc="start time"), "t_end": Key(float, t_end, doc="end time")}
 
 
-def output_section(every: float) -> dict[str, Key]:
+def output_section(every: float, *, edge_data: bool = False) -> dict[str, Key]:
     """The ``output`` section: the save interval (a time), the ParaView series, checkpoints and the size limits
-    a run is checked against before it starts."""
+    a run is checked against before it starts; ``edge_data``: the key ``output.edge_data`` of the kinds whose
+    frames carry per-edge cells (rods, frames)."""
+    edges = {"edge_data": Key(bool, True, doc="also write paraview/<name>-edges.pvd: each edge a line cell with "
+                              "its section resultants, strains and curvature as cell data (exact edge values)")}
     return {"every": Key(float, every, doc="output interval in time units (also the ParaView frames)"),
-            "vtk": Key(bool, True, doc="write the ParaView series"),
+            "vtk": Key(bool, True, doc="write the ParaView series"), **(edges if edge_data else {}),
             "checkpoint_seconds": Key(float, 60.0, doc="write checkpoint.pkl every this many wall seconds "
                                       "(for lgbeam run --resume); 0 disables"),
             "checkpoint_steps": Key(int, 0, doc="also write it every this many accepted steps (0: by time only)"),

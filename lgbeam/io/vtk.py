@@ -84,19 +84,49 @@ def _as_points(points: Any) -> np.ndarray:
 
 @dataclass(frozen=True)
 class PolyFrame:
-    """One VTP's content: points ``(n, 3)``, ``lines`` (one index array per polyline, e.g. per rod), point data
-    (first axis n), cell data (first axis = number of lines) and field data (arrays, or lists of strings)."""
+    """One VTP's content: points ``(n, 3)``, ``lines`` (one index array per polyline, e.g. per rod; or a 2-D
+    ``(n_cells, k)`` array, one cell per row, e.g. ``(n_edges, 2)`` VTK_LINE cells), point data (first axis n),
+    cell data (first axis = number of lines) and field data (arrays, or lists of strings).
+
+    ``edges``: an optional second frame on the same points (e.g. each edge a VTK_LINE cell with per-edge cell
+    data) that ``PVDSeries`` writes into its companion series ``<name>-edges.pvd``; a tuple of the five (or six)
+    fields, such as ``frames.output.EngineeringFrame``, is converted to a ``PolyFrame``."""
 
     points: np.ndarray
-    lines: list[np.ndarray]
+    lines: list[np.ndarray] | np.ndarray
     point_data: dict[str, np.ndarray] = field(default_factory=dict)
     cell_data: dict[str, np.ndarray] = field(default_factory=dict)
     field_data: dict[str, Any] = field(default_factory=dict)
+    edges: PolyFrame | None = None
+
+    def __post_init__(self) -> None:
+        if self.edges is not None and not isinstance(self.edges, PolyFrame):
+            object.__setattr__(self, "edges", PolyFrame(*self.edges))
 
     @property
     def cells(self) -> list[tuple[str, np.ndarray]]:
-        """The polylines' point indices as one block (for size estimates)."""
+        """The lines' point indices as one block (for size estimates)."""
+        if isinstance(self.lines, np.ndarray) and self.lines.ndim == 2:
+            return [("line", self.lines)]
         return [("polyline", np.concatenate([np.asarray(ln) for ln in self.lines])[:, None])]
+
+
+def _cell_array(lines: list[np.ndarray] | np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets, connectivity) of ``lines`` (module ``PolyFrame``), checked against ``n`` points."""
+    if isinstance(lines, np.ndarray) and lines.ndim == 2:
+        conn2 = lines.astype(np.int64)
+        n_cells, k = conn2.shape
+        offsets = np.arange(0, n_cells * k + 1, k, dtype=np.int64)
+        conn = conn2.ravel()
+        ok = k >= 2
+    else:
+        parts = [np.asarray(ln, dtype=np.int64) for ln in lines]
+        ok = all(ln.ndim == 1 and ln.size >= 2 for ln in parts)
+        offsets = np.concatenate([[0], np.cumsum([ln.size for ln in parts])]).astype(np.int64)
+        conn = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+    if not ok or (conn.size and (conn.min() < 0 or conn.max() >= n)):
+        raise ValueError(f"each line must list >= 2 point indices in [0, {n})")
+    return offsets, conn
 
 
 def _vtk_array(name: str, a: Any) -> Any:
@@ -126,19 +156,16 @@ def write_vtp(path: str | os.PathLike[str], frame: PolyFrame) -> None:
 
     pts = _as_points(frame.points)
     n = pts.shape[0]
-    lines = [np.asarray(ln, dtype=np.int64) for ln in frame.lines]
-    if any(ln.ndim != 1 or ln.size < 2 or ln.min() < 0 or ln.max() >= n for ln in lines):
-        raise ValueError(f"each polyline must list >= 2 point indices in [0, {n})")
+    offsets, conn = _cell_array(frame.lines, n)
     poly = vtkPolyData()
     vp = vtkPoints()
     vp.SetData(numpy_to_vtk(pts, deep=True))
     poly.SetPoints(vp)
     ca = vtkCellArray()
-    offsets = np.concatenate([[0], np.cumsum([ln.size for ln in lines])]).astype(np.int64)
-    ca.SetData(numpy_to_vtkIdTypeArray(offsets, deep=True), numpy_to_vtkIdTypeArray(np.concatenate(lines), deep=True))
+    ca.SetData(numpy_to_vtkIdTypeArray(offsets, deep=True), numpy_to_vtkIdTypeArray(conn, deep=True))
     poly.SetLines(ca)
     for what, data, size, target in (("point", frame.point_data, n, poly.GetPointData()),
-                                     ("cell", frame.cell_data, len(lines), poly.GetCellData())):
+                                     ("cell", frame.cell_data, offsets.size - 1, poly.GetCellData())):
         for name, a in data.items():
             if np.shape(a)[:1] != (size,):
                 raise ValueError(f"{what} data '{name}' has shape {np.shape(a)}; its first axis must be {size}")
@@ -205,6 +232,10 @@ class PVDSeries:
     keep
         Continue an existing series (``--resume``): keep its first ``keep`` frames, delete the frame files
         listed after them (written after the last checkpoint), and append from there.
+    edges
+        Write the ``edges`` of a ``PolyFrame`` into the companion series ``<name>-edges.pvd`` (frames in
+        ``<name>-edges/``; one companion frame per frame, same times; ``keep`` truncates it too). False: ignore
+        them.
 
     Notes
     -----
@@ -212,7 +243,8 @@ class PVDSeries:
     ``.pvd`` is valid after every ``write`` (temporary file + ``os.replace``).
     """
 
-    def __init__(self, pvd_path: str | os.PathLike[str], *, overwrite: bool = True, keep: int | None = None) -> None:
+    def __init__(self, pvd_path: str | os.PathLike[str], *, overwrite: bool = True, keep: int | None = None,
+                 edges: bool = True) -> None:
         self.path = Path(pvd_path)
         if self.path.suffix != ".pvd":
             raise ValueError(f"ParaView collection must end in .pvd, got {self.path.name!r}")
@@ -236,6 +268,11 @@ class PVDSeries:
                 (self.path.parent / rel).unlink(missing_ok=True)
             self.entries = old[:keep]
         self._write_pvd()
+        self.edges = edges
+        self.edges_path = self.path.with_name(f"{self.name}-edges.pvd")
+        self._edges: PVDSeries | None = None
+        if edges and keep is not None and self.edges_path.exists():
+            self._edges = PVDSeries(self.edges_path, keep=keep, edges=False)
 
     # context manager -------------------------------------------------------------------------
     def __enter__(self) -> Self:
@@ -248,6 +285,8 @@ class PVDSeries:
     def close(self) -> None:
         """Finish the series (the ``.pvd`` is already complete; this only forbids further frames)."""
         self.closed = True
+        if self._edges is not None:
+            self._edges.close()
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -287,6 +326,10 @@ class PVDSeries:
         if self.entries and t < self.entries[-1][0]:
             raise ValueError(f"frame time {t} is before the previous frame's {self.entries[-1][0]}; times must not decrease")
         if isinstance(frame, PolyFrame):
+            if self.edges and frame.edges is not None:
+                if self._edges is None:
+                    self._edges = PVDSeries(self.edges_path, edges=False)
+                self._edges.write_frame(t, frame.edges)
             rel = f"{self.name}/{self.name}_{len(self.entries):06d}.vtp"
             target = self.path.parent / rel
             _write_atomic(target, lambda p: write_vtp(p, frame), suffix=".vtp")
