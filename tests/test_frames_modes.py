@@ -1,6 +1,7 @@
 """Modes and linear buckling of frames (issue 13): ``rods.modal`` runs a ``Structure`` of rods and joints as one
 rod. Independent truths: the fixed-base portal's sway buckling load from its characteristic equation (derived
-in docs/modes.md, "Frames") and its out-of-plane cantilever load π²EI/4h², both with fitted order 2; in-plane
+in docs/modes.md, "Frames") and its out-of-plane cantilever load π²EI/4h², both with fitted order 2; the
+lateral-torsional buckling load of a cantilever of two rods (a bent pre-buckling path); in-plane
 frequencies against a dense Hermite (Euler–Bernoulli, Rayleigh rotary inertia) frame model with exact
 inextensibility; the command line on the shipped portal case; a free frame names its rigid motions."""
 
@@ -12,6 +13,7 @@ import numpy as np
 import pytest
 import scipy.linalg as la
 from scipy.optimize import brentq
+from scipy.special import jv
 
 from lgbeam.cli.main import main
 from lgbeam.diagnostics import observed_order
@@ -109,6 +111,37 @@ def test_portal_sway_buckling_follows_the_beam_stiffness(EIb):
     res = modal.buckling(s, 4)
     mu = res.load_factors[_in_plane(s, res.shapes)][0]
     assert abs(mu / sway_buckling_load(1.0, EIb) - 1) < 1.0 / 16**2  # measured 9.5e-4 (flexible), 3.2e-3 (stiff)
+
+
+def _cantilever(n, *, inextensible=True):
+    """A cantilever of length 1 along x made of two rods of 1/2 joined rigidly, weak axis EI₂ = 1 (d2 = e_y),
+    strong EI₁ = 100, GJ = 0.5; a unit end load along d2 (bending about the strong axis d1, through the axis)."""
+    mat = Material.from_sectional(EA=1e4, GA=1e4, EI=(100.0, 1.0), GJ=0.5, rhoA=1.0, rhoJ=0.01)
+    kw = {"inextensible": inextensible}
+    a = _rod((0, 0, 0), (0.5, 0, 0), n, mat, supports=(Support("start", "clamped"),), **kw)
+    qb = straight(G, RodMesh.uniform(0.5, n), start=(0.5, 0, 0), direction=(1, 0, 0))
+    d2 = G.rotation(qb[-1])[:, 1]
+    b = _rod((0.5, 0, 0), (1, 0, 0), n, mat, loads=(NodalLoad(node="end", force=d2),), **kw)
+    return Structure(rods={"a": a, "b": b}, joints=(Joint(("a", "end"), ("b", "start")),))
+
+
+def test_cantilever_of_two_rods_buckles_laterally_at_the_classical_load():
+    """Lateral-torsional buckling of a cantilever under an end load at the centroid (pre-buckling deformation
+    neglected): the twist obeys GJφ'' + P²s²/EI₂ φ = 0 (s from the free end), φ = √s J₋₁/₄(Ps²/2√(EI₂GJ)),
+    φ'(0) = 0, φ(L) = 0, so P_cr = 2j √(EI₂GJ)/L² with j the first zero of J₋₁/₄ (2j = 4.0126; Timoshenko & Gere
+    1961, ch. 6: 4.013). The load path bends the rods (Δ ≠ 0): the initial-stress K_G holds; the old
+    ∂K_int/∂q[Δ] (with the material part's change, EA·rotations) gave spurious loads."""
+    j = brentq(lambda x: jv(-0.25, x), 1.0, 3.0, xtol=1e-15)
+    exact = 2.0 * j * np.sqrt(1.0 * 0.5)
+    ns = np.array([4, 8, 16])
+    mu = np.array([modal.buckling(_cantilever(int(n)), 1).load_factors[0] for n in ns])
+    err = np.abs(mu / exact - 1)
+    assert abs(observed_order(1.0 / ns, err) - 2.0) < 0.05  # measured 2.00 (1.1e-2, 2.8e-3, 7.1e-4)
+    assert err[-1] < 1e-3
+    assert abs((mu[-1] + (mu[-1] - mu[-2]) / 3) / exact - 1) < 1e-5  # Richardson: measured 2.3e-7
+    # the axial stiffness does not enter: an extensible (Kirchhoff) cantilever gives the same load (measured 1e-11)
+    extensible = modal.buckling(_cantilever(16, inextensible=False), 1).load_factors[0]
+    assert abs(extensible / mu[-1] - 1) < 1e-6
 
 
 def hermite_frame_frequencies(ne, EIc=1.0, EIb=1.0, rhoA=1.0, rhoI=RHO_I):

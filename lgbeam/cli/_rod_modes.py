@@ -26,6 +26,8 @@ from lgbeam.io.vtk import PVDSeries
 
 logger = logging.getLogger(__name__)
 
+ZERO_MODE = 1e-9  # |ω²| below this fraction of the largest computed |ω²| counts as zero (a mechanism)
+
 
 def write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
     """modes.csv: one row per mode (floats with 17 significant digits)."""
@@ -93,7 +95,12 @@ def modes_table(system: Any, case: dict[str, Any], name: str, what: str, *, n: i
     for r in rows:
         tail = f"  {r['omega0_rad_s']:15.8g}  {r['ratio']:10.6f}" if about == "static" else ""
         lines.append(f"{r['mode']:>4d}  {r['omega_rad_s']:15.8g}  {r['freq_hz']:13.6g}{tail}")
-    if np.any(res.omega2 < 0):
+    zero = np.abs(res.omega2) <= ZERO_MODE * float(np.max(np.abs(res.omega2)))
+    if np.any(zero):
+        lines.append(f"mode {', '.join(str(k + 1) for k in np.flatnonzero(zero))}: ω² ≈ 0 (round-off against the "
+                     f"largest): a mechanism, a motion the supports and joints leave free (e.g. a rod spinning "
+                     f"about its axis between ball joints)")
+    if np.any((res.omega2 < 0) & ~zero):
         lines.append(f"negative ω²: the state is unstable (the {noun} buckles)")
     return lines, rows, res.q, res.shapes, lam
 

@@ -320,6 +320,18 @@ class Structure:
         return self._block_diag([rod_tangents.load_stiffness(r, t, qr) for r, qr in
                                  zip(self.members, self.split_q(q), strict=True)])
 
+    def stress_stiffness(self, t: float, q: FloatArray, dq: FloatArray) -> sp.csr_array:
+        """K_σ of the first-order stresses of dq about the stress-free q (``rods.tangents.stress_stiffness``, rod by
+        rod) plus the joint springs' stiffness differentiated along dq (linear buckling, ``rods.modal``)."""
+        K = self._block_diag([rod_tangents.stress_stiffness(r, qr, dr, t) for r, qr, dr in
+                              zip(self.members, self.split_q(q), self.split_v(dq), strict=True)])
+        jr = self.joint_rows
+        if not jr.has_springs:
+            return K
+        dK = rod_tangents.directional_derivative(lambda qq: jr.assemble(jr.spring_stiffness_blocks(self._q(qq))),
+                                                 self.G, self._q(q), dq, self.length_scale)
+        return sp.csr_array(K + dK)
+
     def force_scale(self, t: float) -> float:
         """Scale of the static residual: the largest load component, or the largest EI/L of the rods."""
         f = self.external_forces(t, self.q_ref)

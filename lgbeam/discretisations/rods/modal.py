@@ -12,21 +12,25 @@ so the frequencies solve K_t φ = ω² M φ on ker B, by ARPACK shift-invert on 
 (ω² = ω₀²(1 − P/P_cr) for the pinned–pinned column) and vanishes at buckling; ω² < 0 means an unstable state.
 
 Linear buckling. About the stress-free reference q₀ the first-order load path is q(μ) = q₀ ∘ exp(μΔ),
-λ(μ) = μλ₁ with [[K₀, Bᵀ], [B, 0]] [Δ; λ₁] = [f; 0], and
+λ(μ) = μλ₁ with [[K₀, Bᵀ], [B, 0]] [Δ; λ₁] = [f; 0], with the first-order stresses σ₁ = (C/Δs) δξ[Δ] of the
+edges, and the classical linearised buckling problem (pre-buckling deformations neglected) is
 
-    K_t(μ) = K₀ + μ K_G + O(μ²),   K_G = ∂K_int/∂q[Δ] − ∂f/∂q + Z(q₀, λ₁)
+    (K₀ + μ K_G) φ = 0 on ker B,   K_G = K_σ(σ₁) − ∂f/∂q + Z(q₀, λ₁)
 
-(the last two exact; the first a central difference of the exact K_int along Δ with step h = 1e-4/|Δ|:
-relative error O(h²|Δ|²) ≈ 1e-8, and exactly zero for an inextensible straight column, where Δ = 0).
-The buckling load factors solve (K₀ + μ K_G) φ = 0 on ker B: with ν = 1/μ, −K_G φ = ν K₀ φ, whose largest
-ν are found by ARPACK on the operator x ↦ K₀⁻¹(−K_G x) restricted to ker B (one sparse LU of the KKT
-matrix of K₀). This is the classical linearised (Euler) buckling analysis of a pre-buckling-free path.
+with K_σ the initial-stress (geometric) part of the edge tangent, [H(−ξ, σ₁); H(ξ, σ₁)] JJ
+(``tangents.stress_stiffness``; springs: their stiffness differentiated along Δ), ∂f/∂q of the loads and
+Z of the multipliers (the constrained stress components, joint forces), all exact. The change of the material
+part JJᵀ(C/Δs)JJ along Δ (the "initial-displacement" matrix) is left out: it carries EA and GA times the
+first-order rotations, and with it the straight cantilever under a transverse tip load "buckled" at 1/500 of
+its lateral-torsional load (docs/modes.md). With ν = 1/μ, −K_G φ = ν K₀ φ, whose largest ν are found by
+ARPACK on the operator x ↦ K₀⁻¹(−K_G x) restricted to ker B (one sparse LU of the KKT matrix of K₀).
 
 References
 ----------
 Géradin & Rixen (2015) Mechanical Vibrations §2.4 (constrained eigenproblems); Bathe (2014) FE Procedures
-§6.8.2 (linearised buckling analysis); Timoshenko & Gere (1961) §2.1 (P_cr = π²EI/L²) and Bažant & Cedolin
-(1991) §2.1 (ω² = ω₀²(1 − P/P_cr)).
+§6.8.2 (linearised buckling analysis); Timoshenko & Gere (1961) §2.1 (P_cr = π²EI/L²), ch. 6 (lateral
+buckling of a cantilever under an end load, 4.013√(EI GJ)/L²) and Bažant & Cedolin (1991) §2.1
+(ω² = ω₀²(1 − P/P_cr)).
 """
 
 from __future__ import annotations
@@ -138,21 +142,13 @@ def linear_path(rod: CosseratRod, t: float = 0.0) -> tuple[FloatArray, FloatArra
 
 
 def geometric_stiffness(rod: CosseratRod, dq: FloatArray, lam1: FloatArray, t: float = 0.0) -> sp.csr_array:
-    """K_G = ∂K_int/∂q[Δ] − ∂f/∂q + Z(q₀, λ₁) at the reference (module docstring)."""
+    """K_G = K_σ(σ₁) − ∂f/∂q + Z(q₀, λ₁) at the reference (module docstring)."""
     q0 = rod.q_ref
-    n = 6 * rod.n_nodes
-    KG = -tangents.load_stiffness(rod, t, q0) if rod.loads else sp.csr_array((n, n))
+    KG = tangents.stress_stiffness(rod, q0, dq, t)
+    if rod.loads:
+        KG = KG - tangents.load_stiffness(rod, t, q0)
     if rod.n_constraints:
         KG = KG + tangents.constraint_stiffness(rod, t, q0, lam1)
-    size = float(np.max(np.abs(dq * _weights(rod))))
-    if size > 0.0:
-        h = 1e-4 / size
-        G = rod.G
-
-        def K_at(s: float) -> sp.csr_array:
-            return tangents.internal_stiffness(rod, G.compose(q0, G.exp(s * dq.reshape(-1, 6))), t=t)
-
-        KG = KG + (K_at(h) - K_at(-h)) / (2.0 * h)
     return sp.csr_array(KG)
 
 

@@ -58,6 +58,7 @@ class SplitTangents(Protocol):
     def internal_stiffness(self, t: float, q: FloatArray) -> Any: ...
     def load_stiffness(self, t: float, q: FloatArray) -> Any: ...
     def constraint_stiffness(self, t: float, q: FloatArray, lam: FloatArray) -> Any: ...
+    def stress_stiffness(self, t: float, q: FloatArray, dq: FloatArray) -> Any: ...
     def static_retraction(self, q: FloatArray, dw: FloatArray) -> FloatArray: ...
 
 
@@ -154,6 +155,40 @@ def internal_stiffness(rod: Any, q: FloatArray, v: FloatArray | None = None, t: 
     if rows is not None and rows.has_springs:
         K = (K + rod.support_stiffness(t, rod._q(q))).tocsr()
     return K
+
+
+def directional_derivative(f: Callable[[FloatArray], Any], G: Any, q: FloatArray, dq: FloatArray,
+                           length: float) -> sp.csr_array:
+    """d/ds f(q ∘ exp(s dq))|₀ by a central difference with step h = 1e-4/|dq| (rotations in rad, translations
+    / ``length``): relative truncation O(h²|dq|²) ≈ 1e-8; zero for dq = 0."""
+    W = np.asarray(dq, dtype=float).reshape(-1, 6)
+    size = float(np.max(np.abs(np.concatenate([W[:, :3], W[:, 3:] / length], axis=1)), initial=0.0))
+    q = np.asarray(q, dtype=float).reshape(len(W), -1)
+    if size == 0.0:
+        return sp.csr_array(f(q) * 0.0)
+    h = 1e-4 / size
+    return sp.csr_array((f(G.compose(q, G.exp(h * W))) - f(G.compose(q, G.exp(-h * W)))) / (2.0 * h))
+
+
+def stress_stiffness(rod: Any, q: FloatArray, dq: FloatArray, t: float = 0.0) -> sp.csr_array:
+    """K_σ(σ₁): the initial-stress (geometric) stiffness of the first-order stresses of a displacement dq about a
+    stress-free state q, CSR. Elastic edges: [H(−ξ, σ₁); H(ξ, σ₁)] JJ (the stress part of K_e) with
+    σ₁ = (C/Δs) JJ [dq_a; dq_b]; spring supports: the central difference of their stiffness along dq
+    (``directional_derivative``). Without the change of the material part JJᵀ(C/Δs)JJ along dq: that
+    "initial-displacement" term carries EA, GA times the first-order rotations and gives spurious buckling
+    loads (docs/modes.md)."""
+    if isinstance(rod, SplitTangents):
+        return sp.csr_array(rod.stress_stiffness(t, q, dq))
+    q = rod._q(q)
+    xi, JJ = rod._edges(q)
+    W = np.asarray(dq, dtype=float).reshape(rod.n_nodes, 6)
+    dxi = (JJ @ np.concatenate([W[:-1], W[1:]], axis=1)[:, :, None])[:, :, 0]
+    K = _assemble(rod, _pair_H(xi, rod._kv[0] * dxi, JJ), None)
+    rows = getattr(rod, "support_rows", None)
+    if rows is not None and rows.has_springs:
+        K = (K + directional_derivative(lambda qq: rod.support_stiffness(t, qq), rod.G, q, W,
+                                        rod.mesh.length)).tocsr()
+    return sp.csr_array(K)
 
 
 def load_stiffness(rod: Any, t: float, q: FloatArray) -> sp.csr_array:
