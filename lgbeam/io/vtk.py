@@ -3,7 +3,8 @@
 Layout (relative paths, so a run folder can be moved)::
 
     paraview/<name>.pvd
-    paraview/<name>/<name>_000000.vtu, <name>_000001.vtu, ...
+    paraview/<name>/<name>_000000.vtu, <name>_000001.vtu, ...      (.vtp for PolyFrames)
+    paraview/<name>-edges.pvd, paraview/<name>-edges/...           (PolyFrames with edges)
 
 The ``.pvd`` is rewritten after every frame through a temporary file and ``os.replace`` (atomic on
 POSIX), and each VTU is complete on disk before the ``.pvd`` names it. A run killed at any moment
@@ -23,7 +24,9 @@ Frame builders give the three kinds of data lgbeam writes:
 ``PolyFrame``
     rods and frames of rods as PolyData (``.vtp``): one VTK_POLY_LINE per rod (ParaView's Tube filter
     applies directly), point data, one cell-data row per rod, and field data (strings: names, units and
-    frames of the arrays; numbers: time, reactions). Written with VTK's own XML writer (binary, zlib).
+    frames of the arrays; numbers: reactions). Written with VTK's own XML writer (binary, zlib). Its optional
+    ``edges`` (a ``PolyFrame`` on the same points with one VTK_LINE cell per edge and per-edge cell data) goes
+    to the companion series ``paraview/<name>-edges.pvd``, frame for frame (``PVDSeries(edges=True)``).
 
 Usage::
 
