@@ -85,6 +85,19 @@ def reaction_arrays(rod: CosseratRod, t: np.ndarray, q: np.ndarray, lam: np.ndar
     return {"reactions": R, "support_names": np.array(sr.labels, dtype=str), "support_nodes": sr.nodes.copy()}
 
 
+def section_arrays(rod: CosseratRod, q: np.ndarray, lam: np.ndarray, v: np.ndarray | None = None) -> dict[str, Any]:
+    """solution.npz entries: ``section_moment``, ``section_force`` (n_t, n_edges, 3), spatial, at the edge
+    midpoints, constraint forces included (``rods.resultants.section_resultants``, as in the ``-edges.pvd`` cells
+    and a frame run's solution.npz)."""
+    from lgbeam.discretisations.rods.resultants import section_resultants
+
+    n_t = len(q)
+    sec = np.zeros((n_t, rod.n_nodes - 1, 6))
+    for j in range(n_t):  # one evaluation per saved time (vectorised over edges)
+        sec[j] = section_resultants(rod, q[j], lam[j], None if v is None else v[j]).edge_spatial
+    return {"section_moment": sec[:, :, :3], "section_force": sec[:, :, 3:]}
+
+
 def reaction_summary(rod: CosseratRod, t: float, q: np.ndarray, lam: np.ndarray) -> dict[str, Any]:
     """provenance.json entries at time t: each support's force and moment, and the balance with the applied loads
     (ΣF, ΣM about the origin; zero for a static state, the momentum rate for a dynamic one)."""

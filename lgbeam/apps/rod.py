@@ -26,6 +26,7 @@ from lgbeam.apps._rod_supports import (
     check_start,
     reaction_arrays,
     reaction_summary,
+    section_arrays,
     support_notes,
 )
 from lgbeam.apps._runner import Problem, check_work, index_at_reference_end, run_problem
@@ -244,7 +245,8 @@ def problem(case: dict[str, Any]) -> Problem:
         q = np.asarray(sol.q)
         return {"t": np.asarray(sol.t), "s": rod.mesh.s, "positions": G.translation(q), "rotations": G.rotation(q),
                 "lam": np.asarray(sol.lam), "q": q, "v": np.asarray(sol.v), "group": "S3R3",
-                **reaction_arrays(rod, np.asarray(sol.t), q, np.asarray(sol.lam))}
+                **reaction_arrays(rod, np.asarray(sol.t), q, np.asarray(sol.lam)),
+                **section_arrays(rod, q, np.asarray(sol.lam), np.asarray(sol.v))}
 
     def tip(sol: Solution) -> dict[str, Any]:
         q, lam = np.asarray(sol.q)[-1], np.asarray(sol.lam)[-1]

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from lgbeam.apps import RunSummary
-from lgbeam.apps._rod_supports import reaction_arrays, reaction_summary
+from lgbeam.apps._rod_supports import reaction_arrays, reaction_summary, section_arrays
 from lgbeam.apps._runner import write_diagnostics
 from lgbeam.discretisations.rods import CosseratRod
 from lgbeam.discretisations.rods.statics import StaticPath, solve_static
@@ -100,7 +100,8 @@ def run_static(case: dict[str, Any], rod: CosseratRod, q0: np.ndarray, run_dir: 
     with atomic_write(run_dir / "solution.npz") as fh:
         np.savez(fh, t=ts, s=rod.mesh.s, positions=G.translation(q), rotations=G.rotation(q), lam=lam, q=q,
                  v=np.zeros((n, zero.size)), group="S3R3", load_factor=np.array([s.load_factor for s in path.states]),
-                 n_negative=np.array([s.n_negative for s in path.states]), **reaction_arrays(rod, ts, q, lam))
+                 n_negative=np.array([s.n_negative for s in path.states]), **reaction_arrays(rod, ts, q, lam),
+                 **section_arrays(rod, q, lam))
     write_path_csv(path, G, run_dir / "path.csv")
     plot_path(path, G, run_dir / "path.png", str(case["name"]))
     rec = {"t": ts, "h": np.zeros(n), "accepted": np.ones(n),
