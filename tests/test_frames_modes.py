@@ -254,3 +254,59 @@ def test_bad_frame_input_is_one_line_exit_2(tmp_path, capsys, argv, message):
     rc = main(["modes", "portal-frame", *argv, "--out", str(tmp_path)])
     err = capsys.readouterr().err.strip()
     assert rc == 2 and err.count("\n") == 0 and message in err, err
+
+
+MECHANISM_CASE = """kind = "frame"
+name = "braced-column"
+[model]
+n_elements = 4
+constraints = "kirchhoff"
+[model.material]
+EA = 2e6
+GA = [1e6, 1e6]
+EI = [2e3, 2e3]
+GJ = 1.5e3
+rhoA = 2.0
+rhoJ = [1e-2, 1e-2, 2e-2]
+[[model.rods]]
+name = "column"
+start = [1.0, 0.0, 0.0]
+end = [1.0, 0.0, 3.0]
+[[model.rods]]
+name = "brace"
+start = [0.0, 0.0, 0.0]
+end = [1.0, 0.0, 3.0]
+[[model.joints]]
+a = ["column", "end"]
+b = ["brace", "end"]
+kind = "{kind}"
+{axis}
+[[supports]]
+rod = "column"
+node = "start"
+kind = "clamped"
+[[supports]]
+rod = "brace"
+node = "start"
+kind = "pinned"
+[time]
+t_end = 1.0
+"""
+
+
+def test_a_brace_between_a_pin_and_a_ball_is_named_a_mechanism(tmp_path, capsys):
+    """A brace pinned at its foot and ball-jointed at its head can spin about its own axis: the first mode has
+    ω² ≈ 0 and is named a mechanism (not 'unstable'); a hinge about the face normal removes it (ω₁ > 0)."""
+    ball = tmp_path / "ball.toml"
+    ball.write_text(MECHANISM_CASE.format(kind="ball", axis=""))
+    assert main(["modes", str(ball), "--n", "2", "--out", str(tmp_path / "b")]) == 0
+    out = capsys.readouterr().out
+    assert "mode 1: ω² ≈ 0" in out and "mechanism" in out and "unstable" not in out
+    w2 = [float(r["omega2"]) for r in _rows(tmp_path / "b" / "modes.csv")]
+    assert abs(w2[0]) <= 1e-9 * abs(w2[1])
+    hinge = tmp_path / "hinge.toml"
+    hinge.write_text(MECHANISM_CASE.format(kind="hinge", axis='axis = "y"'))
+    assert main(["modes", str(hinge), "--n", "2", "--out", str(tmp_path / "h")]) == 0
+    assert "mechanism" not in capsys.readouterr().out
+    w2 = [float(r["omega2"]) for r in _rows(tmp_path / "h" / "modes.csv")]
+    assert w2[0] > 1.0  # the column's first bending mode: ω₁² of order EI/(ρA h⁴) ≈ 12
