@@ -31,7 +31,6 @@ import csv
 import json
 import math
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -218,9 +217,9 @@ def _energy(run_dir: Path, q: Quantity) -> float:
 
 
 def _frequency(run_dir: Path, q: Quantity) -> float:
-    from lgbeam.apps import get_app
+    from lgbeam.apps import get_app, load_case
 
-    case = tomllib.loads((run_dir / "case.toml").read_text(encoding="utf-8"))
+    case, _ = load_case(run_dir / "case.toml")  # validated again: keys left out of the TOML (None) get defaults
     app = get_app(str(case["kind"]))
     if not hasattr(app, "frequencies"):
         raise CaseError(f"--quantity {q.text}: case kind {case['kind']!r} has no modal analysis; frequency(...) "

@@ -330,8 +330,10 @@ def _report(plan: StudyPlan, study_dir: Path, results: dict[str, dict[str, Any]]
         if plan.quantities and results[label]["status"] == "ok" and bad is None:
             try:
                 values[label] = {q.text: evaluate(q, runs_dir / label) for q in plan.quantities}
-            except CaseError as exc:  # a quantity the runs do not have: the runs are kept, study.csv written
-                bad = CaseError(f"{exc}; the runs are kept: rerun with --out {study_dir} and a corrected --quantity")
+            except (ValueError, OSError, KeyError) as exc:  # a quantity the runs do not have (CaseError is a
+                # ValueError), a free structure's frequency, a missing file: the runs are kept, study.csv written
+                bad = CaseError(f"{exc} (run {label}); the runs are kept: rerun with --out {study_dir} and a "
+                                "corrected --quantity")
     rows, err_keys = [], []
     for label, point, _ in plan.points:
         res = results[label]
