@@ -231,6 +231,15 @@ class Structure:
         """Constant diagonal mass: the rods' lumped masses, stacked."""
         return self._mass
 
+    def support_springs(self, t: float, q: FloatArray) -> sp.csr_array | None:
+        """The rods' spring supports' stiffness, block-diagonal; None without any (joint springs are relative:
+        they hold no rigid motion of the structure)."""
+        if not any(r.support_rows.has_springs for r in self.members):
+            return None
+        return self._block_diag([r.support_stiffness(t, qr) if r.support_rows.has_springs
+                                 else sp.csr_array((6 * r.n_nodes, 6 * r.n_nodes))
+                                 for r, qr in zip(self.members, self.split_q(q), strict=True)])
+
     def forces(self, t: float, q: FloatArray, v: FloatArray) -> FloatArray:
         """g(t, q, v): each rod's g (elastic, damping, gyroscopic, springs − loads), plus the joint springs."""
         g = np.concatenate([r.forces(t, qr, vr) for r, qr, vr in zip(self.members, self.split_q(q), self.split_v(v),

@@ -412,6 +412,11 @@ class CosseratRod:
         sr = self.support_rows
         return sr.assemble(sr.spring_stiffness_blocks(t, self._q(q)))
 
+    def support_springs(self, t: float, q: FloatArray) -> sp.csr_array | None:
+        """The spring supports' stiffness (``support_stiffness``), None without springs: what holds a rigid motion
+        besides the constraint rows (``stability.check_no_rigid_motion``)."""
+        return self.support_stiffness(t, q) if self.support_rows.has_springs else None
+
     def support_constraint_stiffness(self, t: float, q: FloatArray, lam: FloatArray) -> sp.csr_array:
         """∂(B_sᵀ λ_s)/∂q of the support rows along left-translated directions, CSR: their part of Z (full λ in)."""
         sr = self.support_rows

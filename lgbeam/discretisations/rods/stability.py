@@ -228,23 +228,28 @@ def _name(a: FloatArray, w: FloatArray, centre: FloatArray, scale: float) -> str
     return f"{what} about {axis} through {_fmt(point)}"
 
 
-def free_rigid_motions(G: Any, q: FloatArray, B: Any, tol: float = 1e-8) -> list[str]:
-    """Names of the rigid motions of configuration q that the constraints B leave free (empty: none)."""
+def free_rigid_motions(G: Any, q: FloatArray, B: Any, tol: float = 1e-8, springs: Any = None) -> list[str]:
+    """Names of the rigid motions of configuration q that the constraints B and the spring supports ``springs``
+    (their stiffness, symmetric positive semi-definite: K F = 0 exactly when Fᵀ K F = 0) leave free (empty: none)."""
     x = G.translation(q)
     centre = x.mean(axis=0)
     scale = max(float(np.ptp(x, axis=0).max()), 1e-300)
     F = rigid_fields(G, q, centre)
-    Bm = sp.csr_array(B)
-    Y = (Bm @ F.T) if Bm.shape[0] else np.zeros((0, 6))
-    Y = np.asarray(Y)
+    blocks = []
+    for A in (B, springs):
+        if A is None or A.shape[0] == 0 or sp.csr_array(A).nnz == 0:
+            continue
+        Am = sp.csr_array(A)
+        ref = max(float(np.abs(Am.data).max(initial=0.0)), 1e-300)
+        blocks.append(np.asarray(Am @ F.T) / (ref * np.sqrt(Am.shape[0] + 1)))  # rows normalised per kind
+    Y = np.vstack(blocks) if blocks else np.zeros((0, 6))
     Y[:, 3:] *= 1.0 / scale  # a rotation moves points by ~scale: same units as the translations
     if Y.shape[0] == 0:
         null = np.eye(6)
     else:
         _, sv, vt = np.linalg.svd(Y, full_matrices=True)
         sv = np.concatenate([sv, np.zeros(6 - sv.size)])
-        ref = max(float(np.abs(Bm.data).max(initial=0.0)), 1e-300)
-        null = vt[sv <= tol * ref * np.sqrt(Bm.shape[0] + 1)]
+        null = vt[sv <= tol]
     null = _canonical(null)
     out = []
     for v in null:
@@ -274,11 +279,12 @@ def _canonical(null: FloatArray) -> FloatArray:
     return M
 
 
-def check_no_rigid_motion(G: Any, q: FloatArray, B: Any, what: str) -> None:
-    """Raise ValueError naming the free rigid motions, if any (static and modal analyses need none)."""
-    free = free_rigid_motions(G, q, B)
+def check_no_rigid_motion(G: Any, q: FloatArray, B: Any, what: str, springs: Any = None) -> None:
+    """Raise ValueError naming the free rigid motions, if any (static and modal analyses need none); spring
+    supports (``springs``: their stiffness) hold a motion as a constraint row does."""
+    free = free_rigid_motions(G, q, B, springs=springs)
     if free:
         raise ValueError(
             f"{what} needs supports that fix every rigid motion; {' and '.join(free)} "
-            f"{'is' if len(free) == 1 else 'are'} free: add a support (e.g. clamp an end) or fix that motion"
+            f"{'is' if len(free) == 1 else 'are'} free: add a support (e.g. clamp an end), a spring support on it, or fix that motion"
         )
