@@ -15,6 +15,7 @@ from lgbeam.io.run import make_run_dir
 
 BENCHES = {
     "ep": "lgbeam.bench.ep",
+    "frames": "lgbeam.bench.frames",
     "groups": "lgbeam.bench.groups",
     "herk": "lgbeam.bench.herk",
     "lie": "lgbeam.bench.lie",

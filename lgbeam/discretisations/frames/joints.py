@@ -34,6 +34,7 @@ as constraints on relative rotations); seed 004 eqs. (19)–(20) (T, T⁻¹).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -200,8 +201,23 @@ class JointRows:
         cols = np.concatenate([6 * self.ia[k][:, None] + np.arange(6), 6 * self.ib[k][:, None] + np.arange(6)], axis=1)
         return rows, cols.ravel()
 
+    @functools.cached_property
+    def _memo(self) -> dict[bytes, JointKinematics]:
+        return {}
+
     def kinematics(self, q: FloatArray) -> JointKinematics:
-        return JointKinematics(self, q)
+        """The joints' kinematics at q; two-entry memo keyed on the bytes of q (Φ, B and the forces of one Newton
+        iteration are evaluated at the same configuration, as ``CosseratRod._edges``)."""
+        q = np.ascontiguousarray(q)
+        key = q.tobytes()
+        memo = self._memo
+        hit = memo.get(key)
+        if hit is None:
+            hit = JointKinematics(self, q)  # fancy indexing copies what it keeps
+            if len(memo) >= 2:
+                del memo[next(iter(memo))]
+            memo[key] = hit
+        return hit
 
     # ------------------------------------------------------------------ Φ, B
     def phi(self, q: FloatArray) -> FloatArray:

@@ -206,12 +206,25 @@ class SupportRows:
         w = s[:, None] * om + sd[:, None] * np.einsum("kij,kj->ki", quat_to_matrix(qa), r)
         return Base(p, quat_to_matrix(p), x, w, s[:, None] * u + sd[:, None] * d)
 
+    @functools.cached_property
+    def _memo(self) -> dict[tuple[float, bytes], Kinematics]:
+        return {}
+
     def kinematics(self, t: float, q: FloatArray) -> Kinematics:
-        """ψ, e, T(ψ)⁻¹, R_i of every support at (t, q); q (n_nodes, 7)."""
-        b = self.base(t)
-        qi = q[self.nodes]
-        psi = quat_log(quat_mul(qi[:, :4], quat_conj(b.p)))
-        return Kinematics(psi, qi[:, 4:] - b.x, tangent_inv_so3(psi), quat_to_matrix(qi[:, :4]), b)
+        """ψ, e, T(ψ)⁻¹, R_i of every support at (t, q); q (n_nodes, 7). Two-entry memo keyed on (t, the bytes
+        of the supported nodes' q): Φ, B and the reactions of one iterate share them."""
+        qi = np.ascontiguousarray(q[self.nodes])
+        key = (float(t) if self.rheonomic else 0.0, qi.tobytes())
+        memo = self._memo
+        hit = memo.get(key)
+        if hit is None:
+            b = self.base(t)
+            psi = quat_log(quat_mul(qi[:, :4], quat_conj(b.p)))
+            hit = Kinematics(psi, qi[:, 4:] - b.x, tangent_inv_so3(psi), quat_to_matrix(qi[:, :4]), b)
+            if len(memo) >= 2:
+                del memo[next(iter(memo))]
+            memo[key] = hit
+        return hit
 
     def _rows(self, values_rot: FloatArray, values_trans: FloatArray) -> FloatArray:
         """a·v per row from per-support (k, 3) vectors (rotation rows from the first, translation from the second)."""
