@@ -214,3 +214,44 @@ def test_polyline_length_must_agree_with_the_points():
 
     with pytest.raises(ValueError, match="set model.length = 2"):
         polyline(G, RodMesh.uniform(1.0, 4), points=[[0, 0, 0], [0, 0, 1], [1, 0, 1]])
+
+
+def test_batched_structure_tangents_equal_the_rods_own_and_the_derivative_of_g(rng):
+    """The structure's K, K_int, ∂f/∂q, D and Z are assembled over all edges at once (``Structure._edge_batch``):
+    equal to the block diagonal of the rods' own tangents (the same arithmetic: exactly, Z to round-off) for a damped
+    rod beside an undamped one, a spring support, spatial loads and a moving state; K = ∂g/∂q and Z = ∂(Bᵀλ)/∂q
+    by central differences."""
+    import dataclasses
+
+    from lgbeam.discretisations.rods import tangents
+
+    damped = dataclasses.replace(SOFT, C_K_d=np.array([0.1, 0.2, 0.3]), C_Gamma_d=np.array([1.0, 2.0, 3.0]))
+    s = Structure(rods={"a": _rod((0, 0, 0), (0, 0, 1), 3, mat=damped,
+                                  supports=(Support("start", "pinned", rotational_stiffness=[2.0, 3.0, 4.0]),)),
+                        "b": _rod((0, 0, 1), (1, 0, 1.3), 4, loads=(NodalLoad(node="end", force=[0, 1, 0]),)),
+                        "c": _rod((1, 0, 1.3), (1, 1, 1.3), 2, inextensible=True)},  # internal rows (3, 4, 5)
+                  joints=(Joint(("a", "end"), ("b", "start"), "elastic", rotational_stiffness=[1.0, 2.0, 3.0]),
+                          Joint(("b", "end"), ("c", "start"), "rigid")))
+    assert s._edge_batch[3] is not None and s.members[0].material.has_damping and s.support_springs(0.0, s.q_ref) is not None
+    q = _perturb(s.q_ref, 0.3 * rng.standard_normal(s.n_dofs))
+    v = rng.standard_normal(s.n_dofs)
+    qs, vs = s.split_q(q), s.split_v(v)
+    K_rods = s._with_joint_springs(s._block_diag([r.stiffness(0.0, qr, vr) for r, qr, vr in
+                                                  zip(s.members, qs, vs, strict=True)]), q)
+    assert np.array_equal(s.stiffness(0.0, q, v).toarray(), K_rods.toarray())
+    K_int = s._with_joint_springs(s._block_diag([tangents.internal_stiffness(r, qr) for r, qr in
+                                                 zip(s.members, qs, strict=True)]), q)
+    assert np.array_equal(s.internal_stiffness(0.0, q).toarray(), K_int.toarray())
+    L = s._block_diag([tangents.load_stiffness(r, 0.0, qr) for r, qr in zip(s.members, qs, strict=True)])
+    assert np.array_equal(s.load_stiffness(0.0, q).toarray(), L.toarray()) and np.abs(L.toarray()).max() > 0
+    D_rods = s._block_diag([r.damping(0.0, qr, vr) for r, qr, vr in zip(s.members, qs, vs, strict=True)])
+    assert np.array_equal(s.damping(0.0, q, v).toarray(), D_rods.toarray())
+    lam = rng.standard_normal(s.n_constraints)
+    lam_r, lam_j = s.split_lam(lam)
+    Z_rods = s._block_diag([r.constraint_stiffness(0.0, qr, lr) for r, qr, lr in zip(s.members, qs, lam_r, strict=True)])
+    Z_rods = Z_rods + s.joint_rows.assemble(s.joint_rows.constraint_stiffness_blocks(s._q(q), lam_j))
+    assert np.abs(s.constraint_stiffness(0.0, q, lam).toarray() - Z_rods.toarray()).max() < 1e-14 * abs(Z_rods).max()
+    Kfd = _central(lambda qq: s.forces(0.0, qq, v), q, s.n_dofs)
+    assert np.abs(s.stiffness(0.0, q, v).toarray() - Kfd).max() < 1e-6 * np.abs(Kfd).max()
+    Zfd = _central(lambda qq: s.constraint_jacobian(qq).T @ lam, q, s.n_dofs)
+    assert np.abs(s.constraint_stiffness(0.0, q, lam).toarray() - Zfd).max() < 1e-8

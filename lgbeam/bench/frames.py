@@ -1,8 +1,9 @@
 """``lgbeam bench frames``: what a frame of several rods costs (issue 13).
 
-1. One evaluation of the forces g, the constraints Φ, their Jacobian B and the tangent stiffness K of a chain of
-   M rods (4 elements each, rigid joints, the first rod clamped) for M = 1 … 64: the cost per rod shows what the
-   rod-by-rod assembly of a ``Structure`` adds (a Python loop over the rods, not over nodes).
+1. One evaluation of the forces g, the constraints Φ, their Jacobian B, the tangent stiffness K, the constraint
+   stiffness Z and the damping matrix D of a chain of M rods (4 elements each, rigid joints, the first rod
+   clamped) for M = 1 … 64: the cost per rod shows what the rod-by-rod parts of a ``Structure`` add (K, Z, D are
+   evaluated over all edges at once; B and Φ still call each rod).
 2. The shipped ``tower-gust`` case (9 rods, 9 joints, 5 supports) for 0.25 s with generalized-α at h = 5 ms (its
    own setting) and with HEDOP5 at rtol 1e-5: steps, Newton iterations or stages, and wall time per step.
 
@@ -52,9 +53,12 @@ def evaluation_costs(m: int, repeats: int) -> dict[str, float]:
     rng = np.random.default_rng(0)
     q = s.G.retract(s.q_ref, 1e-3 * rng.standard_normal((s.n_nodes, 6)))
     v = 1e-3 * rng.standard_normal(s.n_dofs)
+    lam = rng.standard_normal(s.n_constraints)
     out = {}
     for name, fun in (("forces", lambda: s.forces(0.0, q, v)), ("constraints", lambda: s.constraints(q + 0.0)),
-                      ("jacobian", lambda: s.constraint_jacobian(q + 0.0)), ("stiffness", lambda: s.stiffness(0.0, q, v))):
+                      ("jacobian", lambda: s.constraint_jacobian(q + 0.0)), ("stiffness", lambda: s.stiffness(0.0, q, v)),
+                      ("constraint_stiffness", lambda: s.constraint_stiffness(0.0, q + 0.0, lam)),
+                      ("damping", lambda: s.damping(0.0, q, v))):
         fun()
         out[name] = _best(fun, repeats)  # q + 0.0: a fresh array, so no memo hit between repeats
     return out
@@ -88,11 +92,12 @@ def run(out_dir: Path, quick: bool) -> None:
     sizes = [1, 4] if quick else [1, 4, 16, 64]
     repeats = 3 if quick else 10
     rows: list[tuple[str, str, int, float, str]] = []
-    print(f"{'rods':>5}{'nodes':>7}{'g ms':>9}{'Φ ms':>9}{'B ms':>9}{'K ms':>9}{'K ms/rod':>10}")
+    print(f"{'rods':>5}{'nodes':>7}{'g ms':>9}{'Φ ms':>9}{'B ms':>9}{'K ms':>9}{'Z ms':>9}{'D ms':>9}{'K+Z ms/rod':>12}")
     for m in sizes:
         c = evaluation_costs(m, repeats)
         print(f"{m:>5}{5 * m:>7}{1e3 * c['forces']:>9.3f}{1e3 * c['constraints']:>9.3f}{1e3 * c['jacobian']:>9.3f}"
-              f"{1e3 * c['stiffness']:>9.3f}{1e3 * c['stiffness'] / m:>10.3f}")
+              f"{1e3 * c['stiffness']:>9.3f}{1e3 * c['constraint_stiffness']:>9.3f}{1e3 * c['damping']:>9.3f}"
+              f"{1e3 * (c['stiffness'] + c['constraint_stiffness']) / m:>12.3f}")
         rows += [(part, "chain", m, v, "s") for part, v in c.items()]
     t_end = 0.05 if quick else 0.25
     print(f"\ntower-gust to t = {t_end}:")

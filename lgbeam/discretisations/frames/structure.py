@@ -32,6 +32,7 @@ from lgbeam.discretisations.rods import CosseratRod
 from lgbeam.discretisations.rods import statics as rod_statics
 from lgbeam.discretisations.rods import tangents as rod_tangents
 from lgbeam.discretisations.rods.assembly import CSRPattern
+from lgbeam.groups.base import hat3
 
 from .joints import COINCIDE_TOL, Joint, JointRows
 
@@ -290,22 +291,122 @@ class Structure:
         return self._B_pattern.matrix(np.concatenate(data))
 
     # ------------------------------------------------------------------ tangents (HasTangents)
+    @cached_property
+    def _edge_batch(self) -> tuple[np.ndarray, FloatArray, FloatArray, FloatArray | None, CSRPattern]:
+        """Every edge of every rod at once: global start node a (b = a + 1), C/Δs, C w0, C_d/Δs (zeros for undamped
+        rods; None when no rod is damped) and the block pattern of K: the node blocks, then the (a, b) and (b, a)
+        blocks of every edge (``assembly.block_tridiagonal``'s order, over the structure's edges)."""
+        o = self.node_offsets
+        ia = np.concatenate([o[k] + np.arange(r.n_nodes - 1) for k, r in enumerate(self.members)]).astype(np.int64)
+        kv = [r._kv for r in self.members]
+        C_ds, Cw0 = np.concatenate([k[0] for k in kv]), np.concatenate([k[1] for k in kv])
+        Cd_ds = (np.concatenate([k[2] if k[2] is not None else np.zeros_like(k[0]) for k in kv])
+                 if any(k[2] is not None for k in kv) else None)
+        r, c = np.meshgrid(np.arange(6), np.arange(6), indexing="ij")
+        i, a = np.arange(self.n_nodes)[:, None, None], ia[:, None, None]
+        rows = np.concatenate([(6 * i + r).ravel(), (6 * a + r).ravel(), (6 * (a + 1) + r).ravel()])
+        cols = np.concatenate([(6 * i + c).ravel(), (6 * (a + 1) + c).ravel(), (6 * a + c).ravel()])
+        return ia, C_ds, Cw0, Cd_ds, CSRPattern(rows, cols, (self.n_dofs, self.n_dofs))
+
+    def _element_blocks(self, q: FloatArray, v: FloatArray | None) -> FloatArray:
+        """K_e of all edges in one batched call (``rods.tangents.edge_blocks``): the rods' own ξ, JJ (memoised)."""
+        ia, C_ds, Cw0, Cd_ds, _ = self._edge_batch
+        parts = [r._edges(r._q(qr)) for r, qr in zip(self.members, self.split_q(q), strict=True)]
+        xi, JJ = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+        V = None if v is None else np.asarray(v, dtype=float).reshape(self.n_nodes, 6)
+        if V is not None and not np.any(V):
+            V = None
+        return rod_tangents.edge_blocks(xi, JJ, C_ds, Cw0, Cd_ds, None if V is None else V[ia],
+                                        None if V is None else V[ia + 1])
+
+    def _load_blocks(self, t: float, q: FloatArray) -> FloatArray | None:
+        """∂f/∂w of the spatial loads per node (n, 6, 6), or None."""
+        blocks = [rod_tangents.load_node_blocks(r, t, qr) for r, qr in zip(self.members, self.split_q(q), strict=True)]
+        if all(b is None for b in blocks):
+            return None
+        return np.concatenate([b if b is not None else np.zeros((r.n_nodes, 6, 6))
+                               for r, b in zip(self.members, blocks, strict=True)])
+
+    def _assemble(self, Ke: FloatArray | None, node: FloatArray | None) -> sp.csr_array:
+        """CSR of the structure from edge blocks (E, 12, 12) and node blocks (n, 6, 6) (``tangents._assemble``)."""
+        ia, _, _, _, pattern = self._edge_batch
+        diag = np.zeros((self.n_nodes, 6, 6)) if node is None else np.array(node, dtype=float)
+        if Ke is None:
+            up = lo = np.zeros((ia.size, 6, 6))
+        else:
+            diag[ia] += Ke[:, :6, :6]  # every node starts at most one edge and ends at most one: no repeats
+            diag[ia + 1] += Ke[:, 6:, 6:]
+            up, lo = Ke[:, :6, 6:], Ke[:, 6:, :6]
+        return pattern.matrix(np.concatenate([diag.ravel(), up.ravel(), lo.ravel()]))
+
+    def _with_support_springs(self, K: sp.csr_array, t: float, q: FloatArray) -> sp.csr_array:
+        springs = self.support_springs(t, q)
+        return K if springs is None else sp.csr_array(K + springs)
+
     def stiffness(self, t: float, q: FloatArray, v: FloatArray) -> sp.csr_array:
-        """K = diag(K^r) + joint springs."""
-        K = self._block_diag([r.stiffness(t, qr, vr) for r, qr, vr in
-                              zip(self.members, self.split_q(q), self.split_v(v), strict=True)])
-        return self._with_joint_springs(K, q)
+        """K = diag(K^r) + support and joint springs, the rods' edges in one batched evaluation."""
+        loads = self._load_blocks(t, q)
+        K = self._assemble(self._element_blocks(q, v), None if loads is None else -loads)
+        return self._with_joint_springs(self._with_support_springs(K, t, q), q)
 
     def damping(self, t: float, q: FloatArray, v: FloatArray) -> sp.csr_array:
-        """D = diag(D^r) (joints carry no damping)."""
-        return self._block_diag([r.damping(t, qr, vr) for r, qr, vr in
-                                 zip(self.members, self.split_q(q), self.split_v(v), strict=True)])
+        """D = diag(D^r) (joints carry no damping): ``rods.tangents.damping`` over all nodes and edges at once."""
+        Cd_ds = self._edge_batch[3]
+        J, m = self._inertia
+        V = np.asarray(v, dtype=float).reshape(self.n_nodes, 6)
+        Om, U = V[:, :3], V[:, 3:]
+        node = np.zeros((self.n_nodes, 6, 6))
+        node[:, :3, :3] = hat3(Om) * J[:, None, :] - hat3(J * Om)
+        node[:, 3:, :3] = -m[:, None, None] * hat3(U)
+        node[:, 3:, 3:] = m[:, None, None] * hat3(Om)
+        Ke = None
+        if Cd_ds is not None:
+            JJ = np.concatenate([r._edges(r._q(qr))[1] for r, qr in zip(self.members, self.split_q(q), strict=True)])
+            Ke = np.swapaxes(JJ, 1, 2) @ (Cd_ds[:, :, None] * JJ)
+        return self._assemble(Ke, node)
+
+    @cached_property
+    def _inertia(self) -> tuple[FloatArray, FloatArray]:
+        """The rods' nodal rotary inertia J (n, 3) and mass m (n,), stacked (the last two of ``CosseratRod._kv``)."""
+        return (np.concatenate([r._kv[3] for r in self.members]), np.concatenate([r._kv[4] for r in self.members]))
+
+    @cached_property
+    def _internal_rows_batch(self) -> tuple[np.ndarray, np.ndarray]:
+        """(positions in λ, positions in the flattened (E, 6) edge stress) of every rod's internal-row multipliers."""
+        o_rows, e0 = self.row_offsets, 0
+        lam_idx, s_idx = [], []
+        for k, r in enumerate(self.members):
+            nr, ne = len(r.internal_rows), r.n_nodes - 1
+            if nr:
+                lam_idx.append(o_rows[k] + np.arange(ne * nr))
+                s_idx.append(((e0 + np.arange(ne))[:, None] * 6 + r._rows_index[None, :]).ravel())
+            e0 += ne
+        if not lam_idx:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        return np.concatenate(lam_idx).astype(np.int64), np.concatenate(s_idx).astype(np.int64)
 
     def constraint_stiffness(self, t: float, q: FloatArray, lam: FloatArray) -> sp.csr_array:
-        """Z = diag(Z^r(λ^r)) + Z of the joint rows (analytic, joints.py)."""
+        """Z = diag(Z^r(λ^r)) + Z of the joint rows (analytic, joints.py): the rods' internal rows over all edges at
+        once (``rods.tangents.constraint_stiffness``), their support rows as nodal blocks."""
+        lam = np.asarray(lam, dtype=float)
+        ia, _, _, _, _ = self._edge_batch
+        lam_idx, s_idx = self._internal_rows_batch
+        Ke = None
+        if lam_idx.size:
+            parts = [r._edges(r._q(qr)) for r, qr in zip(self.members, self.split_q(q), strict=True)]
+            xi, JJ = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+            s_all = np.zeros(ia.size * 6)
+            s_all[s_idx] = lam[lam_idx]
+            Ke = rod_tangents._pair_H(xi, s_all.reshape(-1, 6), JJ)
+        node = None
         lam_r, lam_j = self.split_lam(lam)
-        Z = self._block_diag([r.constraint_stiffness(t, qr, lr) for r, qr, lr in
-                              zip(self.members, self.split_q(q), lam_r, strict=True)])
+        for k, (r, qr, lr) in enumerate(zip(self.members, self.split_q(q), lam_r, strict=True)):
+            sr = r.support_rows
+            if sr.n_rows:  # a few supports: their (k, 6, 6) blocks at their nodes
+                node = np.zeros((self.n_nodes, 6, 6)) if node is None else node
+                np.add.at(node, self.node_offsets[k] + sr.nodes,
+                          sr.constraint_stiffness_blocks(t, r._q(qr), np.asarray(lr)[r.n_internal:]))
+        Z = self._assemble(Ke, node)
         if self.joint_rows.n_rows:
             jr = self.joint_rows
             Z = sp.csr_array(Z + jr.assemble(jr.constraint_stiffness_blocks(self._q(q), lam_j)))
@@ -320,14 +421,12 @@ class Structure:
     # ------------------------------------------------------------------ statics (rods.tangents.SplitTangents)
     def internal_stiffness(self, t: float, q: FloatArray) -> sp.csr_array:
         """K_int (elastic, support and joint springs; no loads) for the static path follower."""
-        K = self._block_diag([rod_tangents.internal_stiffness(r, qr, t=t) for r, qr in
-                              zip(self.members, self.split_q(q), strict=True)])
-        return self._with_joint_springs(K, q)
+        K = self._assemble(self._element_blocks(q, None), None)
+        return self._with_joint_springs(self._with_support_springs(K, t, q), q)
 
     def load_stiffness(self, t: float, q: FloatArray) -> sp.csr_array:
         """∂f/∂q of the external loads (f enters g as −f)."""
-        return self._block_diag([rod_tangents.load_stiffness(r, t, qr) for r, qr in
-                                 zip(self.members, self.split_q(q), strict=True)])
+        return self._assemble(None, self._load_blocks(t, q))
 
     def stress_stiffness(self, t: float, q: FloatArray, dq: FloatArray) -> sp.csr_array:
         """K_σ of the first-order stresses of dq about the stress-free q (``rods.tangents.stress_stiffness``, rod by

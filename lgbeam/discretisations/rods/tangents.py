@@ -96,22 +96,29 @@ def _velocities(rod: Any, v: FloatArray | None) -> FloatArray | None:
     return V if np.any(V) else None
 
 
+def edge_blocks(xi: FloatArray, JJ: FloatArray, C_ds: FloatArray, Cw0: FloatArray, Cd_ds: FloatArray | None,
+                Va: FloatArray | None, Vb: FloatArray | None) -> FloatArray:
+    """K_e (E, 12, 12) of any set of E edges (a rod's, or every edge of a structure at once): ξ, JJ of the edges,
+    C/Δs, C w0, C_d/Δs per edge, the velocities of their end nodes a and b (None: at rest)."""
+    sigma = C_ds * xi - Cw0
+    rate = None
+    if Va is not None and Vb is not None and Cd_ds is not None:
+        rate = (JJ @ np.concatenate([Va, Vb], axis=1)[:, :, None])[:, :, 0]
+        sigma = sigma + Cd_ds * rate
+    Ke = np.swapaxes(JJ, 1, 2) @ (C_ds[:, :, None] * JJ) + _pair_H(xi, sigma, JJ)
+    if rate is not None:
+        assert Va is not None and Vb is not None and Cd_ds is not None
+        dP = (tangent_inv_derivative(xi, Vb) + tangent_inv_derivative(-xi, Va)) @ JJ
+        Ke += np.swapaxes(JJ, 1, 2) @ (Cd_ds[:, :, None] * dP)
+    return Ke
+
+
 def element_stiffness(rod: Any, q: FloatArray, v: FloatArray | None = None) -> FloatArray:
     """K_e (N, 12, 12) of the elastic and Kelvin–Voigt edge forces (module docstring)."""
     xi, JJ = rod._edges(rod._q(q))
     C_ds, Cw0, Cd_ds, _, _ = rod._kv
     V = _velocities(rod, v)
-    sigma = C_ds * xi - Cw0
-    rate = None
-    if V is not None and Cd_ds is not None:
-        rate = (JJ @ np.concatenate([V[:-1], V[1:]], axis=1)[:, :, None])[:, :, 0]
-        sigma = sigma + Cd_ds * rate
-    Ke = np.swapaxes(JJ, 1, 2) @ (C_ds[:, :, None] * JJ) + _pair_H(xi, sigma, JJ)
-    if rate is not None:
-        assert V is not None and Cd_ds is not None
-        dP = (tangent_inv_derivative(xi, V[1:]) + tangent_inv_derivative(-xi, V[:-1])) @ JJ
-        Ke += np.swapaxes(JJ, 1, 2) @ (Cd_ds[:, :, None] * dP)
-    return Ke
+    return edge_blocks(xi, JJ, C_ds, Cw0, Cd_ds, None if V is None else V[:-1], None if V is None else V[1:])
 
 
 def spatial_load_pairs(rod: Any, t: float) -> FloatArray | None:
