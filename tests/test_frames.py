@@ -255,3 +255,27 @@ def test_batched_structure_tangents_equal_the_rods_own_and_the_derivative_of_g(r
     assert np.abs(s.stiffness(0.0, q, v).toarray() - Kfd).max() < 1e-6 * np.abs(Kfd).max()
     Zfd = _central(lambda qq: s.constraint_jacobian(qq).T @ lam, q, s.n_dofs)
     assert np.abs(s.constraint_stiffness(0.0, q, lam).toarray() - Zfd).max() < 1e-8
+
+
+def test_batched_constraints_equal_the_rods_own_with_moving_supports(rng):
+    """Φ and B of a structure are evaluated for all rods at once (internal rows from the stacked edges, the
+    supports as one merged SupportRows): equal to the rods' own rows stacked with the joints', for Kirchhoff and
+    inextensible rods, a clamped, a pinned and a prescribed (moving) support, at t = 0 and at t > 0; and
+    B(t) = ∂Φ(t)/∂q."""
+    motion = {"angular_velocity": [0.3, -0.4, 0.8], "velocity": [0.1, 0.2, -0.3], "ramp": 0.5}
+    s = Structure(rods={"a": _rod((0, 0, 0), (0, 0, 1), 3, supports=(Support("start", "clamped"),)),
+                        "b": _rod((0, 0, 1), (1, 0, 1.3), 4, inextensible=True,
+                                  supports=(Support("end", "prescribed", motion, fix=("x", "z", "ry")),)),
+                        "c": _rod((1, 0, 1.3), (1, 1, 1.3), 2, supports=(Support("end", "pinned"),))},
+                  joints=(Joint(("a", "end"), ("b", "start"), "ball"), Joint(("b", "end"), ("c", "start"), "rigid")))
+    q = _perturb(s.q_ref, 0.3 * rng.standard_normal(s.n_dofs))
+    for t in (0.0, 0.7):
+        phi = np.concatenate([r.constraints_t(t, qr) for r, qr in zip(s.members, s.split_q(q), strict=True)]
+                             + [s.joint_rows.phi(s._q(q))])
+        assert np.abs(s.constraints_t(t, q) - phi).max() < 1e-15
+        B = s.constraint_jacobian_t(t, q).toarray()
+        for k, (r, qr) in enumerate(zip(s.members, s.split_q(q), strict=True)):
+            o, c = s.row_offsets[k], 6 * s.node_offsets[k]
+            block = B[o:s.row_offsets[k + 1], c:c + 6 * r.n_nodes]
+            assert np.abs(block - r.constraint_jacobian_t(t, qr).toarray()).max() < 1e-15
+        assert np.abs(B - _central(lambda qq, t=t: s.constraints_t(t, qq), q, s.n_dofs)).max() < 1e-8

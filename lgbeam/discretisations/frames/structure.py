@@ -31,17 +31,13 @@ from lgbeam._typing import FloatArray
 from lgbeam.discretisations.rods import CosseratRod
 from lgbeam.discretisations.rods import statics as rod_statics
 from lgbeam.discretisations.rods import tangents as rod_tangents
-from lgbeam.discretisations.rods.assembly import CSRPattern
+from lgbeam.discretisations.rods.assembly import CSRPattern, edge_row_pattern
+from lgbeam.discretisations.rods.support_rows import merge_support_rows
 from lgbeam.groups.base import hat3
 
 from .joints import COINCIDE_TOL, Joint, JointRows
 
 logger = logging.getLogger(__name__)
-
-
-def _csr_entries(B: sp.csr_array) -> tuple[np.ndarray, np.ndarray]:
-    rows = np.repeat(np.arange(B.shape[0]), np.diff(B.indptr))
-    return rows, B.indices.astype(np.int64)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -256,11 +252,67 @@ class Structure:
     def constraints(self, q: FloatArray) -> FloatArray:
         return self.constraints_t(0.0, q)
 
+    def _edges_all(self, q: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """(ξ, JJ) of every edge of the structure, rod after rod (each rod's own memoised ``_edges``)."""
+        parts = [r._edges(r._q(qr)) for r, qr in zip(self.members, self.split_q(q), strict=True)]
+        if len(parts) == 1:
+            return parts[0]
+        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+    @cached_property
+    def _rows_batch(self) -> dict[str, Any]:
+        """Index maps of Φ and B evaluated for the whole structure at once: the rods' internal rows gathered from
+        the stacked (ξ, JJ) of all edges, their support rows as one merged ``SupportRows`` (global nodes), and where
+        each lands in the structure's row order (rod after rod: internal, supports; then the joints)."""
+        o_rows, o_nodes = self.row_offsets, self.node_offsets
+        rows_i, cols_i, jj_idx, xi_idx, phi_ref, phi_rows, sup_rows = [], [], [], [], [], [], []
+        sups: list[tuple[int, Any]] = []
+        e0 = 0
+        for k, r in enumerate(self.members):
+            nr, ne = len(r.internal_rows), r.n_nodes - 1
+            if nr:
+                rr, cc = edge_row_pattern(ne, nr)
+                rows_i.append(rr + o_rows[k])
+                cols_i.append(cc + 6 * o_nodes[k])
+                e = (e0 + np.arange(ne))[:, None, None]
+                jj_idx.append(((e * 6 + r._rows_index[None, :, None]) * 12 + np.arange(12)).ravel())
+                xi_idx.append(((e0 + np.arange(ne))[:, None] * 6 + r._rows_index[None, :]).ravel())
+                phi_ref.append(r._phi_ref.ravel())
+                phi_rows.append(o_rows[k] + np.arange(r.n_internal))
+            if r.support_rows.n_rows:
+                sups.append((k, r.support_rows))
+                sup_rows.append(o_rows[k] + r.n_internal + np.arange(r.support_rows.n_rows))
+            e0 += ne
+
+        def cat(parts: list[np.ndarray], dtype: Any = np.int64) -> np.ndarray:
+            return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype)
+
+        merged = merge_support_rows(sups, o_nodes, self.names, self.n_nodes) if sups else None
+        sup_rows_all = cat(sup_rows)
+        rows, cols = [cat(rows_i)], [cat(cols_i)]
+        if merged is not None:
+            mr, mc = merged.pattern(0)
+            rows.append(sup_rows_all[mr])
+            cols.append(mc)
+        jr, jc = self.joint_rows.pattern(int(o_rows[-2]))
+        rows.append(jr)
+        cols.append(jc)
+        pattern = CSRPattern(np.concatenate(rows), np.concatenate(cols), (self.n_constraints, self.n_dofs))
+        return {"jj": cat(jj_idx), "xi": cat(xi_idx), "phi_ref": cat(phi_ref, float), "phi_rows": cat(phi_rows),
+                "supports": merged, "sup_rows": sup_rows_all, "pattern": pattern,
+                "joint_rows": int(o_rows[-2]) + np.arange(self.joint_rows.n_rows)}
+
     def constraints_t(self, t: float, q: FloatArray) -> FloatArray:
-        """Φ(t, q): the rods' rows (internal, supports) in rod order, then the joint rows."""
-        parts = [r.constraints_t(t, qr) for r, qr in zip(self.members, self.split_q(q), strict=True)]
-        parts.append(self.joint_rows.phi(self._q(q)))
-        return np.concatenate(parts)
+        """Φ(t, q): the rods' rows (internal, supports) in rod order, then the joint rows; evaluated for all rods
+        at once (``_rows_batch``)."""
+        b, qa = self._rows_batch, self._q(q)
+        out = np.empty(self.n_constraints)
+        if b["xi"].size:
+            out[b["phi_rows"]] = self._edges_all(q)[0].ravel()[b["xi"]] - b["phi_ref"]
+        if b["supports"] is not None:
+            out[b["sup_rows"]] = b["supports"].phi(t, qa)
+        out[b["joint_rows"]] = self.joint_rows.phi(qa)
+        return out
 
     def constraint_rate(self, t: float, q: FloatArray) -> FloatArray:
         """∂Φ/∂t: the rods' prescribed support rows; joints are scleronomic."""
@@ -268,27 +320,18 @@ class Structure:
         parts.append(np.zeros(self.joint_rows.n_rows))
         return np.concatenate(parts)
 
-    @cached_property
-    def _B_pattern(self) -> CSRPattern:
-        rows, cols = [], []
-        for k, r in enumerate(self.members):
-            rr, cc = _csr_entries(sp.csr_array(r.constraint_jacobian_t(0.0, r.q_ref)))
-            rows.append(rr + self.row_offsets[k])
-            cols.append(cc + 6 * self.node_offsets[k])
-        jr, jc = self.joint_rows.pattern(int(self.row_offsets[-2]))
-        rows.append(jr)
-        cols.append(jc)
-        return CSRPattern(np.concatenate(rows), np.concatenate(cols), (self.n_constraints, self.n_dofs))
-
     def constraint_jacobian(self, q: FloatArray) -> sp.csr_array:
         return self.constraint_jacobian_t(0.0, q)
 
     def constraint_jacobian_t(self, t: float, q: FloatArray) -> sp.csr_array:
-        """B(t, q): the rods' CSR blocks and the joint rows in one fixed pattern (shared index arrays)."""
-        data = [sp.csr_array(r.constraint_jacobian_t(t, qr)).data
-                for r, qr in zip(self.members, self.split_q(q), strict=True)]
-        data.append(self.joint_rows.jacobian_data(self._q(q)))
-        return self._B_pattern.matrix(np.concatenate(data))
+        """B(t, q) in one fixed pattern (shared index arrays): the rods' internal rows gathered from the stacked JJ
+        of all edges, their support rows from the merged ``SupportRows``, the joint rows (``_rows_batch``)."""
+        b, qa = self._rows_batch, self._q(q)
+        data = [self._edges_all(q)[1].ravel()[b["jj"]]] if b["jj"].size else []
+        if b["supports"] is not None:
+            data.append(b["supports"].jacobian_data(t, qa))
+        data.append(self.joint_rows.jacobian_data(qa))
+        return b["pattern"].matrix(np.concatenate(data))
 
     # ------------------------------------------------------------------ tangents (HasTangents)
     @cached_property
@@ -311,8 +354,7 @@ class Structure:
     def _element_blocks(self, q: FloatArray, v: FloatArray | None) -> FloatArray:
         """K_e of all edges in one batched call (``rods.tangents.edge_blocks``): the rods' own ξ, JJ (memoised)."""
         ia, C_ds, Cw0, Cd_ds, _ = self._edge_batch
-        parts = [r._edges(r._q(qr)) for r, qr in zip(self.members, self.split_q(q), strict=True)]
-        xi, JJ = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+        xi, JJ = self._edges_all(q)
         V = None if v is None else np.asarray(v, dtype=float).reshape(self.n_nodes, 6)
         if V is not None and not np.any(V):
             V = None
@@ -361,7 +403,7 @@ class Structure:
         node[:, 3:, 3:] = m[:, None, None] * hat3(Om)
         Ke = None
         if Cd_ds is not None:
-            JJ = np.concatenate([r._edges(r._q(qr))[1] for r, qr in zip(self.members, self.split_q(q), strict=True)])
+            JJ = self._edges_all(q)[1]
             Ke = np.swapaxes(JJ, 1, 2) @ (Cd_ds[:, :, None] * JJ)
         return self._assemble(Ke, node)
 
@@ -393,8 +435,7 @@ class Structure:
         lam_idx, s_idx = self._internal_rows_batch
         Ke = None
         if lam_idx.size:
-            parts = [r._edges(r._q(qr)) for r, qr in zip(self.members, self.split_q(q), strict=True)]
-            xi, JJ = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+            xi, JJ = self._edges_all(q)
             s_all = np.zeros(ia.size * 6)
             s_all[s_idx] = lam[lam_idx]
             Ke = rod_tangents._pair_H(xi, s_all.reshape(-1, 6), JJ)

@@ -67,6 +67,24 @@ class Kinematics(NamedTuple):
     base: Base
 
 
+def merge_support_rows(rods: list[tuple[int, SupportRows]], node_offsets: Any, names: Any, n_nodes: int) -> SupportRows:
+    """The support rows of several rods of a structure as one ``SupportRows`` over its global nodes (rod k's nodes
+    shifted by ``node_offsets[k]``; rows in rod order), so Φ and B of all supports are one vectorised evaluation.
+    ``rods``: (rod index, its SupportRows) for the rods that have supports."""
+    n_sup = np.cumsum([0] + [sr.n_supports for _, sr in rods])
+
+    def cat(attr: str) -> np.ndarray:
+        return np.concatenate([getattr(sr, attr) for _, sr in rods])
+
+    return SupportRows(
+        n_nodes=int(n_nodes), supports=tuple(s for _, sr in rods for s in sr.supports),
+        nodes=np.concatenate([node_offsets[k] + sr.nodes for k, sr in rods]).astype(np.int64),
+        labels=tuple(f"{names[k]}:{lb}" for k, sr in rods for lb in sr.labels),
+        p0=cat("p0"), x0=cat("x0"), motion=cat("motion"), ramp=cat("ramp"), moving=cat("moving"),
+        row_entry=np.concatenate([sr.row_entry + n_sup[j] for j, (_, sr) in enumerate(rods)]).astype(np.int64),
+        row_rot=cat("row_rot"), row_dir=cat("row_dir"), St=cat("St"), Sr=cat("Sr"))
+
+
 def dtinv_transpose(psi: FloatArray, m: FloatArray) -> FloatArray:
     """D(ψ, m) (k, 3, 3) with D δ = (d/dε T⁻¹(ψ + εδ))ᵀ m, for (k, 3) ψ and m (module docstring)."""
     k = psi.shape[0]
