@@ -19,14 +19,7 @@ from typing import Any
 
 import numpy as np
 
-
-def _best(fun: Any, repeats: int) -> float:
-    best = np.inf
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fun()
-        best = min(best, time.perf_counter() - t0)
-    return best
+from lgbeam.bench import best_of
 
 
 def chain(m: int, n_elements: int = 4) -> Any:
@@ -60,7 +53,7 @@ def evaluation_costs(m: int, repeats: int) -> dict[str, float]:
                       ("constraint_stiffness", lambda: s.constraint_stiffness(0.0, q + 0.0, lam)),
                       ("damping", lambda: s.damping(0.0, q, v))):
         fun()
-        out[name] = _best(fun, repeats)  # q + 0.0: a fresh array, so no memo hit between repeats
+        out[name] = best_of(fun, repeats)  # q + 0.0: a fresh array, so no memo hit between repeats
     return out
 
 

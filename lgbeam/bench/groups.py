@@ -8,26 +8,16 @@ from __future__ import annotations
 
 import csv
 import logging
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 from scipy.spatial.transform import Rotation
 
+from lgbeam.bench import best_of
 from lgbeam.groups import S3, S3R3, SO3, Product
 
 logger = logging.getLogger(__name__)
-
-
-def _best(fn: Callable[[], object], repeats: int) -> float:
-    fn()  # warm-up
-    best = np.inf
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best * 1e3
 
 
 def run(out_dir: Path, quick: bool = False) -> list[dict[str, object]]:
@@ -47,9 +37,9 @@ def run(out_dir: Path, quick: bool = False) -> list[dict[str, object]]:
     flat_xi, flat_v = xi.ravel(), rng.normal(size=6 * n)
 
     sc = {
-        "exp": _best(lambda: Rotation.from_rotvec(w), repeats),
-        "log": _best(lambda: r1.as_rotvec(), repeats),
-        "compose": _best(lambda: r1 * r2, repeats),
+        "exp": 1e3 * best_of(lambda: Rotation.from_rotvec(w), repeats, warm_up=True),
+        "log": 1e3 * best_of(lambda: r1.as_rotvec(), repeats, warm_up=True),
+        "compose": 1e3 * best_of(lambda: r1 * r2, repeats, warm_up=True),
     }
     cases: list[tuple[str, str, Callable[[], object], str]] = [
         ("exp", "SO3", lambda: so3.exp(w), "exp"),
@@ -66,7 +56,7 @@ def run(out_dir: Path, quick: bool = False) -> list[dict[str, object]]:
     ]
     rows: list[dict[str, object]] = []
     for op, group, fn, ref in cases:
-        ours = _best(fn, repeats)
+        ours = 1e3 * best_of(fn, repeats, warm_up=True)
         scipy_ms = sc[ref] if ref else float("nan")
         rows.append({"op": op, "group": group, "n": n, "ours_ms": round(ours, 3),
                      "scipy_ms": round(scipy_ms, 3) if ref else "",

@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import csv
 import logging
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from scipy.integrate import solve_ivp
 
+from lgbeam.bench import best_of
 from lgbeam.groups import SE3, SO3
 from lgbeam.groups.homogeneous import TangentSpheres
 from lgbeam.integrators.lie import seed_controller
@@ -33,16 +32,6 @@ from lgbeam.models.pendulum_chain import SphericalPendulumChain
 from lgbeam.solve import ConstantStep, SaveAt, integrate
 
 logger = logging.getLogger(__name__)
-
-
-def _best(fn: Callable[[], object], repeats: int) -> float:
-    fn()
-    best = np.inf
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def _write(path: Path, rows: list[dict[str, object]]) -> None:
@@ -65,7 +54,7 @@ def cost(quick: bool) -> list[dict[str, object]]:
             for _ in range(k):
                 c.algebra_field(0.0, y)
 
-        row["f_us"] = 1e6 * _best(field, 3) / k
+        row["f_us"] = 1e6 * best_of(field, 3, warm_up=True) / k
         for name in ("hs-rkmk4", "cf4"):
             method = make_method(name)
 
@@ -74,7 +63,7 @@ def cost(quick: bool) -> list[dict[str, object]]:
                 for _ in range(k):
                     m.step(c, 0.0, 1e-3, y, None)
 
-            row[f"{name}_us"] = 1e6 * _best(steps, 3) / k
+            row[f"{name}_us"] = 1e6 * best_of(steps, 3, warm_up=True) / k
         rows.append(row)
     big = [r for r in rows if float(r["N"]) >= (32 if quick else 64)]
     for name in ("hs-rkmk4", "cf4"):
@@ -101,7 +90,7 @@ def work_precision(quick: bool) -> list[dict[str, object]]:
         def go(name: str = name, ctl: Any = ctl, holder: dict[str, Any] = holder) -> None:
             holder["sol"] = integrate(chain, name, y0, (0.0, T), controller=ctl, save=SaveAt(steps=10**7))
 
-        wall = _best(go, 1 if quick else 3)
+        wall = best_of(go, 1 if quick else 3, warm_up=True)
         sol = holder["sol"]
         rows.append({"method": name, "setting": setting, "steps": sol.stats["n_steps"],
                      "error": float(np.linalg.norm(sol.y[-1] - ref)), "wall_ms": round(1e3 * wall, 3),
@@ -126,7 +115,7 @@ def kernels(quick: bool) -> list[dict[str, object]]:
              ("generator (TS2)^n", lambda: space.generator(xi, m), "SO3.exp", lambda: so3.exp(X[:, :3]))]
     rows = []
     for op, fn, yard, yfn in cases:
-        ours, ref = _best(fn, reps), _best(yfn, reps)
+        ours, ref = best_of(fn, reps, warm_up=True), best_of(yfn, reps, warm_up=True)
         rows.append({"op": op, "n": n, "ours_ms": round(1e3 * ours, 3), "yardstick": yard,
                      "yardstick_ms": round(1e3 * ref, 3), "ratio": round(ours / ref, 2)})
     return rows

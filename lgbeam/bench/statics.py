@@ -15,16 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from lgbeam.bench import best_of
+
 logger = logging.getLogger(__name__)
-
-
-def _best(fun: Any, repeats: int) -> float:
-    best = np.inf
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fun()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def iteration_cost(n: int, repeats: int) -> dict[str, float]:
@@ -43,10 +36,10 @@ def iteration_cost(n: int, repeats: int) -> dict[str, float]:
     lu = eq.factor(K, B)
     rhs = np.ones(eq.n + eq.m)
     out = {
-        "tangent": _best(lambda: eq.tangent(q, lam, 0.5), repeats),
-        "lu_and_solve": _best(lambda: eq.factor(K, B).solve(rhs), repeats),
-        "residual": _best(lambda: eq.residual(q, lam, 0.5), repeats),
-        "stability_count": _best(lambda: stability.negative_count(K, B, rod.mass(q)), max(1, repeats // 2)),
+        "tangent": best_of(lambda: eq.tangent(q, lam, 0.5), repeats),
+        "lu_and_solve": best_of(lambda: eq.factor(K, B).solve(rhs), repeats),
+        "residual": best_of(lambda: eq.residual(q, lam, 0.5), repeats),
+        "stability_count": best_of(lambda: stability.negative_count(K, B, rod.mass(q)), max(1, repeats // 2)),
     }
     assert lu is not None
     out["iteration"] = out["tangent"] + out["lu_and_solve"] + 2 * out["residual"]  # + line-search trial point

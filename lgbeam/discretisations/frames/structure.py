@@ -33,7 +33,6 @@ from lgbeam.discretisations.rods import statics as rod_statics
 from lgbeam.discretisations.rods import tangents as rod_tangents
 from lgbeam.discretisations.rods.assembly import CSRPattern, edge_row_pattern
 from lgbeam.discretisations.rods.support_rows import merge_support_rows
-from lgbeam.groups.base import hat3
 
 from .joints import COINCIDE_TOL, Joint, JointRows
 
@@ -395,12 +394,7 @@ class Structure:
         """D = diag(D^r) (joints carry no damping): ``rods.tangents.damping`` over all nodes and edges at once."""
         Cd_ds = self._edge_batch[3]
         J, m = self._inertia
-        V = np.asarray(v, dtype=float).reshape(self.n_nodes, 6)
-        Om, U = V[:, :3], V[:, 3:]
-        node = np.zeros((self.n_nodes, 6, 6))
-        node[:, :3, :3] = hat3(Om) * J[:, None, :] - hat3(J * Om)
-        node[:, 3:, :3] = -m[:, None, None] * hat3(U)
-        node[:, 3:, 3:] = m[:, None, None] * hat3(Om)
+        node = rod_tangents.gyroscopic_blocks(np.asarray(v, dtype=float).reshape(self.n_nodes, 6), J, m)
         Ke = None
         if Cd_ds is not None:
             JJ = self._edges_all(q)[1]

@@ -211,15 +211,21 @@ def stiffness(rod: Any, t: float, q: FloatArray, v: FloatArray) -> sp.csr_array:
     return _assemble(rod, element_stiffness(rod, q, v), None if blocks is None else -blocks)
 
 
-def damping(rod: Any, q: FloatArray, v: FloatArray) -> sp.csr_array:
-    """D u = d/dε g(t, q, v + εu)|₀: Kelvin–Voigt JJᵀ (C_d/Δs) JJ plus the gyroscopic node blocks, CSR."""
-    _, _, Cd_ds, J, m = rod._kv
-    V = np.asarray(v, dtype=float).reshape(rod.n_nodes, 6)
+def gyroscopic_blocks(V: FloatArray, J: FloatArray, m: FloatArray) -> FloatArray:
+    """∂/∂u of the gyroscopic forces per node (n, 6, 6) at the velocities V (n, 6) = (Ω, U), nodal rotary inertia
+    J (n, 3) and mass m (n,)."""
     Om, U = V[:, :3], V[:, 3:]
-    node = np.zeros((rod.n_nodes, 6, 6))
+    node = np.zeros((V.shape[0], 6, 6))
     node[:, :3, :3] = hat3(Om) * J[:, None, :] - hat3(J * Om)
     node[:, 3:, :3] = -m[:, None, None] * hat3(U)
     node[:, 3:, 3:] = m[:, None, None] * hat3(Om)
+    return node
+
+
+def damping(rod: Any, q: FloatArray, v: FloatArray) -> sp.csr_array:
+    """D u = d/dε g(t, q, v + εu)|₀: Kelvin–Voigt JJᵀ (C_d/Δs) JJ plus the gyroscopic node blocks, CSR."""
+    _, _, Cd_ds, J, m = rod._kv
+    node = gyroscopic_blocks(np.asarray(v, dtype=float).reshape(rod.n_nodes, 6), J, m)
     Ke = None
     if Cd_ds is not None:
         _, JJ = rod._edges(rod._q(q))
