@@ -138,6 +138,9 @@ class GeneralizedAlpha:
     system_type: ClassVar[type] = ConstrainedMechanicalSystem
     requires: ClassVar[tuple[type, ...]] = ()
     dense_output: ClassVar[bool] = True
+    name: ClassVar[str] = "gen-alpha"
+    order: ClassVar[int] = 2
+    error_order: ClassVar[int | None] = 2  # the Zienkiewicz–Xie estimate (module docstring)
 
     def __post_init__(self) -> None:
         chung_hulbert(self.rho_inf)
@@ -145,18 +148,6 @@ class GeneralizedAlpha:
             raise ValueError(f"generalized-α index must be one of {', '.join(map(repr, INDEX_FORMS))} (constraints at "
                              f"position level, or stabilised index 2), got {self.index!r}")
         check_iteration_options(self.tol, self.max_iter)
-
-    @property
-    def name(self) -> str:
-        return "gen-alpha"
-
-    @property
-    def order(self) -> int:
-        return 2
-
-    @property
-    def error_order(self) -> int | None:
-        return 2
 
     @property
     def parameters(self) -> tuple[float, float, float, float]:

@@ -92,19 +92,9 @@ class _FieldMethod:
     system_type: ClassVar[type] = RigidBodyInField
     requires: ClassVar[tuple[type, ...]] = ()
     dense_output: ClassVar[bool] = False
-    label: ClassVar[str] = ""
-
-    @property
-    def name(self) -> str:
-        return self.label
-
-    @property
-    def order(self) -> int:
-        return 2
-
-    @property
-    def error_order(self) -> int | None:
-        return None
+    name: ClassVar[str] = ""  # each method's registered name
+    order: ClassVar[int] = 2
+    error_order: ClassVar[int | None] = None  # no embedded estimate: constant steps
 
     def __post_init__(self) -> None:
         Newton(self.tol, self.max_iter)
@@ -165,7 +155,7 @@ class QuaternionLGVI(_FieldMethod):
     """The quaternion LGVI of seed 003 (3.23), fixed point (3.26) (``update="3.25"`` for the alternative)."""
 
     update: str = "3.26"
-    label: ClassVar[str] = "lgvi"
+    name: ClassVar[str] = "lgvi"
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -187,7 +177,7 @@ class QuaternionLGVI(_FieldMethod):
 class RattleSO3(_FieldMethod):
     """RATTLE on rotation matrices (seed 003 (3.28)), Q₁ = Q₀F by quaternion fixed point, Λ₁ closed form."""
 
-    label: ClassVar[str] = "rattle-so3"
+    name: ClassVar[str] = "rattle-so3"
 
     def _advance(self, system, h, y, c):  # type: ignore[no-untyped-def]
         J = c.J
@@ -219,7 +209,7 @@ class ShakeQuaternion(_FieldMethod):
     """SHAKE/RATTLE in R⁴ with the constraint |q|² = 1 (discrete Lagrangian (3.16), one multiplier) [RECON]."""
 
     tol: float = 1e-13
-    label: ClassVar[str] = "shake-quat"
+    name: ClassVar[str] = "shake-quat"
 
     def _advance(self, system, h, y, c):  # type: ignore[no-untyped-def]
         J, q0 = c.J, y[3:7]
@@ -256,7 +246,7 @@ class LieStormerVerlet(_FieldMethod):
     """Lie group Störmer–Verlet: Verlet in x, variational Lie–Verlet with cay in R (seed 001 (4.11))."""
 
     tol: float = 1e-13
-    label: ClassVar[str] = "lg-stormer-verlet"
+    name: ClassVar[str] = "lg-stormer-verlet"
 
     def _advance(self, system, h, y, c):  # type: ignore[no-untyped-def]
         J = c.J
@@ -282,7 +272,7 @@ class LieStormerVerlet(_FieldMethod):
         return y1, c1, k
 
 
-LGVI_METHODS: dict[str, Any] = {cls.label: cls for cls in (QuaternionLGVI, RattleSO3, ShakeQuaternion, LieStormerVerlet)}
+LGVI_METHODS: dict[str, Any] = {cls.name: cls for cls in (QuaternionLGVI, RattleSO3, ShakeQuaternion, LieStormerVerlet)}
 LGVI_SUMMARIES: dict[str, str] = {
     "lgvi": "quaternion Lie group variational integrator, fixed point (3.26) (seed 003 (3.23))",
     "rattle-so3": "RATTLE on rotation matrices, quaternion fixed point, closed-form Λ₁ (seed 003 (3.28))",

@@ -153,19 +153,9 @@ class _RigidMethod:
     system_type: ClassVar[type] = RigidBodySO3
     requires: ClassVar[tuple[type, ...]] = ()
     dense_output: ClassVar[bool] = False
-    label: ClassVar[str] = ""
-
-    @property
-    def name(self) -> str:
-        return self.label
-
-    @property
-    def order(self) -> int:
-        return 2
-
-    @property
-    def error_order(self) -> int | None:
-        return None
+    name: ClassVar[str] = ""  # each method's registered name
+    order: ClassVar[int] = 2
+    error_order: ClassVar[int | None] = None  # no embedded estimate: constant steps
 
     @property
     def F(self) -> Retraction:
@@ -214,7 +204,7 @@ class _RigidMethod:
 class LieNewmarkExplicit(_RigidMethod):
     """ELN, explicit Lie–Newmark / Lie–Verlet (γ = ½, β = 0), seed 001 (4.1); Newton on (4.1c)."""
 
-    label: ClassVar[str] = "eln"
+    name: ClassVar[str] = "eln"
 
     def _advance(self, system, h, R, w, c):  # type: ignore[no-untyped-def]
         J, Ji = c.J, c.Jinv
@@ -231,7 +221,7 @@ class LieNewmarkExplicit(_RigidMethod):
 class LieNewmarkTrapezoidal(_RigidMethod):
     """TLN, trapezoidal Lie–Newmark (γ = ½, β = ¼), fully implicit, seed 001 (4.3); difference Jacobian."""
 
-    label: ClassVar[str] = "tln"
+    name: ClassVar[str] = "tln"
 
     def _advance(self, system, h, R, w, c):  # type: ignore[no-untyped-def]
         J, F = c.J, self.F
@@ -250,7 +240,7 @@ class LieMidpointEA(_RigidMethod):
     """LIEMID[EA], Krysl's explicit approximation of the midpoint Lie algorithm, seed 001 (4.6); two Newton solves."""
 
     retraction: str = "exp"
-    label: ClassVar[str] = "liemid"
+    name: ClassVar[str] = "liemid"
 
     def _half(self, h: float, m: FloatArray, c: RigidCache, what: str) -> tuple[FloatArray, int]:
         """Θ = h/2 J⁻¹ F(−Θ/2) m."""
@@ -275,7 +265,7 @@ class LieMidpointEA(_RigidMethod):
 class PartitionedRKMK(_RigidMethod):
     """PRK, Lobatto IIIA–IIIB partitioned RKMK (Nukala & Shelton), seed 001 (4.7)–(4.8)."""
 
-    label: ClassVar[str] = "prk"
+    name: ClassVar[str] = "prk"
 
     def _advance(self, system, h, R, w, c):  # type: ignore[no-untyped-def]
         J, Ji = c.J, c.Jinv
@@ -297,7 +287,7 @@ class ModifiedCrouchGrossman(_RigidMethod):
 
     retraction: str = "exp"
     literal_misprint: bool = False
-    label: ClassVar[str] = "mcg"
+    name: ClassVar[str] = "mcg"
 
     def _advance(self, system, h, R, w, c):  # type: ignore[no-untyped-def]
         F, Ji = self.F, c.Jinv
@@ -317,7 +307,7 @@ class KoziaraBicanicNEW3(_RigidMethod):
     """NEW3, semi-explicit Koziara–Bićanić scheme, seed 001 (4.10): one torque evaluation per step."""
 
     retraction: str = "exp"
-    label: ClassVar[str] = "new3"
+    name: ClassVar[str] = "new3"
 
     def _advance(self, system, h, R, w, c):  # type: ignore[no-untyped-def]
         F, J = self.F, c.J
@@ -337,7 +327,7 @@ class VariationalLieVerlet(_RigidMethod):
     Jacobian is used for cay, differences for exp.
     """
 
-    label: ClassVar[str] = "vlv"
+    name: ClassVar[str] = "vlv"
 
     def _advance(self, system, h, R, w, c):  # type: ignore[no-untyped-def]
         F, J, Ji = self.F, c.J, c.Jinv
@@ -357,7 +347,7 @@ class VariationalLieVerlet(_RigidMethod):
 
 
 RIGID_METHODS: dict[str, type[_RigidMethod]] = {
-    cls.label: cls for cls in (LieNewmarkExplicit, LieNewmarkTrapezoidal, LieMidpointEA, PartitionedRKMK,
+    cls.name: cls for cls in (LieNewmarkExplicit, LieNewmarkTrapezoidal, LieMidpointEA, PartitionedRKMK,
                                ModifiedCrouchGrossman, KoziaraBicanicNEW3, VariationalLieVerlet)
 }
 RIGID_SUMMARIES: dict[str, str] = {

@@ -185,24 +185,15 @@ class RattleLGVI:
     system_type: ClassVar[type] = ConstrainedMechanicalSystem
     requires: ClassVar[tuple[type, ...]] = ()
     dense_output: ClassVar[bool] = True
+    name: ClassVar[str] = "rattle-lgvi"
+    order: ClassVar[int] = 2
+    error_order: ClassVar[int | None] = None  # no embedded estimate: constant steps
 
     def __post_init__(self) -> None:
         if self.quadrature not in QUADRATURES:
             raise ValueError(f"rattle-lgvi quadrature must be one of {', '.join(map(repr, QUADRATURES))}, got "
                              f"{self.quadrature!r}")
         check_iteration_options(self.tol, self.max_iter)
-
-    @property
-    def name(self) -> str:
-        return "rattle-lgvi"
-
-    @property
-    def order(self) -> int:
-        return 2
-
-    @property
-    def error_order(self) -> int | None:
-        return None
 
     def init(self, system: Any, t0: float, y0: MechanicalState) -> tuple[MechanicalState, VICache]:
         """Check the initial data and the form of the forces; λ₀ from the index-1 condition."""
