@@ -1,9 +1,12 @@
-"""What the reproduction scripts share: a CSV writer and a figure writer (one home, one style)."""
+"""What the reproduction scripts share: a CSV writer, a figure writer (one home, one style) and the command line of
+the scripts that write one folder plus a summary copy."""
 
 from __future__ import annotations
 
+import argparse
 import csv
-from collections.abc import Sequence
+import logging
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,3 +27,17 @@ def save_figure(fig: Figure, path: Path, dpi: int = 110) -> None:
     FigureCanvasAgg(fig)
     fig.tight_layout()
     fig.savefig(path, dpi=dpi)
+
+
+def figures_main(argv: list[str] | None, doc: str | None, run: Callable[[Path, Path, bool], object], out: str,
+                 source: str) -> int:
+    """``python -m lgbeam.studies.<script> [--out DIR] [--summary DIR] [--quick]``: ``run(out, summary, quick)``
+    with logging to stdout; ``source`` names whose settings ``--quick`` departs from ("the paper's")."""
+    ap = argparse.ArgumentParser(description=(doc or "").split("\n\n")[0])
+    ap.add_argument("--out", type=Path, default=Path(out))
+    ap.add_argument("--summary", type=Path, default=Path("outputs/summary"))
+    ap.add_argument("--quick", action="store_true", help=f"short intervals (for tests; not {source} settings)")
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    run(args.out, args.summary, args.quick)
+    return 0

@@ -14,7 +14,6 @@ notes' re-implementation (notes/002.md §8). Unless ``--quick``, the summary and
 
 from __future__ import annotations
 
-import argparse
 import logging
 import shutil
 from pathlib import Path
@@ -27,7 +26,7 @@ from lgbeam.integrators.registry import make_method
 from lgbeam.models.attitude import RigidBodyQuaternion, RigidBodySphere
 from lgbeam.models.pseudo_rigid import PseudoRigidBody
 from lgbeam.solve import ConstantStep, SaveAt, integrate
-from lgbeam.studies._output import save_figure, write_csv
+from lgbeam.studies._output import figures_main, save_figure, write_csv
 
 logger = logging.getLogger(__name__)
 
@@ -196,14 +195,7 @@ def run(out: Path, summary: Path | None, quick: bool = False) -> list[list[objec
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", type=Path, default=Path("outputs/seed002"))
-    ap.add_argument("--summary", type=Path, default=Path("outputs/summary"))
-    ap.add_argument("--quick", action="store_true", help="short intervals (for tests; not the paper's settings)")
-    args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(message)s")
-    run(args.out, args.summary, args.quick)
-    return 0
+    return figures_main(argv, __doc__, run, "outputs/seed002", "the paper's")
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ Unless ``--quick`` the summary and PNGs are copied to ``--summary``. Free body: 
 
 from __future__ import annotations
 
-import argparse
 import logging
 import shutil
 from pathlib import Path
@@ -26,7 +25,7 @@ from lgbeam.diagnostics import observed_order
 from lgbeam.groups.base import vee3
 from lgbeam.models.son_bodies import FreeRigidBodySOn, HeavyTopSOn
 from lgbeam.solve import ConstantStep, SaveAt, integrate
-from lgbeam.studies._output import save_figure, write_csv
+from lgbeam.studies._output import figures_main, save_figure, write_csv
 
 logger = logging.getLogger(__name__)
 
@@ -155,14 +154,7 @@ def run(out: Path, summary: Path | None, quick: bool = False) -> list[list[objec
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", type=Path, default=Path("outputs/seed003-ch4"))
-    ap.add_argument("--summary", type=Path, default=Path("outputs/summary"))
-    ap.add_argument("--quick", action="store_true", help="short intervals (for tests; not the thesis's settings)")
-    args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(message)s")
-    run(args.out, args.summary, args.quick)
-    return 0
+    return figures_main(argv, __doc__, run, "outputs/seed003-ch4", "the thesis's")
 
 
 if __name__ == "__main__":
