@@ -118,6 +118,21 @@ class Integrator(Protocol[StateT, CacheT]):
     def diagnostics(self, system: Any, t: float, y: StateT, cache: CacheT) -> dict[str, float]: ...
 
 
+class TableauOrders:
+    """``order`` and ``error_order`` of a method defined by its ``tableau`` (anything with ``order`` and
+    ``error_order``): a mixin of the tableau-driven method dataclasses."""
+
+    tableau: Any
+
+    @property
+    def order(self) -> int:
+        return int(self.tableau.order)
+
+    @property
+    def error_order(self) -> int | None:
+        return self.tableau.error_order  # type: ignore[no-any-return]
+
+
 def check_iteration_options(tol: Any, max_iter: Any) -> None:
     """ValueError unless ``tol`` lies in (0, 1) and ``max_iter`` is a positive integer (nonlinear solves)."""
     if not (isinstance(tol, (int, float)) and math.isfinite(tol) and 0 < tol < 1):

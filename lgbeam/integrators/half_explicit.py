@@ -37,7 +37,7 @@ import numpy as np
 from lgbeam._typing import FloatArray
 from lgbeam.integrators import _compiled
 from lgbeam.integrators._linear import SaddlePointSolver, SingularStageMatrix, as_matrix
-from lgbeam.integrators.base import Status, Step
+from lgbeam.integrators.base import Status, Step, TableauOrders
 from lgbeam.integrators.mechanics import (
     consistent_initial_state,
     hermite,
@@ -85,7 +85,7 @@ class HERKCache:
 
 
 @dataclass(frozen=True)
-class HalfExplicitRK:
+class HalfExplicitRK(TableauOrders):
     """A half-explicit Runge–Kutta Lie group method given by its tableau (seed 004 Table 1).
 
     ``project_steps``: project every accepted step back onto Φ = 0, B v = 0 (mass-orthogonally);
@@ -113,14 +113,6 @@ class HalfExplicitRK:
     @property
     def name(self) -> str:
         return self.tableau.name
-
-    @property
-    def order(self) -> int:
-        return self.tableau.order
-
-    @property
-    def error_order(self) -> int | None:
-        return self.tableau.error_order
 
     def init(self, system: Any, t0: float, y0: MechanicalState) -> tuple[MechanicalState, HERKCache]:
         """Check the initial data (or project it), compute λ₀ when ``y0.lam`` is None, build the stage solver."""

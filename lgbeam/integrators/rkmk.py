@@ -25,13 +25,13 @@ from typing import Any, ClassVar
 import numpy as np
 
 from lgbeam._typing import FloatArray
-from lgbeam.integrators.base import Step
+from lgbeam.integrators.base import Step, TableauOrders
 from lgbeam.integrators.tableaux import CLASSICAL_TABLEAUX, HALF_EXPLICIT_TABLEAUX, HalfExplicitTableau
 from lgbeam.systems import LieGroupODE
 
 
 @dataclass(frozen=True)
-class RKMK:
+class RKMK(TableauOrders):
     """An explicit RKMK method given by the first s stages of a tableau (weights b = row s+1)."""
 
     tableau: HalfExplicitTableau
@@ -43,14 +43,6 @@ class RKMK:
     def __post_init__(self) -> None:
         if not self.name:
             object.__setattr__(self, "name", f"rkmk-{self.tableau.name}")
-
-    @property
-    def order(self) -> int:
-        return self.tableau.order
-
-    @property
-    def error_order(self) -> int | None:
-        return self.tableau.error_order
 
     def init(self, ode: Any, t0: float, y0: FloatArray) -> tuple[FloatArray, None]:
         y = np.array(y0, dtype=float)

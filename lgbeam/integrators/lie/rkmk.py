@@ -38,7 +38,7 @@ import numpy as np
 
 from lgbeam._typing import FloatArray
 from lgbeam.groups.homogeneous import dexp_inv_series
-from lgbeam.integrators.base import Step
+from lgbeam.integrators.base import Step, TableauOrders
 from lgbeam.integrators.tableaux import HalfExplicitTableau
 from lgbeam.systems import HasInvariants, HomogeneousSpaceODE, supports
 
@@ -80,7 +80,7 @@ def _check_degree(name: str, degree: int | None) -> None:
 
 
 @dataclass(frozen=True)
-class HomogeneousRKMK(_OnSpace):
+class HomogeneousRKMK(TableauOrders, _OnSpace):
     """RKMK with an explicit tableau on a homogeneous space (seed 000 §2.2, eq. (6)).
 
     ``tableau``: a classical tableau (``HalfExplicitTableau`` with row s+1 = b, optional b̃ over s̄ stages);
@@ -95,14 +95,6 @@ class HomogeneousRKMK(_OnSpace):
         if not self.name:
             object.__setattr__(self, "name", f"hs-rkmk-{self.tableau.name}")
         _check_degree(self.name, self.dexp_degree)
-
-    @property
-    def order(self) -> int:
-        return self.tableau.order
-
-    @property
-    def error_order(self) -> int | None:
-        return self.tableau.error_order
 
     def _dexp_inv(self, space: Any, sigma: FloatArray, v: FloatArray) -> FloatArray:
         if self.dexp_degree is None:
@@ -155,7 +147,7 @@ class CasasOwren4(_OnSpace):
 
 
 @dataclass(frozen=True)
-class AmbientRK(_OnSpace):
+class AmbientRK(TableauOrders, _OnSpace):
     """Classical explicit RK on the embedding space R^size of M, F(t, y) = ψ_*(f(t, y))|_y (baseline)."""
 
     tableau: HalfExplicitTableau
@@ -164,14 +156,6 @@ class AmbientRK(_OnSpace):
     def __post_init__(self) -> None:
         if not self.name:
             object.__setattr__(self, "name", f"ambient-{self.tableau.name}")
-
-    @property
-    def order(self) -> int:
-        return self.tableau.order
-
-    @property
-    def error_order(self) -> int | None:
-        return self.tableau.error_order
 
     def step(self, ode: Any, t: float, h: float, y: FloatArray, cache: None) -> Step[FloatArray, None]:
         tab, sp = self.tableau, ode.space
