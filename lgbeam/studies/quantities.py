@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +38,7 @@ import numpy as np
 
 from lgbeam.io.schema import CaseError
 
-__all__ = ["BUILTINS", "Quantity", "evaluate", "parse_quantity"]
+__all__ = ["BUILTINS", "Quantity", "columns", "evaluate", "parse_quantity"]
 
 BUILTINS: dict[str, tuple[str, ...]] = {  # name -> its parameters (all optional ones included)
     "position": ("s", "rod", "t"),
@@ -272,7 +271,3 @@ def columns(q: Quantity, value: np.ndarray) -> dict[str, float]:
     if v.ndim == 0:
         return {q.text: float(v)}
     return {f"{q.text}[{','.join(map(str, i))}]": float(v[i]) for i in np.ndindex(v.shape)}
-
-
-def is_number(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(float(x))

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lgbeam.studies.refinement import pairwise_orders, refinement_table, spacing
+from lgbeam.studies.refinement import field_norm, pairwise_orders, refinement_table, spacing
 
 if TYPE_CHECKING:
     from lgbeam.studies.runner import StudyPlan
@@ -48,20 +48,19 @@ def _one(plan: StudyPlan, qtext: str, key: str, labelled: list[tuple[Any, np.nda
          ref: np.ndarray | None, exact: np.ndarray | None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The per-run rows and the summary of one quantity along ``key`` (runs given as (value, quantity))."""
     vals = [v for v, _ in labelled]
-    sols = [s for _, s in labelled]
+    h = spacing(key, vals)
+    order = np.argsort(-h, kind="stable")  # coarse → fine, as refinement_table sorts them
+    sorted_sols = [labelled[i][1] for i in order]
     summary: dict[str, Any] = {"quantity": qtext, "key": key, "runs": len(vals)}
     if len(vals) >= 3 or (len(vals) == 2 and plan.formal_order is not None):
-        t = refinement_table(key, vals, sols, reference=ref, exact=exact, formal_order=plan.formal_order)
+        t = refinement_table(key, vals, [s for _, s in labelled], reference=ref, exact=exact,
+                             formal_order=plan.formal_order)
     else:  # two runs and no assumed order: errors against the reference and the exact value only
-        h = spacing(key, vals)
-        order = np.argsort(-h, kind="stable")
         t = {"h": h[order], "values": np.asarray(vals, dtype=float)[order]}
-        sols = [sols[i] for i in order]
         for name, target in (("reference", ref), ("exact", exact)):
             if target is not None:
-                e = np.array([float(np.sqrt(np.mean((np.asarray(s) - target) ** 2))) for s in sols])
+                e = np.array([field_norm(np.asarray(s) - target) for s in sorted_sols])
                 t[f"error_vs_{name}"], t[f"pairwise_{name}"] = e, pairwise_orders(t["h"], e)
-    sorted_sols = [labelled[i][1] for i in np.argsort(-spacing(key, vals), kind="stable")]
     rows = []
     for i, (hv, kv) in enumerate(zip(t["h"], t["values"], strict=True)):
         row: dict[str, Any] = {"quantity": qtext, key: kv, "h": float(hv), "value": _scalar(sorted_sols[i])}
@@ -107,7 +106,7 @@ def analyse(plan: StudyPlan, study_dir: Path, values: dict[str, dict[str, np.nda
     points = {label: point for label, point, _ in plan.points}
     all_rows: list[dict[str, Any]] = []
     summaries: list[dict[str, Any]] = []
-    plot_rows: dict[str, list[dict[str, Any]]] = {}
+    plot_rows: dict[str, dict[Any, dict[str, Any]]] = {}  # combination → key value → {key, quantity: error}
     for q in plan.quantities:
         for combo, labels in groups.items():
             if len(labels) < 2:
@@ -120,21 +119,16 @@ def analyse(plan: StudyPlan, study_dir: Path, values: dict[str, dict[str, np.nda
             summaries.append({**({"group": combo} if combo else {}), **summary})
             all_rows += rows
             target = f"error_vs_{plan.against}"
-            name = q.text
             for r in rows:
                 if target in r:
-                    plot_rows.setdefault(combo, [])
-                    match = next((pr for pr in plot_rows[combo] if pr[key] == r[key]), None)
-                    if match is None:
-                        match = {key: r[key]}
-                        plot_rows[combo].append(match)
-                    match[name] = r[target]
+                    plot_rows.setdefault(combo, {}).setdefault(r[key], {key: r[key]})[q.text] = r[target]
     if not all_rows:
         return []
     write_csv(study_dir / "refinement.csv", all_rows)
     write_csv(study_dir / "refinement-summary.csv", summaries)
     method = plan.points[0][2].get("integrator", {}).get("method", "")
-    for combo, prows in plot_rows.items():
+    for combo, by_value in plot_rows.items():
+        prows = list(by_value.values())
         names = [k for k in dict.fromkeys(k for r in prows for k in r) if k != key]
         png = study_dir / ("refinement.png" if not combo else f"refinement-{combo}.png")
         plot_study(prows, key, names, png, title=f"{plan.name}: {method}" + (f" ({combo})" if combo else ""),
