@@ -229,7 +229,8 @@ def test_batched_structure_tangents_equal_the_rods_own_and_the_derivative_of_g(r
     s = Structure(rods={"a": _rod((0, 0, 0), (0, 0, 1), 3, mat=damped,
                                   supports=(Support("start", "pinned", rotational_stiffness=[2.0, 3.0, 4.0]),)),
                         "b": _rod((0, 0, 1), (1, 0, 1.3), 4, loads=(NodalLoad(node="end", force=[0, 1, 0]),)),
-                        "c": _rod((1, 0, 1.3), (1, 1, 1.3), 2, inextensible=True)},  # internal rows (3, 4, 5)
+                        "c": _rod((1, 0, 1.3), (1, 1, 1.3), 2, inextensible=True,  # internal rows (3, 4, 5)
+                                  supports=(Support("end", "free", stiffness=[1.0, 2.0, 3.0]),))},  # springs, no rows
                   joints=(Joint(("a", "end"), ("b", "start"), "elastic", rotational_stiffness=[1.0, 2.0, 3.0]),
                           Joint(("b", "end"), ("c", "start"), "rigid")))
     assert s._edge_batch[3] is not None and s.members[0].material.has_damping and s.support_springs(0.0, s.q_ref) is not None

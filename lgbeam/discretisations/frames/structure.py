@@ -228,13 +228,12 @@ class Structure:
         return self._mass
 
     def support_springs(self, t: float, q: FloatArray) -> sp.csr_array | None:
-        """The rods' spring supports' stiffness, block-diagonal; None without any (joint springs are relative:
-        they hold no rigid motion of the structure)."""
-        if not any(r.support_rows.has_springs for r in self.members):
+        """The rods' spring supports' stiffness (the merged support rows' nodal blocks); None without any (joint
+        springs are relative: they hold no rigid motion of the structure)."""
+        sup = self._rows_batch["supports"]
+        if sup is None or not sup.has_springs:
             return None
-        return self._block_diag([r.support_stiffness(t, qr) if r.support_rows.has_springs
-                                 else sp.csr_array((6 * r.n_nodes, 6 * r.n_nodes))
-                                 for r, qr in zip(self.members, self.split_q(q), strict=True)])
+        return sup.assemble(sup.spring_stiffness_blocks(t, self._q(q)))
 
     def forces(self, t: float, q: FloatArray, v: FloatArray) -> FloatArray:
         """g(t, q, v): each rod's g (elastic, damping, gyroscopic, springs − loads), plus the joint springs."""
@@ -278,7 +277,7 @@ class Structure:
                 xi_idx.append(((e0 + np.arange(ne))[:, None] * 6 + r._rows_index[None, :]).ravel())
                 phi_ref.append(r._phi_ref.ravel())
                 phi_rows.append(o_rows[k] + np.arange(r.n_internal))
-            if r.support_rows.n_rows:
+            if r.support_rows.n_supports:  # constraint rows and/or springs
                 sups.append((k, r.support_rows))
                 sup_rows.append(o_rows[k] + r.n_internal + np.arange(r.support_rows.n_rows))
             e0 += ne
@@ -406,42 +405,23 @@ class Structure:
         """The rods' nodal rotary inertia J (n, 3) and mass m (n,), stacked (the last two of ``CosseratRod._kv``)."""
         return (np.concatenate([r._kv[3] for r in self.members]), np.concatenate([r._kv[4] for r in self.members]))
 
-    @cached_property
-    def _internal_rows_batch(self) -> tuple[np.ndarray, np.ndarray]:
-        """(positions in λ, positions in the flattened (E, 6) edge stress) of every rod's internal-row multipliers."""
-        o_rows, e0 = self.row_offsets, 0
-        lam_idx, s_idx = [], []
-        for k, r in enumerate(self.members):
-            nr, ne = len(r.internal_rows), r.n_nodes - 1
-            if nr:
-                lam_idx.append(o_rows[k] + np.arange(ne * nr))
-                s_idx.append(((e0 + np.arange(ne))[:, None] * 6 + r._rows_index[None, :]).ravel())
-            e0 += ne
-        if not lam_idx:
-            return np.zeros(0, np.int64), np.zeros(0, np.int64)
-        return np.concatenate(lam_idx).astype(np.int64), np.concatenate(s_idx).astype(np.int64)
-
     def constraint_stiffness(self, t: float, q: FloatArray, lam: FloatArray) -> sp.csr_array:
         """Z = diag(Z^r(λ^r)) + Z of the joint rows (analytic, joints.py): the rods' internal rows over all edges at
         once (``rods.tangents.constraint_stiffness``), their support rows as nodal blocks."""
         lam = np.asarray(lam, dtype=float)
-        ia, _, _, _, _ = self._edge_batch
-        lam_idx, s_idx = self._internal_rows_batch
-        Ke = None
-        if lam_idx.size:
+        b, Ke = self._rows_batch, None
+        if b["xi"].size:  # the internal rows' multipliers are stresses on their strain components (as Φ reads ξ)
             xi, JJ = self._edges_all(q)
-            s_all = np.zeros(ia.size * 6)
-            s_all[s_idx] = lam[lam_idx]
+            s_all = np.zeros(xi.size)
+            s_all[b["xi"]] = lam[b["phi_rows"]]
             Ke = rod_tangents._pair_H(xi, s_all.reshape(-1, 6), JJ)
         node = None
-        lam_r, lam_j = self.split_lam(lam)
-        for k, (r, qr, lr) in enumerate(zip(self.members, self.split_q(q), lam_r, strict=True)):
-            sr = r.support_rows
-            if sr.n_rows:  # a few supports: their (k, 6, 6) blocks at their nodes
-                node = np.zeros((self.n_nodes, 6, 6)) if node is None else node
-                np.add.at(node, self.node_offsets[k] + sr.nodes,
-                          sr.constraint_stiffness_blocks(t, r._q(qr), np.asarray(lr)[r.n_internal:]))
+        if b["sup_rows"].size:  # the supports' (k, 6, 6) blocks at their nodes
+            sup = b["supports"]
+            node = np.zeros((self.n_nodes, 6, 6))
+            np.add.at(node, sup.nodes, sup.constraint_stiffness_blocks(t, self._q(q), lam[b["sup_rows"]]))
         Z = self._assemble(Ke, node)
+        lam_j = lam[b["joint_rows"]]
         if self.joint_rows.n_rows:
             jr = self.joint_rows
             Z = sp.csr_array(Z + jr.assemble(jr.constraint_stiffness_blocks(self._q(q), lam_j)))
