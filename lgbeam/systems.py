@@ -148,6 +148,16 @@ class HasVariableMass(Protocol):
 
 
 @runtime_checkable
+class HasNewtonResidual(Protocol):
+    """Optional capability of a constrained mechanical system: the vectors one Newton iteration of an implicit
+    method needs at an iterate, (g(t, q, v), B(t, q)ᵀλ, Φ(t, q), B(t, q) v + Φ_t(t, q)), in one pass and without
+    assembling B (``CosseratRod``: the compiled step core). Must equal the protocol methods to round-off."""
+
+    def newton_residual(self, t: float, q: FloatArray, v: FloatArray,
+                        lam: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]: ...
+
+
+@runtime_checkable
 class HasStepResiduals(Protocol):
     """Optional capability: (‖Φ‖, ‖B v‖, energy) after a step in one fused pass, or None to fall back."""
 

@@ -39,6 +39,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from lgbeam._typing import FloatArray
+from lgbeam.integrators._banded import BandedLU, band_order
 from lgbeam.systems import HasMassBlocks, HasTangents, supports
 
 logger = logging.getLogger(__name__)
@@ -63,8 +64,9 @@ class KKTFactor:
     solve_fn: Callable[[FloatArray], FloatArray]
 
     @staticmethod
-    def build(blocks: list[list[Any]]) -> KKTFactor:
-        """Factorise the block matrix ``blocks`` (a list of rows, ``None`` for zero blocks, as in ``sp.bmat``)."""
+    def build(blocks: list[list[Any]], block: int = 6) -> KKTFactor:
+        """Factorise the block matrix ``blocks`` (a list of rows, ``None`` for zero blocks, as in ``sp.bmat``);
+        ``block``: the number of velocity unknowns per node (the banded ordering, ``_banded``)."""
         dense = all(b is None or isinstance(b, np.ndarray) for row in blocks for b in row)
         K = sp.bmat([[None if b is None else sp.csr_array(b) for b in row] for row in blocks], format="csc")
         n = K.shape[0]
@@ -79,6 +81,9 @@ class KKTFactor:
             return KKTFactor(n, lambda r: sla.lu_solve((lu, piv), r, check_finite=False))
         if not np.all(np.isfinite(K.data)):
             raise SingularNewtonMatrix("the Newton matrix has non-finite entries")
+        banded = _banded_factor(K, blocks, block)
+        if banded is not None:
+            return KKTFactor(n, banded.solve)
         try:
             lu = spla.splu(K, permc_spec="COLAMD")
         except RuntimeError as exc:  # "Factor is exactly singular"
@@ -95,6 +100,33 @@ class KKTFactor:
         if not np.all(np.isfinite(x)):
             raise SingularNewtonMatrix("the Newton solve gave non-finite values (singular matrix)")
         return x
+
+
+_ORDERS: dict[tuple[int, int, int], tuple[bytes, bytes, np.ndarray, int, int]] = {}
+
+
+def _banded_factor(K: sp.csc_array, blocks: list[list[Any]], block: int) -> BandedLU | None:
+    """The banded LU of K (``_banded``) when its node-block ordering gives a narrow band, else None (SuperLU).
+    The ordering and bandwidth are kept per pattern (a refactorisation reuses them)."""
+    n = K.shape[0]
+    nv = blocks[0][0].shape[0]
+    key = (n, nv, K.nnz)
+    hit = _ORDERS.get(key)
+    indptr, indices = K.indptr.tobytes(), K.indices.tobytes()
+    if hit is not None and hit[0] == indptr and hit[1] == indices:
+        perm, kl, ku = hit[2], hit[3], hit[4]
+    else:
+        perm = band_order(sp.csr_array(K), nv, block)
+        kl, ku = BandedLU.bandwidth(K, perm)
+        if len(_ORDERS) >= 8:
+            del _ORDERS[next(iter(_ORDERS))]
+        _ORDERS[key] = (indptr, indices, perm, kl, ku)
+    if not BandedLU.fits(n, kl, ku):
+        return None
+    lu = BandedLU.factor(K, perm, kl, ku)
+    if lu is None:
+        raise SingularNewtonMatrix("the Newton matrix is singular (zero pivot in the banded LU)")
+    return lu
 
 
 STAGNATION = 1e-7  # relative size of a correction below which a non-contracting Newton iteration is at round-off

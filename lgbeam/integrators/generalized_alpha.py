@@ -54,13 +54,15 @@ Struct. Dyn. 20 (local error estimate).
 
 from __future__ import annotations
 
+import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
 
+from lgbeam._numba import njit
 from lgbeam._typing import FloatArray
 from lgbeam.integrators._implicit import (
     FiniteDifferenceTangents,
@@ -68,6 +70,7 @@ from lgbeam.integrators._implicit import (
     SingularNewtonMatrix,
     abs_max,
     at_round_off,
+    block_size,
     dense_if_small,
     position_tangent,
     tangent_blocks,
@@ -81,13 +84,84 @@ from lgbeam.integrators.mechanics import (
     hermite,
     initial_step,
     jac,
-    phi,
+    newton_residual_fn,
     residuals,
     stage_solver,
 )
 from lgbeam.systems import ConstrainedMechanicalSystem, MechanicalState, is_rheonomic
 
 INDEX_FORMS = ("3", "2-stabilised")
+
+
+_NO_CSR = (np.zeros(1, np.int32), np.zeros(0, np.int32), np.zeros(0))
+
+
+@functools.cache
+def _ones(n: int) -> FloatArray:
+    return np.ones(n)
+
+
+# The arithmetic of one Newton iteration, compiled (array expressions: the same code runs as numpy without numba).
+@njit
+def _iterate(th, Bnu, base, bh2, v_base, c_v, vd_base, c_vd):  # type: ignore[no-untyped-def]
+    """(θ = θ̃ + B_nᵀν, v_{n+1}, v̇_{n+1}) of the iterate θ̃ = base + βh² a_{n+1}."""
+    a1 = (th - base) / bh2
+    return th + Bnu, v_base + c_v * a1, vd_base + c_vd * a1
+
+
+@njit
+def _rhs(mdiag, vd1, g1, btl, ph, bv, s, gp, m, idx2):  # type: ignore[no-untyped-def]
+    """The scaled right-hand side [−r/β'; −Φ; −(B v + Φ_t)/γ'] with r = M v̇ + g + Bᵀλ, max|g| and max|M v̇|."""
+    n = vd1.shape[0]
+    mvd = mdiag * vd1
+    out = np.empty(n + m + (m if idx2 else 0))
+    out[:n] = -s * (mvd + g1 + btl)
+    if m:
+        out[n:n + m] = -ph
+    if idx2:
+        out[n + m:] = bv * (-1.0 / gp)
+    return out, np.abs(g1).max(), np.abs(mvd).max()
+
+
+@njit
+def _update(dx, th, lam1, nu, Bnu, bn_ptr, bn_idx, bn_val, s, m, idx2):  # type: ignore[no-untyped-def]
+    """Apply the Newton correction dx = [δθ̃; δν; δλ̃] (λ += δλ̃/s, B_nᵀν updated through B_n's CSR arrays); return
+    the new (θ̃, λ, ν, B_nᵀν) and max|δθ̃|, max|δλ|, max|λ|, max|B_nᵀδν|."""
+    n = th.shape[0]
+    d_th = dx[:n]
+    th_new = th + d_th
+    d_lam = 0.0
+    lam_max = 0.0
+    lam_new = lam1
+    nu_new = nu
+    Bnu_new = Bnu
+    d_bnu = 0.0
+    if m:
+        off = n + (m if idx2 else 0)
+        dlam = dx[off:] / s
+        lam_new = lam1 + dlam
+        d_lam = np.abs(dlam).max()
+        lam_max = np.abs(lam_new).max()
+    if idx2:
+        dnu = dx[n:n + m]
+        nu_new = nu + dnu
+        dB = np.zeros(n)
+        for r in range(m):
+            for k in range(bn_ptr[r], bn_ptr[r + 1]):
+                dB[bn_idx[k]] += bn_val[k] * dnu[r]
+        Bnu_new = Bnu + dB
+        d_bnu = np.abs(dB).max()
+    return th_new, lam_new, nu_new, Bnu_new, np.abs(d_th).max(), d_lam, lam_max, d_bnu
+
+
+def _diagonal(M: Any) -> FloatArray | None:
+    """The diagonal of a diagonal mass matrix (then M v̇ is one vector product), else None."""
+    if sp.issparse(M):
+        d = M.diagonal()
+        return d if M.nnz == np.count_nonzero(d) else None
+    M = np.asarray(M)
+    d = np.diag(M).copy()
+    return d if np.count_nonzero(M) == np.count_nonzero(d) else None
 
 
 def chung_hulbert(rho_inf: float) -> tuple[float, float, float, float]:
@@ -119,6 +193,7 @@ class GACache:
     rheonomic: bool
     n_factorisations: int = 0
     force_floor: float = 0.0
+    mdiag: FloatArray | None = None  # the diagonal of a diagonal M (M v̇ as one vector product)
 
 
 @dataclass(frozen=True)
@@ -166,7 +241,7 @@ class GeneralizedAlpha:
         vdot = lin.explicit(r)
         fd = tangents_for(system, t0, y.q, y.v, y.lam)
         M = dense_if_small(system.mass(y.q))
-        return y, GACache(M, lin, vdot, vdot, fd, None, math.nan, is_rheonomic(system))
+        return y, GACache(M, lin, vdot, vdot, fd, None, math.nan, is_rheonomic(system), mdiag=_diagonal(M))
 
     def diagnostics(self, system: Any, t: float, y: MechanicalState, cache: GACache) -> dict[str, float]:
         """‖Φ‖, ‖B v‖ and the energy after a step."""
@@ -194,14 +269,15 @@ class GeneralizedAlpha:
         KT = position_tangent(system, cache.fd, t1, q1, v1, lam1) @ T
         floor = 1e-14 * abs_max(KT) * max(1.0, np.abs(q1).max())
         A = cache.M + (s * gp) * velocity_tangent(system, cache.fd, t1, q1, v1) + s * KT
+        bs = block_size(system)
         if not system.n_constraints:
-            return KKTFactor.build([[A]]), floor
+            return KKTFactor.build([[A]], bs), floor
         B1 = sp.csr_array(B1)
         BT = B1 @ T
         if self.index == "3":
-            return KKTFactor.build([[A, B1.T], [BT, None]]), floor
+            return KKTFactor.build([[A, B1.T], [BT, None]], bs), floor
         BnT = sp.csr_array(Bn).T
-        return KKTFactor.build([[A, s * (KT @ BnT), B1.T], [BT, BT @ BnT, None], [B1, None, None]]), floor
+        return KKTFactor.build([[A, s * (KT @ BnT), B1.T], [BT, BT @ BnT, None], [B1, None, None]], bs), floor
 
     def _step(self, system: Any, t: float, h: float, y: MechanicalState, cache: GACache) -> Step[MechanicalState, GACache]:
         am, af, be, ga = self.parameters
@@ -213,54 +289,57 @@ class GeneralizedAlpha:
         t1 = t + h
         s = be * h * h * (1 - af) / (1 - am)  # 1/β'
         gp = ga / (be * h)  # γ'
+        bh2 = be * h * h
         base = h * v + h * h * (0.5 - be) * a_n  # θ = base + βh² a_{n+1}
+        v_base = v + h * (1 - ga) * a_n  # v_{n+1} = v_base + γh a_{n+1}
+        vd_base = (am * a_n - af * vd_n) / (1 - af)  # v̇_{n+1} = vd_base + (1 − α_m)/(1 − α_f) a_{n+1}
         a1 = (vd_n - am * a_n) / (1 - am)  # predictor v̇_{n+1} = v̇_n
-        th = base + be * h * h * a1
+        th = base + bh2 * a1
         lam1 = np.array(lam, dtype=float)
         nu = np.zeros(m)
+        Bnu = np.zeros(n)
         Bn = jac(system, t, q) if idx2 else None
+        if idx2:
+            Bc = Bn if type(Bn) is sp.csr_array else sp.csr_array(Bn)
+            bn = (Bc.indptr, Bc.indices, np.ascontiguousarray(Bc.data, dtype=float))
+        else:
+            bn = _NO_CSR
+        residual = newton_residual_fn(system, cache.lin, cache.rheonomic)
+        mdiag = cache.mdiag
         factor = cache.factor if (self.reuse and cache.factor_h == h) else None
         n_fact, n_eval, it = cache.n_factorisations, 0, 0
         force_floor = cache.force_floor
+        floor = 1e-14 * max(1.0, float(np.abs(q).max()))
         prev = math.inf
         fresh = False
+        c_v, c_vd = h * ga, (1 - am) / (1 - af)
         while True:
-            theta = th + (nu @ Bn if idx2 else 0.0)
+            theta, v1, vd1 = _iterate(th, Bnu, base, bh2, v_base, c_v, vd_base, c_vd)
             q1 = G.retract(q, theta)
-            a1 = (th - base) / (be * h * h)
-            v1 = v + h * (1 - ga) * a_n + h * ga * a1
-            vd1 = ((1 - am) * a1 + am * a_n - af * vd_n) / (1 - af)
-            g1 = np.asarray(system.forces(t1, q1, v1), dtype=float)
+            g1, btl, ph, bv = residual(t1, q1, v1, lam1)
             n_eval += 1
-            B1 = jac(system, t1, q1) if m else None
-            r = M @ vd1 + g1 + (cache.lin.rmatvec(B1, lam1) if m else 0.0)
-            parts = [-s * r]
-            if m:
-                parts.append(-phi(system, t1, q1))
-            if idx2:
-                bv = cache.lin.matvec(B1, v1) + (system.constraint_rate(t1, q1) if cache.rheonomic else 0.0)
-                parts.append(-bv / gp)
+            if mdiag is None:  # a non-diagonal mass matrix: M v̇ first
+                rhs, g_max, mvd_max = _rhs(_ones(n), np.asarray(M @ vd1, dtype=float), g1, btl, ph, bv, s, gp, m,
+                                           idx2)
+            else:
+                rhs, g_max, mvd_max = _rhs(mdiag, vd1, g1, btl, ph, bv, s, gp, m, idx2)
             if factor is None:
+                B1 = jac(system, t1, q1) if m else None
                 factor, force_floor = self._matrix(system, cache, t1, q1, v1, lam1, theta, B1, Bn, s, gp)
                 fresh = True
                 n_fact += 1
-            dx = factor.solve(np.concatenate(parts))
+            dx = factor.solve(rhs)
             it += 1
-            dth = dx[:n]
-            th = th + dth
-            dlam = dx[n + m * idx2:] / s if m else np.zeros(0)
-            if idx2:
-                nu = nu + dx[n:n + m]
-            lam1 = lam1 + dlam
+            th, lam1, nu, Bnu, d_th, d_lam, lam_max, d_bnu = _update(dx, th, lam1, nu, Bnu, *bn, s, m, idx2)
             # relative to the increment θ and to the force level, above the round-off floor of the solve
-            floor = 1e-14 * max(1.0, np.abs(q).max())
-            err = np.abs(dth).max() / (self.tol * np.abs(theta).max() + floor)
+            theta_max = float(np.abs(theta).max())
+            err = d_th / (self.tol * theta_max + floor)
             if m:
-                scale_lam = np.abs(lam1).max() + np.abs(g1).max() + np.abs(M @ vd1).max()
+                scale_lam = lam_max + g_max + mvd_max
                 # floor: the round-off of λ = μ/s from the scaled solve (measured up to ~1e-10 relative)
-                err = max(err, np.abs(dlam).max() / ((self.tol + 1e-9) * scale_lam + force_floor + 1e-300))
+                err = max(err, d_lam / ((self.tol + 1e-9) * scale_lam + force_floor + 1e-300))
             if idx2:
-                err = max(err, np.abs(dx[n:n + m] @ Bn).max() / (self.tol * np.abs(theta).max() + floor))
+                err = max(err, d_bnu / (self.tol * theta_max + floor))
             if not math.isfinite(err):
                 raise FloatingPointError("non-finite Newton update")
             if err <= 1.0 or at_round_off(err, prev, self.tol):
@@ -268,10 +347,10 @@ class GeneralizedAlpha:
             # corrections larger than the increment and growing, with a matrix built in this step: no hope
             diverging = fresh and it > 1 and err * self.tol > 1.0 and err > prev
             if it >= self.max_iter or diverging:
-                res = float(np.linalg.norm(np.concatenate(parts)))
+                res = float(np.linalg.norm(rhs))
                 detail = (f"generalized-α Newton {'diverged after' if diverging else 'did not converge in'} {it} iterations at t = {t1:.6g} (h = {h:.3g}): "
                           f"scaled residual {res:.3e}, last correction {err * self.tol:.3e} (relative)")
-                new_cache = GACache(M, cache.lin, a_n, vd_n, cache.fd, None, math.nan, cache.rheonomic, n_fact)
+                new_cache = replace(cache, factor=None, factor_h=math.nan, n_factorisations=n_fact)
                 return Step(y, new_cache, status=Status.SOLVER_FAILED, detail=detail, evaluations=n_eval,
                             iterations=it, retry_cache=new_cache)
             if err > 0.5 * prev:  # slow contraction (or divergence): refresh the matrix at this iterate
@@ -279,12 +358,11 @@ class GeneralizedAlpha:
                 prev = math.inf
             else:
                 prev = err
-        theta = th + (nu @ Bn if idx2 else 0.0)
+        theta, v1, vd1 = _iterate(th, Bnu, base, bh2, v_base, c_v, vd_base, c_vd)
+        a1 = (th - base) / bh2
         q1 = G.retract(q, theta)
-        a1 = (th - base) / (be * h * h)
-        v1 = v + h * (1 - ga) * a_n + h * ga * a1
-        vd1 = ((1 - am) * a1 + am * a_n - af * vd_n) / (1 - af)
-        new_cache = GACache(M, cache.lin, a1, vd1, cache.fd, factor, h, cache.rheonomic, n_fact, force_floor)
+        new_cache = replace(cache, a=a1, vdot=vd1, factor=factor, factor_h=h, n_factorisations=n_fact,
+                            force_floor=force_floor)
         error = (be - 1.0 / 6.0) * h * h * (a1 - a_n)
 
         def dense(sigma: float) -> MechanicalState:

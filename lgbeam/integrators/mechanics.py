@@ -12,6 +12,7 @@ systems take exactly the time-independent path.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -22,6 +23,7 @@ from lgbeam.systems import (
     HasCompiledChoice,
     HasEnergy,
     HasMassBlocks,
+    HasNewtonResidual,
     HasStepResiduals,
     HasVariableMass,
     MechanicalState,
@@ -55,6 +57,28 @@ def phi(system: Any, t: float, q: FloatArray) -> FloatArray:
 def jac(system: Any, t: float, q: FloatArray) -> Any:
     """B(t, q) for rheonomic systems, else B(q)."""
     return as_matrix(system.constraint_jacobian_t(t, q) if is_rheonomic(system) else system.constraint_jacobian(q))
+
+
+NewtonResidual = Callable[[float, FloatArray, FloatArray, FloatArray], tuple[FloatArray, Any, FloatArray, FloatArray]]
+
+
+def newton_residual_fn(system: Any, lin: SaddlePointSolver, rheonomic: bool) -> NewtonResidual:
+    """``(t, q, v, λ) -> (g, Bᵀλ, Φ, B v + Φ_t)`` at a Newton iterate: the system's own fused pass
+    (``HasNewtonResidual``) or the protocol methods (forces, B, Φ)."""
+    if supports(system, HasNewtonResidual):
+        return system.newton_residual  # type: ignore[no-any-return]
+    m = system.n_constraints
+    empty = np.zeros(0)
+
+    def generic(t: float, q: FloatArray, v: FloatArray, lam: FloatArray) -> tuple[FloatArray, Any, FloatArray, FloatArray]:
+        g = np.asarray(system.forces(t, q, v), dtype=float)
+        if not m:
+            return g, 0.0, empty, empty
+        B = jac(system, t, q)
+        bv = lin.matvec(B, v) + (system.constraint_rate(t, q) if rheonomic else 0.0)
+        return g, lin.rmatvec(B, lam), phi(system, t, q), bv
+
+    return generic
 
 
 def hidden(system: Any, t: float, q: FloatArray, v: FloatArray) -> FloatArray:
@@ -196,4 +220,4 @@ def initial_step(system: Any, lin: SaddlePointSolver, t0: float, y0: MechanicalS
 
 
 __all__ = ["check_finite", "consistent_initial_state", "consistent_multiplier", "curvature_term", "hermite",
-           "hidden", "initial_step", "jac", "phi", "project", "residuals", "stage_solver"]
+           "hidden", "initial_step", "jac", "newton_residual_fn", "phi", "project", "residuals", "stage_solver"]

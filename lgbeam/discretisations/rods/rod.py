@@ -28,7 +28,7 @@ import scipy.sparse as sp
 from lgbeam._numba import resolve
 from lgbeam._typing import FloatArray
 
-from . import _compiled, assembly, kernels, tangents
+from . import _compiled, assembly, kernels, step_core, tangents
 from .loads import DistributedLoad, Gravity, Load, NodalLoad, external_forces
 from .material import Material
 from .mesh import RodMesh
@@ -277,7 +277,7 @@ class CosseratRod:
             xi, _ = self._edges(q)
             parts.append((xi[:, self._rows_index] - self._phi_ref).ravel())
         if self.support_rows.n_rows:
-            parts.append(self.support_rows.phi(t, q))
+            parts.append(self.support_rows.evaluate(t, q)[0] if self.compiled else self.support_rows.phi(t, q))
         return np.concatenate(parts) if parts else np.zeros(0)
 
     def constraint_rate(self, t: float, q: FloatArray) -> FloatArray:
@@ -296,14 +296,58 @@ class CosseratRod:
         q = self._q(q)
         if self._B_gather is not None:  # internal rows only: one gather straight into CSR order
             return self._B_csr.matrix_sorted(self._edges(q)[1].ravel()[self._B_gather])
+        if self.compiled and self.support_rows.n_rows:  # internal and support rows, one compiled gather
+            _, s_data, _ = self.support_rows.evaluate(t, q)
+            return self._B_csr.matrix_sorted(step_core.jacobian_data(self._edges(q)[1], self._rows_index, s_data,
+                                                                     self._B_csr.perm))
         data = []
         if self.internal_rows:
             _, JJ = self._edges(q)
             data.append(JJ[:, self._rows_index, :].ravel())  # per row: [Jm row | Jp row] (edge_row_pattern)
         if self.support_rows.n_rows:
-            data.append(self.support_rows.jacobian_data(t, q))
+            data.append(self.support_rows.evaluate(t, q)[1].ravel() if self.compiled
+                        else self.support_rows.jacobian_data(t, q))
         d = (data[0] if len(data) == 1 else np.concatenate(data)) if data else np.zeros(0)
         return self._B_csr.matrix(d)
+
+    def newton_residual(self, t: float, q: FloatArray, v: FloatArray,
+                        lam: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+        """(g, Bᵀλ, Φ, B v + Φ_t) at (t, q, v, λ): what one Newton iteration of an implicit method evaluates
+        (``HasNewtonResidual``). Compiled rods with nodal loads only: one fused pass (``step_core``), B is never
+        assembled; otherwise the protocol methods (the numpy reference)."""
+        q = self._q(q)
+        V = np.ascontiguousarray(v, dtype=float).reshape(self.n_nodes, 6)
+        lam = np.ascontiguousarray(lam, dtype=float)
+        fused = self._fused
+        if fused is None:
+            B = self.constraint_jacobian_t(t, q)
+            bv = B @ V.ravel()
+            if self.rheonomic:
+                bv = bv + self.constraint_rate(t, q)
+            return self.forces(t, q, V.ravel()), B.T @ lam, self.constraints_t(t, q), bv
+        sr = self.support_rows
+        b = sr.base(t)
+        scale = np.array([-ld.time(t) for ld in self.loads]) if self.loads else fused["no_scale"]
+        g, f, phi, bv = step_core.rod_residual(
+            q, V, lam, self._rows_index, self._phi_ref, sr.nodes, b.p, b.R, b.x, sr.row_entry, sr.row_rot, sr.row_dir,
+            fused["s_node"], *fused["kv"], *fused["loads"], scale)
+        if sr.rheonomic:
+            bv[self.n_internal:] += sr.rate(t, q)
+        return g.ravel(), f.ravel(), phi, bv
+
+    @cached_property
+    def _fused(self) -> dict[str, Any] | None:
+        """The constant arguments of ``step_core.newton_residual``, or None where the rod needs the reference
+        path (numpy kernels, spring supports, distributed loads or gravity)."""
+        if not self.compiled or self.support_rows.has_springs or (self.loads and self._nodal_loads is None):
+            return None
+        C_ds, Cw0, Cd_ds, J, m = self._kv
+        nodal = self._nodal_loads
+        loads = ((np.zeros(0, np.intp), np.zeros((0, 6)), np.zeros(0, bool)) if nodal is None
+                 else (nodal[0].astype(np.intp), np.ascontiguousarray(nodal[1], dtype=float), nodal[2]))
+        return {"kv": (C_ds, Cw0, C_ds if Cd_ds is None else Cd_ds, Cd_ds is not None, J, m), "loads": loads,
+                "s_node": self.support_rows.row_nodes, "no_phi": np.zeros(0), "no_data": np.zeros((0, 6)),
+                "no_scale": np.zeros(0)}
 
     # ------------------------------------------------------------------ exact tangents (HasTangents; tangents.py)
     def stiffness(self, t: float, q: FloatArray, v: FloatArray) -> sp.csr_array:

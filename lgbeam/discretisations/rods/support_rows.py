@@ -211,11 +211,18 @@ class SupportRows:
         return rows, cols
 
     # ------------------------------------------------------------------ kinematics
+    @functools.cached_property
+    def _fixed_base(self) -> Base | None:
+        """The bases when no support moves (computed once), else None."""
+        k = self.n_supports
+        if np.any(self.moving):
+            return None
+        return Base(self.p0, quat_to_matrix(self.p0), self.x0, np.zeros((k, 3)), np.zeros((k, 3)))
+
     def base(self, t: float) -> Base:
         """Support bases at time t (module docstring; fixed supports: the reference frame, at rest)."""
-        k = self.n_supports
-        if not np.any(self.moving):
-            return Base(self.p0, quat_to_matrix(self.p0), self.x0, np.zeros((k, 3)), np.zeros((k, 3)))
+        if (fixed := self._fixed_base) is not None:
+            return fixed
         s, S, sd = ramp_factors(t, self.ramp)
         om, u, d, r = (self.motion[:, j] for j in range(4))
         qa = quat_exp(S[:, None] * om)
@@ -243,6 +250,19 @@ class SupportRows:
                 del memo[next(iter(memo))]
             memo[key] = hit
         return hit
+
+    @functools.cached_property
+    def row_nodes(self) -> IntArray:
+        """The node of each row (m,)."""
+        return np.ascontiguousarray(self.nodes[self.row_entry], dtype=np.int64)
+
+    def evaluate(self, t: float, q: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """(Φ (m,), B entries (m, 6), T(ψ)⁻ᵀ a (m, 3)) of every row in one compiled pass
+        (``step_core.support_eval``; equal to ``phi``/``jacobian_data`` to round-off); q (n_nodes, 7) C-contiguous."""
+        from .step_core import support_eval
+
+        b = self.base(t)
+        return support_eval(q, self.nodes, b.p, b.R, b.x, self.row_entry, self.row_rot, self.row_dir)  # type: ignore[no-any-return]
 
     def _rows(self, values_rot: FloatArray, values_trans: FloatArray) -> FloatArray:
         """a·v per row from per-support (k, 3) vectors (rotation rows from the first, translation from the second)."""

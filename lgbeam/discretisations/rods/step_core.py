@@ -1,0 +1,160 @@
+"""The compiled step core of a rod: the support rows and the fused Newton residual of the implicit methods.
+
+Two kernels, each one compiled loop over all rows or edges (no Python per node, row or support):
+
+``support_eval(q, nodes, base_p, base_R, base_x, row_entry, row_rot, row_dir)``
+    Φ (m,) and the B entries (m, 6) of every support row (support_rows.py, module docstring): per support
+    ψ = log(R_i R_refᵀ) from the quaternion product p_i p̄_ref, then per row
+
+        rotation row     Φ = a·ψ     B = [(R_refᵀ T(ψ)⁻ᵀ a)ᵀ, 0]      (T(ψ)⁻ᵀ = T(−ψ)⁻¹ on so(3))
+        translation row  Φ = a·e     B = [0, (R_iᵀ a)ᵀ]
+
+    and the reduced rate factor b = T(ψ)⁻ᵀ a (rotation rows; Φ_t = −b·w_ref).
+
+``newton_residual(...)``
+    The three vectors a Newton iteration of an implicit method needs at one iterate (t, q, v, λ):
+
+        g   = g(t, q, v)                      (elastic + Kelvin–Voigt + gyroscopic − nodal loads)
+        Bᵀλ = B(t, q)ᵀ λ                      (the constraint forces)
+        Φ   = Φ(t, q)                         (internal rows edge-major, then the support rows)
+        B v                                   (the velocity constraint, without Φ_t)
+
+    from the edge kinematics (xi, JJ) and the support rows' Φ and B entries, without assembling B. The
+    internal rows of edge e are rows ``rows`` of JJ_e = [Jm | Jp] (the edge's B entries, ``rod.py``).
+
+Both kernels mirror numpy code that stays beside them: ``SupportRows.kinematics``/``jacobian_data`` and the
+rod's ``forces``, ``constraint_jacobian_t``, ``constraints_t`` (``tests/test_step_core.py`` checks that they
+agree to round-off, and that gen-alpha's trajectories with and without the core agree).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from lgbeam._numba import njit
+from lgbeam.groups import compiled_kernels as gk
+
+from . import _compiled
+
+
+@njit
+def support_eval(q, nodes, base_p, base_R, base_x, row_entry, row_rot, row_dir):  # type: ignore[no-untyped-def]
+    """(Φ (m,), B entries (m, 6), b = T(ψ)⁻ᵀ a (m, 3)) of the support rows (module docstring)."""
+    k = nodes.shape[0]
+    psi = np.empty((k, 3))
+    tc = np.empty(k)
+    for s in range(k):
+        i = nodes[s]
+        a0, a1, a2, a3 = q[i, 0], q[i, 1], q[i, 2], q[i, 3]
+        b0, b1, b2, b3 = base_p[s, 0], -base_p[s, 1], -base_p[s, 2], -base_p[s, 3]  # conj(p_ref)
+        r0 = a0 * b0 - a1 * b1 - a2 * b2 - a3 * b3
+        r1 = a0 * b1 + a1 * b0 + a2 * b3 - a3 * b2
+        r2 = a0 * b2 - a1 * b3 + a2 * b0 + a3 * b1
+        r3 = a0 * b3 + a1 * b2 - a2 * b1 + a3 * b0
+        w0, w1, w2 = gk.quat_log1(r0, r1, r2, r3)
+        psi[s, 0], psi[s, 1], psi[s, 2] = w0, w1, w2
+        tc[s] = gk.tinv_c(math.sqrt(w0 * w0 + w1 * w1 + w2 * w2))
+    m = row_entry.shape[0]
+    phi = np.empty(m)
+    data = np.zeros((m, 6))
+    bvec = np.zeros((m, 3))
+    for r in range(m):
+        s = row_entry[r]
+        i = nodes[s]
+        d0, d1, d2 = row_dir[r, 0], row_dir[r, 1], row_dir[r, 2]
+        if row_rot[r]:
+            phi[r] = d0 * psi[s, 0] + d1 * psi[s, 1] + d2 * psi[s, 2]
+            c0, c1, c2 = gk.tinv_so3(-psi[s, 0], -psi[s, 1], -psi[s, 2], tc[s], d0, d1, d2)
+            bvec[r, 0], bvec[r, 1], bvec[r, 2] = c0, c1, c2
+            for j in range(3):
+                data[r, j] = base_R[s, 0, j] * c0 + base_R[s, 1, j] * c1 + base_R[s, 2, j] * c2
+        else:
+            phi[r] = (d0 * (q[i, 4] - base_x[s, 0]) + d1 * (q[i, 5] - base_x[s, 1])
+                      + d2 * (q[i, 6] - base_x[s, 2]))
+            u0, u1, u2 = gk.rotate(q[i, 0], -q[i, 1], -q[i, 2], -q[i, 3], d0, d1, d2)
+            data[r, 3], data[r, 4], data[r, 5] = u0, u1, u2
+    return phi, data, bvec
+
+
+@njit
+def newton_residual(xi, JJ, V, lam, rows, phi_ref, s_phi, s_data, s_node, C_ds, Cw0, Cd_ds, damped, J, mass,  # type: ignore[no-untyped-def]
+                    q, load_idx, load_vec, load_spatial, load_scale):
+    """(g (N+1, 6), Bᵀλ (N+1, 6), Φ (m,), B v (m,)) at one iterate (module docstring); ``s_node`` the node of
+    each support row."""
+    g = _compiled._internal_forces(xi, JJ, V, C_ds, Cw0, Cd_ds, damped, J, mass)
+    if load_idx.shape[0]:
+        _compiled._add_nodal_loads(g, q, load_idx, load_vec, load_spatial, load_scale)
+    ne = xi.shape[0]
+    nr = rows.shape[0]
+    ni = ne * nr
+    ms = s_phi.shape[0]
+    f = np.zeros_like(g)
+    phi = np.empty(ni + ms)
+    bv = np.empty(ni + ms)
+    for e in range(ne):
+        for r in range(nr):
+            k = rows[r]
+            row = e * nr + r
+            phi[row] = xi[e, k] - phi_ref[e, r]
+            lr = lam[row]
+            b = 0.0
+            for j in range(6):
+                jm = JJ[e, k, j]
+                jp = JJ[e, k, 6 + j]
+                b += jm * V[e, j] + jp * V[e + 1, j]
+                f[e, j] += jm * lr
+                f[e + 1, j] += jp * lr
+            bv[row] = b
+    for r in range(ms):
+        i = s_node[r]
+        lr = lam[ni + r]
+        b = 0.0
+        for j in range(6):
+            d = s_data[r, j]
+            b += d * V[i, j]
+            f[i, j] += d * lr
+        phi[ni + r] = s_phi[r]
+        bv[ni + r] = b
+    return g, f, phi, bv
+
+
+@njit
+def rod_residual(q, V, lam, rows, phi_ref, s_nodes, base_p, base_R, base_x, row_entry, row_rot, row_dir, s_node,  # type: ignore[no-untyped-def]
+                 C_ds, Cw0, Cd_ds, damped, J, mass, load_idx, load_vec, load_spatial, load_scale):
+    """``newton_residual`` from the configuration itself: edge kinematics and support rows in the same call."""
+    xi, JJ = _compiled.edge_kinematics(q)
+    if row_entry.shape[0]:
+        s_phi, s_data, _ = support_eval(q, s_nodes, base_p, base_R, base_x, row_entry, row_rot, row_dir)
+    else:
+        s_phi, s_data = np.zeros(0), np.zeros((0, 6))
+    return newton_residual(xi, JJ, V, lam, rows, phi_ref, s_phi, s_data, s_node, C_ds, Cw0, Cd_ds, damped, J, mass,
+                           q, load_idx, load_vec, load_spatial, load_scale)
+
+
+@njit
+def jacobian_data(JJ, rows, s_data, perm):  # type: ignore[no-untyped-def]
+    """B's entries in CSR order: the internal rows' [Jm | Jp] rows of every edge (edge-major), then the support
+    rows' entries, gathered by ``perm`` (``assembly.CSRPattern``)."""
+    ne, nr = JJ.shape[0], rows.shape[0]
+    ni = ne * nr * 12
+    flat = np.empty(ni + s_data.shape[0] * 6)
+    p = 0
+    for e in range(ne):
+        for r in range(nr):
+            k = rows[r]
+            for j in range(12):
+                flat[p] = JJ[e, k, j]
+                p += 1
+    for r in range(s_data.shape[0]):
+        for j in range(6):
+            flat[p] = s_data[r, j]
+            p += 1
+    out = np.empty(perm.shape[0])
+    for i in range(perm.shape[0]):
+        out[i] = flat[perm[i]]
+    return out
+
+
+__all__ = ["jacobian_data", "newton_residual", "rod_residual", "support_eval"]
