@@ -44,7 +44,7 @@ def main():
     for n in a.n:
         t0 = time.process_time()
         x = tip(n, a.variant, a.t_end, a.h)[None, :]
-        np.save(out / f"steel-cantilever-dynamic_{a.variant.replace(":", "-")}_T{a.t_end:g}_N{n}.npy", x)
+        np.save(out / f"steel-cantilever-dynamic_{a.variant.replace(':', '-')}_h{a.h:g}_T{a.t_end:g}_N{n}.npy", x)
         print(f"{a.variant} N={n} cpu={time.process_time() - t0:.1f}s tip={x.ravel().tolist()}", flush=True)
 
 

@@ -82,7 +82,7 @@ def main() -> None:
     for n in a.n:
         t0 = time.process_time()
         x = ends(a.case, n, a.variant, a.t_end, a.rtol, a.atol, a.set)
-        name = f"{Path(a.case).stem}_{a.variant.replace(":", "-")}{a.tag}_T{a.t_end:g}_N{n}.npy"
+        name = f"{Path(a.case).stem}_{a.variant.replace(':', '-')}{a.tag}_T{a.t_end:g}_N{n}.npy"
         np.save(out / name, x)
         print(f"{a.variant} N={n} t={a.t_end:g} cpu={time.process_time() - t0:.1f}s ends={x.ravel().tolist()}", flush=True)
 
