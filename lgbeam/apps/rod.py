@@ -76,6 +76,9 @@ SCHEMA: dict[str, Any] = {
         "points": Key(list, None, doc="polyline vertices [[x, y, z], ...]"),
         "constraints": Key(str, "kirchhoff", doc="internal constraints",
                            choices=("kirchhoff", "kirchhoff+inextensible", "inextensible", "none")),
+        "inertia": Key(str, "lumped", doc="nodal weights of the lumped inertia: 'lumped' (trapezoidal), 'end-corrected' "
+                       "or 'end-corrected-3' (Gregory end corrections; docs/rod.md Spatial accuracy)",
+                       choices=("lumped", "end-corrected", "end-corrected-3")),
         "transverse": Key(str, "d1", doc="deflection direction for the linear beam (lgbeam modes)", choices=("d1", "d2")),
         "display_radius": Key(float, None, doc="tube radius in ParaView (default L/100)"),
         "material": {
@@ -212,7 +215,7 @@ def build(case: dict[str, Any]) -> tuple[CosseratRod, np.ndarray, np.ndarray]:
         mesh=mesh, material=_material(mod["material"]), q_ref=q_ref, supports=case_supports(case["supports"], mesh),
         loads=_loads(case),
         kirchhoff="kirchhoff" in cons, inextensible="inextensible" in cons,
-        radius=mod.get("display_radius") or mesh.length / 100.0,
+        radius=mod.get("display_radius") or mesh.length / 100.0, inertia=mod["inertia"],
     )
     v0 = rigid_velocity(G, q_ref, case["initial"]["angular_velocity"], case["initial"]["velocity"])
     rod.check_initial_velocity(q_ref, v0, t=float(case["time"]["t0"]))

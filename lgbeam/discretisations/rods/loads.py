@@ -109,7 +109,7 @@ class DistributedLoad:
 
 @dataclass(frozen=True)
 class Gravity:
-    """Uniform gravitational acceleration (spatial), acting on the lumped nodal masses ρA ℓ_i."""
+    """Uniform gravitational acceleration (spatial), acting on the lumped nodal masses ρA w_i (``CosseratRod.mass_weights``)."""
 
     acceleration: FloatArray
 

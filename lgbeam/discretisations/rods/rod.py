@@ -29,6 +29,7 @@ from lgbeam._numba import resolve
 from lgbeam._typing import FloatArray
 
 from . import _compiled, assembly, kernels, step_core, tangents
+from . import inertia as _inertia
 from .loads import DistributedLoad, Gravity, Load, NodalLoad, external_forces
 from .material import Material
 from .mesh import RodMesh
@@ -51,6 +52,9 @@ class CosseratRod:
     kirchhoff : impose Γ₁ = Γ₀₁, Γ₂ = Γ₀₂ per edge (seed 004 eq. (25)).
     inextensible : impose Γ₃ = Γ₀₃ per edge.
     radius : display radius for ParaView's Tube filter.
+    inertia : nodal weights of the lumped inertia (``inertia.py``): "lumped" (trapezoidal, seed 004 §4, default),
+        "end-corrected" or "end-corrected-3" (Gregory's end corrections: the rigid-body inertia of a straight
+        uniform rod to O(h³); docs/rod.md "Spatial accuracy"). Gravity and distributed loads use the same weights.
     compiled : run the compiled kernels (``_compiled.KERNELS``, and an ``S3R3(compiled=True)`` group) instead
         of the numpy ones (``kernels.NUMPY_KERNELS``); None takes ``lgbeam._numba.ENABLED``. Resolved to a
         bool, and the kernels chosen, when the rod is built.
@@ -69,6 +73,7 @@ class CosseratRod:
     inextensible: bool = False
     radius: float = 0.05
     compiled: bool | None = None
+    inertia: str = "lumped"
 
     mass_is_constant: bool = field(default=True, init=False)
     _kernels: kernels.RodKernels = field(init=False, repr=False, compare=False)
@@ -84,6 +89,7 @@ class CosseratRod:
         object.__setattr__(self, "q_ref", q)
         object.__setattr__(self, "supports", tuple(self.supports))
         object.__setattr__(self, "loads", tuple(self.loads))
+        _inertia.check_inertia(self.inertia, self.mesh.n_elements)
         _ = self.support_rows, self._load_nodes  # validate supports (redundant rows) and node references now
         chord = np.linalg.norm(np.diff(self.G.translation(q), axis=0), axis=1)
         if np.any(chord == 0.0):
@@ -148,12 +154,17 @@ class CosseratRod:
         return xi / self.mesh.ds[:, None]
 
     @cached_property
+    def mass_weights(self) -> FloatArray:
+        """Nodal weights w_i of the lumped inertia and of gravity/distributed loads (``inertia.node_weights``)."""
+        return _inertia.node_weights(self.mesh, self.inertia)
+
+    @cached_property
     def node_mass(self) -> FloatArray:
-        return self.material.rhoA * self.mesh.node_weights
+        return self.material.rhoA * self.mass_weights
 
     @cached_property
     def node_inertia(self) -> FloatArray:
-        return self.material.rhoJ[None, :] * self.mesh.node_weights[:, None]
+        return self.material.rhoJ[None, :] * self.mass_weights[:, None]
 
     @cached_property
     def _mass(self) -> sp.csr_array:
@@ -262,7 +273,7 @@ class CosseratRod:
         if not self.loads:
             return np.zeros(6 * self.n_nodes)
         return external_forces(
-            t, self._q(q), self.loads, self._load_nodes, self.mesh.node_weights, self.material.rhoA, self._kernels.loads
+            t, self._q(q), self.loads, self._load_nodes, self.mass_weights, self.material.rhoA, self._kernels.loads
         ).ravel()
 
     def constraints(self, q: FloatArray) -> FloatArray:

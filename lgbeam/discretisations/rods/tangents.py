@@ -125,7 +125,7 @@ def spatial_load_pairs(rod: Any, t: float) -> FloatArray | None:
     """Spatial (moment, force) per node (N+1, 6) of every spatial-frame load at time t, or None if none."""
     out = np.zeros((rod.n_nodes, 6))
     found = False
-    w = rod.mesh.node_weights
+    w = rod.mass_weights
     for load, i in zip(rod.loads, rod._load_nodes, strict=True):
         if isinstance(load, NodalLoad) and load.frame == "spatial":
             out[i] += load.time(t) * load.pair
