@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from lgbeam.apps import RunSummary
-from lgbeam.integrators.controllers import AdaptiveStep, ConstantStep
+from lgbeam.integrators.controllers import PI_BETA, AdaptiveStep, ConstantStep
 from lgbeam.integrators.registry import make_method, method_entry
 from lgbeam.io.atomic import atomic_write
 from lgbeam.io.progress import Progress
@@ -71,13 +71,18 @@ class Problem:
 
 
 def controller_of(integ: dict[str, Any]) -> ConstantStep | AdaptiveStep:
-    """ConstantStep(integrator.h) when h is given, else AdaptiveStep(integrator.rtol, integrator.atol)."""
+    """ConstantStep(integrator.h) when h is given, else AdaptiveStep(integrator.rtol, integrator.atol) with the
+    step-size rule integrator.controller: "i" (default) or "pi" (PI control with β = integrator.beta)."""
     if integ.get("h") is not None:
         return ConstantStep(integ["h"])
     if integ.get("rtol") is None or integ.get("atol") is None:
         raise ValueError("adaptive stepping needs integrator.rtol and integrator.atol (e.g. 1e-6, 1e-8), "
                          "or give a fixed step integrator.h")
-    return AdaptiveStep(rtol=integ["rtol"], atol=integ["atol"])
+    rule = integ.get("controller", "i")
+    if rule not in ("i", "pi"):
+        raise ValueError(f"integrator.controller must be 'i' or 'pi', got {rule!r}")
+    beta = float(integ.get("beta", PI_BETA)) if rule == "pi" else 0.0
+    return AdaptiveStep(rtol=integ["rtol"], atol=integ["atol"], beta=beta)
 
 
 def _nbytes(y: Any) -> int:
