@@ -22,7 +22,7 @@ from lgbeam.diagnostics import observed_order
 from lgbeam.groups.direct import Rn
 from lgbeam.integrators.controllers import PI_BETA
 from lgbeam.io.schema import CaseError
-from lgbeam.solve import AdaptiveStep, integrate
+from lgbeam.solve import AdaptiveStep, ConstantStep, integrate
 from lgbeam.solve.driver import Checkpointing
 
 
@@ -109,11 +109,18 @@ def test_beta_is_validated():
     assert AdaptiveStep(rtol=1e-6, atol=1e-8).kind == "i" and AdaptiveStep(1e-6, 1e-8, beta=0.04).kind == "pi"
 
 
-def test_the_case_selects_the_pi_rule():
-    case, _ = load_case("flying-spaghetti", ['integrator.controller="pi"'])
-    integ = {**case["integrator"], "h": None, "rtol": 1e-6, "atol": 1e-8}
-    assert controller_of(integ) == AdaptiveStep(rtol=1e-6, atol=1e-8, beta=PI_BETA)
-    assert controller_of({**integ, "beta": 0.08}).beta == 0.08
-    assert controller_of({**integ, "controller": "i"}).beta == 0.0
-    with pytest.raises(CaseError, match="is not one of i, pi"):
+def test_the_case_selects_the_step_size_control():
+    """The case default is fixed-step HERK4 (h = 2e-3); integrator.controller = "pi" / "i" make it adaptive
+    (h ignored), "constant" needs h."""
+    case, _ = load_case("flying-spaghetti")
+    assert case["integrator"]["method"] == "herk4" and controller_of(case["integrator"]) == ConstantStep(2e-3)
+    case, _ = load_case("flying-spaghetti", ["integrator.method=\"hedop5\"", 'integrator.controller="pi"'])
+    assert controller_of(case["integrator"]) == AdaptiveStep(rtol=1e-6, atol=1e-8, beta=PI_BETA)
+    case, _ = load_case("flying-spaghetti", ['integrator.controller="pi"', "integrator.beta=0.08"])
+    assert controller_of(case["integrator"]).beta == 0.08
+    case, _ = load_case("flying-spaghetti", ['integrator.controller="i"'])
+    assert controller_of(case["integrator"]) == AdaptiveStep(rtol=1e-6, atol=1e-8)
+    with pytest.raises(ValueError, match="needs a step size"):
+        controller_of({**case["integrator"], "controller": "constant", "h": None})
+    with pytest.raises(CaseError, match="is not one of auto, constant, i, pi"):
         load_case("flying-spaghetti", ['integrator.controller="p"'])

@@ -91,9 +91,10 @@ def integrator_section(methods: tuple[str, ...], default: str, *, h: float | Non
         "rtol": Key(float, rtol, doc="relative tolerance (adaptive)"),
         "atol": Key(float, atol, doc="absolute tolerance (adaptive)"),
         "max_steps": Key(int, 1_000_000, doc="step cap (accepted + rejected)"),
-        "controller": Key(str, "i", choices=("i", "pi"), doc="adaptive step-size rule: 'i' (the plain rule, seed 004 "
-                          "(22)) or 'pi' (PI control, fewer rejected steps at a stability-bound step; "
-                          "docs/half-explicit.md)"),
+        "controller": Key(str, "auto", choices=("auto", "constant", "i", "pi"),
+                          doc="step-size control: 'auto' (constant steps h when h is given, else 'i'), 'constant' "
+                          "(needs h), 'i' (adaptive, the plain rule of seed 004 (22)) or 'pi' (adaptive, PI control: "
+                          "fewer rejected steps at a stability-bound step); 'i'/'pi' ignore h (docs/half-explicit.md)"),
         "beta": Key(float, 0.04, doc="the PI rule's β (controller = 'pi'; DOPRI5's 0.04, 0.04–0.08 usual; "
                     "β < 1/(1.75 (p̂ + 1)))"),
         **extra,
