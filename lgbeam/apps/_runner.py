@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from lgbeam.apps import RunSummary
-from lgbeam.integrators.controllers import AdaptiveStep, ConstantStep
+from lgbeam.integrators.controllers import PI_BETA, AdaptiveStep, ConstantStep
 from lgbeam.integrators.registry import make_method, method_entry
 from lgbeam.io.atomic import atomic_write
 from lgbeam.io.progress import Progress
@@ -71,13 +71,28 @@ class Problem:
 
 
 def controller_of(integ: dict[str, Any]) -> ConstantStep | AdaptiveStep:
-    """ConstantStep(integrator.h) when h is given, else AdaptiveStep(integrator.rtol, integrator.atol)."""
-    if integ.get("h") is not None:
-        return ConstantStep(integ["h"])
+    """The step-size controller of a case's ``integrator`` table, by ``integrator.controller``:
+
+    ``auto`` (default): ConstantStep(integrator.h) when h is given, else the plain adaptive rule; ``constant``:
+    ConstantStep(h) (h required); ``i``: AdaptiveStep(integrator.rtol, integrator.atol); ``pi``: the same with
+    the PI rule, β = integrator.beta. ``i`` and ``pi`` ignore h, so ``--set integrator.controller=pi`` makes a
+    fixed-step case adaptive.
+    """
+    rule = integ.get("controller", "auto")
+    if rule not in ("auto", "constant", "i", "pi"):
+        raise ValueError(f"integrator.controller must be 'auto', 'constant', 'i' or 'pi', got {rule!r}")
+    h = integ.get("h")
+    if rule == "constant" or (rule == "auto" and h is not None):
+        if h is None:
+            raise ValueError("integrator.controller = 'constant' needs a step size integrator.h (e.g. 1e-3)")
+        return ConstantStep(h)
     if integ.get("rtol") is None or integ.get("atol") is None:
         raise ValueError("adaptive stepping needs integrator.rtol and integrator.atol (e.g. 1e-6, 1e-8), "
                          "or give a fixed step integrator.h")
-    return AdaptiveStep(rtol=integ["rtol"], atol=integ["atol"])
+    if h is not None:
+        logger.info("integrator.controller = %r: adaptive steps, integrator.h = %g is not used", rule, h)
+    beta = float(integ.get("beta", PI_BETA)) if rule == "pi" else 0.0
+    return AdaptiveStep(rtol=integ["rtol"], atol=integ["atol"], beta=beta)
 
 
 def _nbytes(y: Any) -> int:

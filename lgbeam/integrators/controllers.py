@@ -12,6 +12,19 @@ and the step-size rule
     h_new = h · min(facmax, max(facmin, fac · (1/err)^(1/(μ+1)))),   μ = min(p, p̂).
 
 After a rejected step the growth factor is capped at 1 (Hairer, Nørsett & Wanner I, §II.4).
+
+``beta > 0`` makes it the PI ("stabilised") controller of Gustafsson (1991) in the form of Hairer & Wanner II,
+§IV.2 ("stabilized step size control") and of their code DOPRI5 (parameter ``beta``, default there 0.04):
+
+    h_new = h · min(facmax, max(facmin, fac · err_n^(−α) · err_{n−1}^β)),   α = 1/(μ+1) − 0.75 β,
+
+with err_{n−1} the norm of the last *accepted* step (floored at 1e-4, and 1e-4 before the first one; the driver
+keeps it in its loop state, so checkpoints carry it). α > β is needed (β < 0.114 for DOPRI 5(4)): otherwise a
+constant small err gives a factor fac·err^(β−α) < 1 and h shrinks without end. After a rejection the step is
+shrunk by the plain rule with exponent α and no history, and the next accepted step may not grow. The
+integral term damps the oscillation of h at the boundary of the stability region, where an explicit method's
+error estimate is dominated by a mode that grows when h overshoots: fewer rejected steps at the same mean step
+(docs/half-explicit.md, "Stability-bound stepping"). ``beta = 0`` is the plain (I) rule above.
 """
 
 from __future__ import annotations
@@ -23,6 +36,10 @@ from typing import Any
 import numpy as np
 
 from lgbeam._typing import FloatArray
+
+PI_BETA = 0.04  # the PI controller's default β (DOPRI5's; Hairer & Wanner II §IV.2 recommend 0.04–0.08)
+PI_BETA_MAX = 0.2  # DOPRI5 refuses β > 0.2
+PI_ERR_FLOOR = 1e-4  # err_{n−1} is floored here (DOPRI5's facold), and starts here
 
 
 def _scaled_rms(error: FloatArray, magnitude: FloatArray, rtol: Any, atol: Any) -> float:
@@ -77,6 +94,7 @@ class AdaptiveStep:
     h_min: float = 1e-12
     h_max: float = np.inf
     h0: float | None = None
+    beta: float = 0.0
     adaptive = True
 
     def __post_init__(self) -> None:
@@ -97,20 +115,41 @@ class AdaptiveStep:
             raise ValueError(f"need 0 < h_min < h_max, got h_min={self.h_min}, h_max={self.h_max}")
         if self.h0 is not None and not (math.isfinite(self.h0) and self.h0 > 0):
             raise ValueError(f"initial step h0 must be > 0, got {self.h0!r}")
+        if not (isinstance(self.beta, (int, float, np.floating)) and 0 <= self.beta <= PI_BETA_MAX):
+            raise ValueError(f"PI controller beta must lie in [0, {PI_BETA_MAX}], got beta = {self.beta!r}; 0 is the "
+                             f"plain controller, {PI_BETA} the PI default (DOPRI5's)")
 
     def error_norm(self, error: FloatArray, magnitude: FloatArray) -> float:
         """Scaled RMS norm of eq. (21); ``magnitude`` = max(|y_{n−1}|, |y_n|) elementwise."""
         return _scaled_rms(error, magnitude, self.rtol, self.atol)
 
-    def next_step(self, h: float, err: float, error_order: int, after_reject: bool) -> float:
-        """Step-size rule (22); ``after_reject`` caps the growth at 1."""
+    @property
+    def kind(self) -> str:
+        """The rule's name: ``pi`` when ``beta`` > 0, else ``i``."""
+        return "pi" if self.beta > 0 else "i"
+
+    def next_step(self, h: float, err: float, error_order: int, after_reject: bool,
+                  err_prev: float | None = None) -> float:
+        """Step-size rule (22) (``beta`` = 0) or the PI rule (``beta`` > 0) after a trial step of size ``h``.
+
+        ``after_reject``: the step follows a rejection (growth capped at 1). ``err_prev``: the error norm of the
+        last accepted step (None or NaN: none yet); used by the PI rule on accepted steps (``err`` ≤ 1) only.
+        """
         if not np.isfinite(err):
             return h * self.facmin
-        factor = self.fac * (1.0 / max(err, 1e-10)) ** (1.0 / (error_order + 1))
+        alpha = 1.0 / (error_order + 1) - 0.75 * self.beta
+        if self.beta > 0 and not alpha > self.beta:
+            # α ≤ β: at a constant small err the factor fac·err^(β−α) stays below 1 and h shrinks without end
+            raise ValueError(f"PI controller beta = {self.beta} is too large for error order {error_order}: need "
+                             f"beta < 1/(1.75 (order + 1)) = {1 / (1.75 * (error_order + 1)):.3g}")
+        factor = self.fac * (1.0 / max(err, 1e-10)) ** alpha
+        if self.beta > 0 and err <= 1.0:
+            prev = PI_ERR_FLOOR if err_prev is None or not math.isfinite(err_prev) else max(err_prev, PI_ERR_FLOOR)
+            factor *= prev ** self.beta
         factor = min(1.0 if after_reject else self.facmax, max(self.facmin, factor))
         return float(min(self.h_max, h * factor))
 
 
 Controller = ConstantStep | AdaptiveStep
 
-__all__ = ["AdaptiveStep", "ConstantStep", "Controller"]
+__all__ = ["PI_BETA", "AdaptiveStep", "ConstantStep", "Controller"]

@@ -83,14 +83,20 @@ def integrator_section(methods: tuple[str, ...], default: str, *, h: float | Non
                        rtol: float | None = 1e-6, atol: float | None = 1e-8, **extra: Key) -> dict[str, Key]:
     """The ``integrator`` section every case kind shares: method (any registered name; ``methods`` are the ones
     that fit the kind, named in the doc — a method that does not fit is refused by the driver's contract
-    check with what the system lacks), h (fixed step; None: adaptive), rtol/atol (adaptive), max_steps, and
-    the kind's own ``extra`` keys."""
+    check with what the system lacks), h (fixed step; None: adaptive), rtol/atol (adaptive), max_steps, the
+    adaptive step-size rule (controller, beta) and the kind's own ``extra`` keys."""
     return {
         "method": Key(str, default, doc=f"integration method: {', '.join(methods)} (`lgbeam list --methods`)"),
         "h": Key(float, h, doc="fixed step size; omit for adaptive stepping (methods with an error estimate)"),
         "rtol": Key(float, rtol, doc="relative tolerance (adaptive)"),
         "atol": Key(float, atol, doc="absolute tolerance (adaptive)"),
         "max_steps": Key(int, 1_000_000, doc="step cap (accepted + rejected)"),
+        "controller": Key(str, "auto", choices=("auto", "constant", "i", "pi"),
+                          doc="step-size control: 'auto' (constant steps h when h is given, else 'i'), 'constant' "
+                          "(needs h), 'i' (adaptive, the plain rule of seed 004 (22)) or 'pi' (adaptive, PI control: "
+                          "fewer rejected steps at a stability-bound step); 'i'/'pi' ignore h (docs/half-explicit.md)"),
+        "beta": Key(float, 0.04, doc="the PI rule's β (controller = 'pi'; DOPRI5's 0.04, 0.04–0.08 usual; "
+                    "β < 1/(1.75 (p̂ + 1)))"),
         **extra,
     }
 

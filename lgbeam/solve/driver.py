@@ -75,6 +75,7 @@ class LoopState:
     cache: Any
     h: float
     after_reject: bool = False
+    err_prev: float = math.nan  # error norm of the last accepted step (the PI controller's memory)
     k_grid: int = 1
     k_save: int = 0
     n_acc: int = 0
@@ -382,7 +383,8 @@ class _Loop:
                d: dict[str, float]) -> None:
         stop = self._save_between(s, st, t_new, h_try)
         if self.ctl.adaptive:
-            s.h = self.ctl.next_step(h_try, err, self.method.error_order, s.after_reject)
+            s.h = self.ctl.next_step(h_try, err, self.method.error_order, s.after_reject, s.err_prev)
+            s.err_prev = err
         s.t, s.y, s.cache, s.after_reject = t_new, st.y, st.cache, False
         s.n_acc += 1
         s.h_first = h_try if s.n_acc == 1 else s.h_first

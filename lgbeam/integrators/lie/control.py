@@ -51,8 +51,9 @@ class AbsoluteErrorStep(AdaptiveStep):
         """e/tol with e the Euclidean norm of the embedded difference (absolute, no scaling)."""
         return float(np.linalg.norm(error)) / self.tol
 
-    def next_step(self, h: float, err: float, error_order: int, after_reject: bool) -> float:
-        """θ (tol/e)^α h, clipped to [facmin, facmax]·h and h_max."""
+    def next_step(self, h: float, err: float, error_order: int, after_reject: bool,
+                  err_prev: float | None = None) -> float:
+        """θ (tol/e)^α h, clipped to [facmin, facmax]·h and h_max (no history: ``err_prev`` is ignored)."""
         if not np.isfinite(err):
             return h * max(self.facmin, 0.1)
         alpha = self.alpha if self.alpha is not None else 1.0 / (error_order + 1)
