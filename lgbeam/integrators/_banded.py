@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import scipy.linalg.lapack as lapack
 import scipy.sparse as sp
+from scipy.linalg import lapack
 
 from lgbeam._numba import njit
 from lgbeam._typing import FloatArray

@@ -238,6 +238,13 @@ class JointRows:
         out[rot, 6:9] = np.einsum("mj,mjl->ml", nT, self.C0[k[rot]])
         return out.ravel()
 
+    def evaluate(self, q: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """(Φ (m,), B entries (m, 12)) in one compiled pass (``frames.step_core.joint_eval``; equal to ``phi`` and
+        ``jacobian_data`` to round-off); q (n_nodes, 7) C-contiguous."""
+        from .step_core import joint_eval
+
+        return joint_eval(q, self.ia, self.ib, self.c0, self.row_entry, self.row_rot, self.row_dir)  # type: ignore[no-any-return]
+
     # ------------------------------------------------------------------ forces
     def _resultants(self, lam: FloatArray | None) -> tuple[FloatArray, FloatArray]:
         """(m, f) (k, 3): Σ n λ over the rotation rows (a's body frame), Σ d λ over the translation rows."""

@@ -307,9 +307,10 @@ class Structure:
         out = np.empty(self.n_constraints)
         if b["xi"].size:
             out[b["phi_rows"]] = self._edges_all(q)[0].ravel()[b["xi"]] - b["phi_ref"]
+        compiled = self.compiled
         if b["supports"] is not None:
-            out[b["sup_rows"]] = b["supports"].phi(t, qa)
-        out[b["joint_rows"]] = self.joint_rows.phi(qa)
+            out[b["sup_rows"]] = b["supports"].evaluate(t, qa)[0] if compiled else b["supports"].phi(t, qa)
+        out[b["joint_rows"]] = self.joint_rows.evaluate(qa)[0] if compiled else self.joint_rows.phi(qa)
         return out
 
     def constraint_rate(self, t: float, q: FloatArray) -> FloatArray:
@@ -326,9 +327,14 @@ class Structure:
         of all edges, their support rows from the merged ``SupportRows``, the joint rows (``_rows_batch``)."""
         b, qa = self._rows_batch, self._q(q)
         data = [self._edges_all(q)[1].ravel()[b["jj"]]] if b["jj"].size else []
-        if b["supports"] is not None:
-            data.append(b["supports"].jacobian_data(t, qa))
-        data.append(self.joint_rows.jacobian_data(qa))
+        if self.compiled:  # support and joint rows in compiled passes
+            if b["supports"] is not None:
+                data.append(b["supports"].evaluate(t, qa)[1].ravel())
+            data.append(self.joint_rows.evaluate(qa)[1].ravel())
+        else:
+            if b["supports"] is not None:
+                data.append(b["supports"].jacobian_data(t, qa))
+            data.append(self.joint_rows.jacobian_data(qa))
         return b["pattern"].matrix(np.concatenate(data))
 
     # ------------------------------------------------------------------ tangents (HasTangents)
