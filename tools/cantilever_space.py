@@ -9,14 +9,13 @@ import time
 from pathlib import Path
 
 import numpy as np
+from space_error import patch
 
 import lgbeam.solve
 from lgbeam.apps import load_case
 from lgbeam.apps.rod import build
 from lgbeam.integrators.registry import make_method
 from lgbeam.solve import ConstantStep, MechanicalState
-
-from space_error import patch  # noqa: E402  (tools/ on sys.path when run as a script)
 
 
 def tip(n, variant, t_end, h):
