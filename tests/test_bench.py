@@ -12,10 +12,11 @@ from lgbeam.cli.main import main
 TIMING_COLUMN = {"groups": "ours_ms", "herk": "us_per_step", "lie": "hs-rkmk4_us", "rod": "us_per_step", "spectral": "wall_s",
                  "stiff": "cpu_s",
                  "study": "wall_s", "ep": "cpu_ms_per_step", "rigid": "us_per_step", "statics": "value",
-                 "memory": "peak_rss_mib", "frames": "value"}
+                 "memory": "peak_rss_mib", "frames": "value", "core": "value"}
 CSV_NAME = {"ep": "ep-accuracy"}  # benches that write several tables: the one checked here
 TIMED_ROWS = {"statics": lambda r: r["unit"] == "s",  # statics and frames mix timings with counts (unit "count")
-              "frames": lambda r: r["unit"] in ("s", "ms")}
+              "frames": lambda r: r["unit"] in ("s", "ms"),
+              "core": lambda r: r["unit"] in ("us/step", "s", "ms/step")}
 
 
 SLOW = {"study"}  # three study subprocesses and a Dask cluster: ~10 s idle, 30 s on a loaded 2-core machine

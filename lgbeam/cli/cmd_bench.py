@@ -14,6 +14,7 @@ from pathlib import Path
 from lgbeam.io.run import make_run_dir
 
 BENCHES = {
+    "core": "lgbeam.bench.core",
     "ep": "lgbeam.bench.ep",
     "frames": "lgbeam.bench.frames",
     "groups": "lgbeam.bench.groups",
