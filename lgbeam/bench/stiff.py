@@ -196,7 +196,7 @@ def _exudyn_beam(n_el: int) -> tuple[Any, Any, Any]:
     nodes = [mbs.AddNode(NodeRigidBodyEP(referenceCoordinates=[i * ds, 0.0, 0.0, *ep0], addConstraintEquation=True))
              for i in range(n_el + 1)]
     for i in range(n_el):
-        mbs.AddObject(ObjectBeamGeometricallyExact(nodeNumbers=[nodes[i], nodes[i + 1]], physicsLength=ds, sectionData=sec))
+        mbs.AddObject(ObjectBeamGeometricallyExact(nodeNumbers=[nodes[i], nodes[i + 1]], length=ds, sectionData=sec))
     ground = mbs.AddNode(NodePointGround(referenceCoordinates=[0.0, 0.0, 0.0]))
     mbs.AddObject(GenericJoint(markerNumbers=[mbs.AddMarker(MarkerNodeRigid(nodeNumber=ground)),
                                               mbs.AddMarker(MarkerNodeRigid(nodeNumber=nodes[0]))]))
