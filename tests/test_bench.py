@@ -33,3 +33,29 @@ def test_bench_quick_writes_its_csv(target, tmp_path, capsys):
     timings = [float(r[TIMING_COLUMN[target]]) for r in rows if keep(r) and r[TIMING_COLUMN[target]] not in ("", "nan")]
     assert timings and min(timings) > 0, rows[:2]
     assert capsys.readouterr().out.strip()  # the table is printed
+
+
+def test_bench_stiff_exudyn_section_alone_keeps_the_other_rows(tmp_path, capsys):
+    """`--sections exudyn` runs the Exudyn comparison alone (Exudyn is an optional peer: skipped without it); each
+    Exudyn run takes exactly the steps asked (no silent step cutting), and the rows of the other sections already
+    in the CSV are kept. No timing is asserted."""
+    pytest.importorskip("exudyn")
+    assert main(["bench", "stiff", "--quick", "--sections", "newton", "--out", str(tmp_path)]) == 0
+    assert main(["bench", "stiff", "--quick", "--sections", "exudyn", "--out", str(tmp_path)]) == 0
+    with open(tmp_path / "stiff.csv", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert {r["section"] for r in rows} == {"newton", "exudyn"}
+    exu = [r for r in rows if r["method"] == "exudyn-gen-alpha"]
+    ours = [r for r in rows if r["section"] == "exudyn" and r["method"] == "gen-alpha"]
+    assert exu and len(exu) == len(ours)
+    for r in exu:
+        assert int(r["steps"]) == round(0.01 / float(r["h"])), r["note"]
+        assert float(r["err"]) < 0.1, r
+    assert all(r["ratio_equal_h"] not in ("", "nan") for r in ours)
+    assert "exudyn" in capsys.readouterr().out
+
+
+def test_bench_sections_is_refused_outside_stiff_and_for_unknown_sections(tmp_path, capsys):
+    assert main(["bench", "rod", "--quick", "--sections", "exudyn", "--out", str(tmp_path)]) == 2
+    assert main(["bench", "stiff", "--quick", "--sections", "nope", "--out", str(tmp_path)]) == 2
+    assert not (tmp_path / "stiff.csv").exists()

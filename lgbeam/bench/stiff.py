@@ -6,6 +6,8 @@ max_t |x_tip − x_ref| / max_t |x_ref − x_ref(0)| on 101 output times):
 
 - ``accuracy``: gen-alpha and rattle-lgvi at h = 2, 1, 0.5 ms for N = 16 and 64; the reference is the
   Richardson extrapolation of gen-alpha at 1 and 0.5 ms (x₀.₅ + (x₀.₅ − x₁)/3);
+- ``accuracy-cosserat``: gen-alpha as ``accuracy`` at N = 16 without the case's constraints
+  (``model.constraints=none``: the shear-deformable, extensible rod);
 - ``hedop5``: the explicit HEDOP5 at its loosest useful tolerance (rtol 1e-4): its step is bounded by
   stability (ω_max h ≲ 3), not accuracy, so its CPU per simulated second is measured on a window of
   ``HEDOP5_STEPS`` accepted steps and scaled to t_end (``note`` says so); any tolerance costs at least this;
@@ -13,13 +15,22 @@ max_t |x_tip − x_ref| / max_t |x_ref − x_ref(0)| on 101 output times):
   (h = 1 ms) and of HEDOP5 (window as above);
 - ``newton``: CPU per Newton iteration of gen-alpha for N = 16 … 4096 (5 steps of 1 ms after one warm-up
   step; ``per_node_us`` = cost per iteration per node: flat means O(N));
-- ``exudyn``: Exudyn's generalized-α (``ObjectBeamGeometricallyExact``, ``NodeRigidBodyRotVecLG``, ρ∞ = 0.9,
-  one thread, Newton relative tolerance 1e-4: its default 1e-8 stalls at round-off on this beam) side by side
-  with gen-alpha on the same beam, N = 16, h = 1 and 0.5 ms, on the first 0.05 s (Exudyn cuts its steps here, so
-  a full second costs it minutes), each against its own run at a quarter of the smallest h; skipped when
-  ``import exudyn`` fails (optional extra ``pip install lgbeam[bench]``). Exudyn's beam is shear-deformable
-  (EA, GA finite) where the case imposes Kirchhoff + inextensibility, so gen-alpha runs both; the row
-  ``accuracy-cosserat`` repeats the 1-s accuracy study without constraints.
+- ``exudyn``: lgbeam's gen-alpha and Exudyn's generalized-α side by side on the same beam, N = 16 and 64, the full
+  1 s, h = 5, 2, 1, 0.5 ms, the two codes' runs interleaved, best of 3 process-CPU times each. Exudyn is set up as
+  its own beam test model (``TestModels/geometricallyExactBeamTest.py`` in jgerstmayr/EXUDYN): ``EXUDYN_SETUP``
+  (``ObjectBeamGeometricallyExact`` on ``NodeRigidBodyEP`` nodes, ``GenericJoint`` clamp, modified Newton,
+  ``EigenSparse``, Newton relative tolerance 1e-6, ρ∞ = 0.9 as the case, one thread). Exudyn's step reduction
+  after a failed Newton iteration is off, so each run takes exactly the steps asked (``steps``, ``iterations``
+  are Exudyn's counts) or stops; where its Newton iteration fails at rtol 1e-6 the run is repeated at 1e-5
+  (``EXUDYN_RTOLS``; ``note`` says so). Each code's error is against its OWN reference at the same N: its run at
+  h = 0.125 ms, or for Exudyn, if that fails at every rtol, the Richardson extrapolation of its two finest
+  completed runs (``note`` says which). Error: max_t |z_tip − z_ref| / max_t |z_ref − z_ref(0)| on 101 times.
+  On the gen-alpha rows ``ratio_equal_h`` = lgbeam CPU / Exudyn CPU at the same h and ``ratio_equal_err`` =
+  lgbeam CPU / Exudyn's CPU at lgbeam's error (log-log interpolation along Exudyn's sweep, NaN outside it).
+  Not like for like in the model: Exudyn's element is shear-deformable and extensible (GA, EA finite) where the
+  case imposes Kirchhoff + inextensibility (shear flexibility EI/(GA L²) ≈ 1.6e-6 here). Skipped (one row
+  says so) when ``import exudyn`` fails (optional extra ``pip install lgbeam[bench]``, never a runtime
+  dependency). ``--sections exudyn`` runs this section alone.
 """
 
 from __future__ import annotations
@@ -35,7 +46,9 @@ import numpy as np
 logger = logging.getLogger(__name__)
 
 CASE = "cases/steel-cantilever-dynamic.toml"
-COLUMNS = ["section", "method", "N", "k", "h", "steps", "iterations", "cpu_s", "err", "per_node_us", "note"]
+COLUMNS = ["section", "method", "N", "k", "h", "steps", "iterations", "cpu_s", "err", "per_node_us", "note",
+           "ratio_equal_h", "ratio_equal_err"]
+SECTIONS = ("accuracy", "hedop5", "accuracy-cosserat", "stiffness", "newton", "exudyn")
 HEDOP5_STEPS = 200
 
 
@@ -132,53 +145,86 @@ def _newton(rows: list[list[Any]], sizes: list[int]) -> None:
                          cpu / it / (n + 1) * 1e6, "matrix reused across steps" if reuse else "matrix refactorised each step"])
 
 
-def exudyn_cantilever(n_el: int, h: float, t_end: float, rho_inf: float = 0.9) -> tuple[np.ndarray, float, int, int]:
-    """Tip history (101 times), CPU, steps and Newton iterations of Exudyn's generalized-α on the case's beam (module docstring)."""
+EXUDYN_SETUP = ("Exudyn gen-alpha as its TestModels/geometricallyExactBeamTest.py: ObjectBeamGeometricallyExact on "
+                "NodeRigidBodyEP nodes (Euler-parameter constraint from the node), GenericJoint clamp, modified Newton, "
+                "EigenSparse, Newton rtol 1e-6, rho_inf 0.9, one thread")
+
+
+EXUDYN_RTOLS = (1e-6, 1e-5)  # Exudyn's beam-test Newton tolerance; the next one where its Newton iteration fails
+
+
+def _exudyn_beam(n_el: int) -> tuple[Any, Any, Any]:
+    """Exudyn's model of the case's beam (module docstring): ``(SystemContainer, mbs, tip sensor)``.
+
+    Section data from the case through lgbeam's ``Material.from_section`` (shear factor 5/6, Roark torsion), so
+    both codes see the same EA, GA, EI, GJ, ρA, ρJ. lgbeam's d₃ = e_x is the axis and d₁ = −e_z, d₂ = e_y are the
+    section axes; Exudyn's beam axis is the local x, so its strain order (Γ_x, Γ_y, Γ_z, K_x, K_y, K_z) takes
+    (EA, GA₂, GA₁, GJ, EI₂, EI₁) and its section inertia about (x, y, z) is (ρJ₃, ρJ₂, ρJ₁); the 2 N load along −z
+    bends about y (EI₂ = 700 N m², the weak axis).
+    """
     import exudyn as exu
     from exudyn.itemInterface import (
-        CoordinateConstraint,
         Force,
-        MarkerNodeCoordinate,
+        GenericJoint,
         MarkerNodePosition,
+        MarkerNodeRigid,
         NodePointGround,
-        NodeRigidBodyRotVecLG,
+        NodeRigidBodyEP,
         ObjectBeamGeometricallyExact,
         SensorNode,
     )
 
-    L, E, G, rho, w, hh, F = 4.0, 210e9, 81e9, 7850.0, 0.01, 0.04, 2.0
+    from lgbeam.apps import load_case
     from lgbeam.discretisations.rods import Material
 
-    mat = Material.from_section(E=E, G=G, rho=rho, section="rectangle", width=w, height=hh)
-    SC = exu.SystemContainer()
-    mbs = SC.AddSystem()
-    sec = exu.BeamSection()
-    # Exudyn strains (Γ, K) with the beam axis along local x; lgbeam's d3 is the axis, (d1, d2) the section axes:
-    # lgbeam C_Γ = (GA1, GA2, EA), C_K = (EI1, EI2, GJ) → Exudyn (EA, GA, GA, GJ, EI, EI) in the matching frame
+    case, _ = load_case(CASE, [])
+    m, load = case["model"], case["loads"]["nodal"][0]
+    if m["direction"] != [1.0, 0.0, 0.0] or load["node"] != "end" or load["frame"] != "spatial" or load["time"] != "step":
+        raise ValueError(f"bench stiff: Exudyn's model assumes the beam along e_x with a spatial step tip load ({CASE})")
+    mat = Material.from_section(**{k: v for k, v in m["material"].items() if k != "damping"})
     GA1, GA2, EA = mat.C_Gamma
     EI1, EI2, GJ = mat.C_K
+    J1, J2, J3 = mat.rhoJ
+    sec = exu.BeamSection()
     sec.stiffnessMatrix = np.diag([EA, GA2, GA1, GJ, EI2, EI1])
     sec.massPerLength = float(mat.rhoA)
-    J1, J2, J3 = mat.rhoJ
     sec.inertia = np.diag([J3, J2, J1])
-    ds = L / n_el
-    nodes = [mbs.AddNode(NodeRigidBodyRotVecLG(referenceCoordinates=[i * ds, 0, 0, 0, 0, 0])) for i in range(n_el + 1)]
+    SC = exu.SystemContainer()
+    mbs = SC.AddSystem()
+    ds = float(m["length"]) / n_el
+    ep0 = [1.0, 0.0, 0.0, 0.0]  # Euler parameters of the identity
+    nodes = [mbs.AddNode(NodeRigidBodyEP(referenceCoordinates=[i * ds, 0.0, 0.0, *ep0], addConstraintEquation=True))
+             for i in range(n_el + 1)]
     for i in range(n_el):
         mbs.AddObject(ObjectBeamGeometricallyExact(nodeNumbers=[nodes[i], nodes[i + 1]], length=ds, sectionData=sec))
-    ground = mbs.AddMarker(MarkerNodeCoordinate(nodeNumber=mbs.AddNode(NodePointGround()), coordinate=0))
-    for c in range(6):
-        mbs.AddObject(CoordinateConstraint(markerNumbers=[ground, mbs.AddMarker(MarkerNodeCoordinate(nodeNumber=nodes[0],
-                                                                                                    coordinate=c))]))
-    mbs.AddLoad(Force(markerNumber=mbs.AddMarker(MarkerNodePosition(nodeNumber=nodes[-1])), loadVector=[0, 0, -F]))
+    ground = mbs.AddNode(NodePointGround(referenceCoordinates=[0.0, 0.0, 0.0]))
+    mbs.AddObject(GenericJoint(markerNumbers=[mbs.AddMarker(MarkerNodeRigid(nodeNumber=ground)),
+                                              mbs.AddMarker(MarkerNodeRigid(nodeNumber=nodes[0]))]))
+    mbs.AddLoad(Force(markerNumber=mbs.AddMarker(MarkerNodePosition(nodeNumber=nodes[-1])),
+                      loadVector=[float(f) for f in load["force"]]))
     sens = mbs.AddSensor(SensorNode(nodeNumber=nodes[-1], storeInternal=True, writeToFile=False,
                                     outputVariableType=exu.OutputVariableType.Position))
     mbs.Assemble()
+    return SC, mbs, sens
+
+
+def exudyn_cantilever(n_el: int, h: float, t_end: float, rho_inf: float = 0.9, rtol: float = 1e-6,
+                      adaptive: bool = False) -> tuple[np.ndarray, float, int, int]:
+    """Tip position (101 times, 3 columns; NaN after a failed step), CPU of the solve, steps taken and Newton
+    iterations of Exudyn's generalized-α on the case's beam, set up as ``EXUDYN_SETUP`` says. ``adaptive=False``
+    (default) turns off Exudyn's step reduction after a failed Newton iteration, so a run takes exactly the steps
+    asked or stops at the failure (seen in the step count) instead of silently cutting its step."""
+    import exudyn as exu
+
+    _, mbs, sens = _exudyn_beam(n_el)
     ss = exu.SimulationSettings()
     ss.timeIntegration.numberOfSteps = round(t_end / h)
     ss.timeIntegration.endTime = t_end
     ss.timeIntegration.generalizedAlpha.spectralRadius = rho_inf
-    ss.timeIntegration.newton.relativeTolerance = 1e-4  # 1e-8 (default) stalls at round-off on this steel beam
-    ss.timeIntegration.newton.absoluteTolerance = 1e-6
+    ss.timeIntegration.newton.useModifiedNewton = True
+    ss.timeIntegration.newton.relativeTolerance = rtol  # 1e-6 as Exudyn's beam test models (default 1e-8)
+    ss.timeIntegration.adaptiveStep = adaptive
+    ss.linearSolver.solverType = exu.LinearSolverType.EigenSparse
     ss.timeIntegration.verboseMode = 0
     ss.solution.file.write = False
     ss.solution.sensors.writePeriod = t_end / 100
@@ -191,60 +237,145 @@ def exudyn_cantilever(n_el: int, h: float, t_end: float, rho_inf: float = 0.9) -
     data = np.asarray(mbs.GetSensorStoredData(sens))
     ts = np.linspace(0.0, t_end, 101)
     x = np.stack([np.interp(ts, data[:, 0], data[:, 1 + j]) for j in range(3)], axis=1)
-    return x, cpu, int(solver.it.currentStepIndex), int(solver.it.newtonStepsCount)
+    if data[-1, 0] < t_end * (1 - 1e-9):
+        x[ts > data[-1, 0]] = np.nan
+    return x, cpu, int(solver.it.currentStepIndex) - 1, int(solver.it.newtonStepsCount)  # the index starts at 1
 
 
-def _exudyn(rows: list[list[Any]], hs: list[float], t_win: float) -> None:
-    """Side by side on [0, t_win] (Exudyn cuts its steps on this beam, so a full second costs it minutes):
-    Exudyn and gen-alpha (with the case's constraints and without, the shear-deformable beam Exudyn solves),
-    each against its own reference (Exudyn at min(hs)/4; gen-alpha at min(hs)/4 too)."""
+def _rel_z(z: np.ndarray, ref: np.ndarray) -> float:
+    """max_t |z − z_ref| / max_t |z_ref − z_ref(0)| (NaN where z is)."""
+    return float(np.abs(z - ref).max() / np.abs(ref - ref[0]).max())
+
+
+def _at_error(err: float, sweep: list[tuple[float, float]]) -> float:
+    """CPU of a sweep [(err, cpu), ...] at the error ``err``: log-log interpolation between neighbouring runs;
+    NaN outside the sweep's error range (no extrapolation)."""
+    pts = sorted((e, c) for e, c in sweep if np.isfinite(e) and e > 0 and np.isfinite(c))
+    if len(pts) < 2 or not pts[0][0] <= err <= pts[-1][0]:
+        return float("nan")
+    le, lc = np.log([p[0] for p in pts]), np.log([p[1] for p in pts])
+    return float(np.exp(np.interp(np.log(err), le, lc)))
+
+
+def _exudyn_run(n: int, h: float, t_end: float, rtols: tuple[float, ...]) -> tuple[np.ndarray, float, int, int, float, str]:
+    """Exudyn at Newton rtol ``rtols[0]``; after a failed Newton iteration (run stopped short) at the next rtol.
+    Returns tip z, CPU, steps, Newton iterations, the rtol used and a note on the failures on the way."""
+    failed = []
+    for rtol in rtols:
+        x, cpu, steps, its = exudyn_cantilever(n, h, t_end, rtol=rtol)
+        if steps == round(t_end / h) and np.all(np.isfinite(x)):
+            return x[:, 2], cpu, steps, its, rtol, "".join(failed)
+        failed.append(f"Newton rtol {rtol:g} failed after {steps} of {round(t_end / h)} steps; ")
+    return x[:, 2], float("nan"), steps, its, rtol, "".join(failed)
+
+
+def _exudyn(rows: list[list[Any]], sizes: list[int], hs: list[float], h_ref: float, t_end: float, reps: int) -> None:
+    """lgbeam gen-alpha and Exudyn's gen-α side by side (module docstring, section ``exudyn``)."""
     try:
-        import exudyn  # noqa: F401
+        import exudyn
     except ImportError:
-        rows.append(["exudyn", "exudyn-gen-alpha", 16, 1, float("nan"), 0, 0, float("nan"), float("nan"), "",
-                     "exudyn not installed (pip install lgbeam[bench])"])
+        rows.append(["exudyn", "exudyn-gen-alpha", 0, 1, float("nan"), 0, 0, float("nan"), float("nan"), "",
+                     "exudyn not installed (pip install lgbeam[bench]): comparison skipped"])
         return
-    h_ref = min(hs) / 4
-    ref = exudyn_cantilever(16, h_ref, t_win)[0]
-    for h in hs:
-        x, cpu, steps, iters = exudyn_cantilever(16, h, t_win)
-        rows.append(["exudyn", "exudyn-gen-alpha", 16, 1, h, steps, iters, cpu, _rel(x, ref), "",
-                     f"t = {t_win} s; reference Exudyn at h = {h_ref:g}; Newton rtol 1e-4, one thread; shear-deformable"])
-    for extra in ((), ("model.constraints=none",)):
-        rod, y0 = _rod(["model.n_elements=16", *extra])
-        ours_ref = _tip_run(rod, y0, "gen-alpha", h_ref, t_win)[0]
+    version = exudyn.__version__
+    for n in sizes:
+        rod, y0 = _rod([f"model.n_elements={n}"])
+        lg: dict[float, tuple[np.ndarray, float, int, int]] = {}
+        ex: dict[float, tuple[np.ndarray, float, int, int, float, str]] = {}
+        for h in hs:  # the two codes interleaved, best of ``reps`` process-CPU times each
+            rtols, why = EXUDYN_RTOLS, ""
+            for _ in range(reps):
+                x, cpu, sol = _tip_run(rod, y0, "gen-alpha", h, t_end)
+                if h not in lg or cpu < lg[h][1]:
+                    lg[h] = (x[:, 2], cpu, int(sol.stats["n_steps"]), int(sol.stats["n_iterations"]))
+                run = _exudyn_run(n, h, t_end, rtols)
+                rtols = EXUDYN_RTOLS[EXUDYN_RTOLS.index(run[4]):]  # the repeats start at the rtol that worked
+                why = why or run[5]
+                if h not in ex or not np.isfinite(ex[h][1]) or run[1] < ex[h][1]:
+                    ex[h] = run
+            ex[h] = (*ex[h][:5], why)
+        # own references at the same N: each code at h_ref; Exudyn, if its Newton iteration fails there at every
+        # rtol, by the Richardson extrapolation (order 2) of its two finest completed sweep runs
+        x, _, _ = _tip_run(rod, y0, "gen-alpha", h_ref, t_end)
+        refs = {"gen-alpha": (x[:, 2], f"reference gen-alpha h = {h_ref:g}")}
+        ze, cpu_ref, steps, _, rtol, why = _exudyn_run(n, h_ref, t_end, EXUDYN_RTOLS)
+        if np.isfinite(cpu_ref):
+            refs["exudyn"] = (ze, f"reference Exudyn h = {h_ref:g} (Newton rtol {rtol:g})")
+        else:
+            h2, h1 = sorted(h for h in hs if np.isfinite(ex[h][1]))[:2]
+            z1, z2 = ex[h1][0], ex[h2][0]
+            refs["exudyn"] = (z2 + (z2 - z1) / ((h1 / h2) ** 2 - 1.0),
+                              f"reference Richardson of Exudyn h = {h1:g}, {h2:g} (at h = {h_ref:g}: {why.strip('; ')})")
+        err_lg = {h: _rel_z(v[0], refs["gen-alpha"][0]) for h, v in lg.items()}
+        err_ex = {h: _rel_z(v[0], refs["exudyn"][0]) if np.isfinite(v[1]) else float("nan") for h, v in ex.items()}
+        sweep = [(err_ex[h], ex[h][1]) for h in hs]
         for h in hs:
-            x, cpu, sol = _tip_run(rod, y0, "gen-alpha", h, t_win)
-            rows.append(["exudyn", "gen-alpha", 16, 1, h, sol.stats["n_steps"], sol.stats["n_iterations"], cpu,
-                         _rel(x, ours_ref), "", f"t = {t_win} s; reference gen-alpha at h = {h_ref:g}; "
-                         + ("constraints none (shear-deformable)" if extra else "kirchhoff+inextensible")])
+            _, cpu, steps, its = lg[h]
+            rows.append(["exudyn", "gen-alpha", n, 1, h, steps, its, cpu, err_lg[h], "",
+                         f"lgbeam kirchhoff+inextensible; {refs['gen-alpha'][1]}; best of {reps} CPU; {t_end:g} s",
+                         cpu / ex[h][1], cpu / _at_error(err_lg[h], sweep)])
+        for h in hs:
+            _, cpu, steps, its, rtol, why = ex[h]
+            asked = round(t_end / h)
+            rows.append(["exudyn", "exudyn-gen-alpha", n, 1, h, steps, its, cpu, err_ex[h], "",
+                         f"exudyn {version} EP nodes, shear-deformable; {refs['exudyn'][1]}; best of {reps} CPU; "
+                         f"{t_end:g} s; " + (f"{why}took the {asked} steps asked with Newton rtol {rtol:g}"
+                                             if steps == asked else f"{why}FAILED")])
 
 
-def run(out_dir: Path, quick: bool) -> None:
-    """Print the table and write ``out_dir/stiff.csv`` (columns ``COLUMNS``)."""
+def run(out_dir: Path, quick: bool, sections: list[str] | None = None) -> None:
+    """Print the table and write ``out_dir/stiff.csv`` (columns ``COLUMNS``).
+
+    ``sections`` (default: all of ``SECTIONS``) selects what runs; the rows of the other sections already in
+    ``out_dir/stiff.csv`` are kept, so ``lgbeam bench stiff --sections exudyn --update`` refreshes the Exudyn
+    comparison in the committed CSV alone.
+    """
+    chosen = list(SECTIONS) if not sections else list(sections)
+    unknown = sorted(set(chosen) - set(SECTIONS))
+    if unknown:
+        raise ValueError(f"bench stiff: unknown section(s) {', '.join(unknown)}; choose from {', '.join(SECTIONS)}")
     rows: list[list[Any]] = []
     if quick:
-        _accuracy(rows, 4, 0.01, [2e-3, 1e-3])
-        _hedop5(rows, 4, 1, 0.01, "hedop5", [])
-        _newton(rows, [4, 16])
+        if "accuracy" in chosen:
+            _accuracy(rows, 4, 0.01, [2e-3, 1e-3])
+        if "hedop5" in chosen:
+            _hedop5(rows, 4, 1, 0.01, "hedop5", [])
+        if "newton" in chosen:
+            _newton(rows, [4, 16])
+        if "exudyn" in chosen:
+            _exudyn(rows, [4], [2e-3, 1e-3], 2.5e-4, 0.01, reps=1)
     else:
         t_end, hs = 1.0, [2e-3, 1e-3, 5e-4]
         for n in (16, 64):
-            _accuracy(rows, n, t_end, hs)
-            _hedop5(rows, n, 1, t_end, "hedop5", [])
-        _accuracy(rows, 16, t_end, hs, section="accuracy-cosserat", extra=("model.constraints=none",))
-        _stiffness(rows, [1.0, 1e1, 1e2, 1e3, 1e4], 0.1)
-        _newton(rows, [16, 64, 256, 1024, 4096])
-        _exudyn(rows, [1e-3, 5e-4], 0.05)
+            if "accuracy" in chosen:
+                _accuracy(rows, n, t_end, hs)
+            if "hedop5" in chosen:
+                _hedop5(rows, n, 1, t_end, "hedop5", [])
+        if "accuracy-cosserat" in chosen:
+            _accuracy(rows, 16, t_end, hs, section="accuracy-cosserat", extra=("model.constraints=none",))
+        if "stiffness" in chosen:
+            _stiffness(rows, [1.0, 1e1, 1e2, 1e3, 1e4], 0.1)
+        if "newton" in chosen:
+            _newton(rows, [16, 64, 256, 1024, 4096])
+        if "exudyn" in chosen:
+            _exudyn(rows, [16, 64], [5e-3, 2e-3, 1e-3, 5e-4], 1.25e-4, t_end, reps=3)
+    for r in rows:
+        r.extend([""] * (len(COLUMNS) - len(r)))
     print(f"{'section':<18}{'method':<18}{'N':>6}{'k':>8}{'h':>10}{'steps':>9}{'iter':>7}{'cpu [s]':>10}{'err':>10}"
-          f"{'us/it/node':>11}")
+          f"{'us/it/node':>11}{'/exu eq.h':>10}{'/exu eq.err':>12}")
     for r in rows:
         print(f"{r[0]:<18}{r[1]:<18}{r[2]:>6}{r[3]:>8.0e}{r[4]:>10.2e}{r[5]:>9}{r[6]:>7}{r[7]:>10.3f}{r[8]:>10.2e}"
-              f"{r[9] if r[9] == '' else format(r[9], '.2f'):>11}")
+              + "".join(f"{v if v == '' else format(v, '.2f'):>{w}}" for v, w in ((r[9], 11), (r[11], 10), (r[12], 12))))
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    with open(out_dir / "stiff.csv", "w", newline="", encoding="utf-8") as fh:
+    path = out_dir / "stiff.csv"
+    kept: list[list[str]] = []
+    if len(chosen) < len(SECTIONS) and path.exists():
+        with open(path, newline="", encoding="utf-8") as fh:
+            old = list(csv.reader(fh))
+        kept = [r + [""] * (len(COLUMNS) - len(r)) for r in old[1:] if r and r[0] not in chosen]
+    with open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(COLUMNS)
-        w.writerows(rows)
+        w.writerows(kept + rows)
     logger.info("bench stiff written to %s", out_dir)

@@ -49,6 +49,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="spectral only: issue 18's cost targets against ETDRK4 (lgbeam.bench.spectral_targets)")
     p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="with --long: runs in N single-threaded processes (default: the CPU count)")
+    p.add_argument("--sections", default=None, metavar="LIST",
+                   help="stiff only: comma-separated sections to run (accuracy, hedop5, accuracy-cosserat, stiffness, "
+                        "newton, exudyn; default all); the CSV keeps the other sections' rows already in it, e.g. "
+                        "'lgbeam bench stiff --sections exudyn --update' refreshes the Exudyn comparison alone")
     p.set_defaults(func=_run)
 
 
@@ -81,8 +85,19 @@ def _run(args: argparse.Namespace) -> int:
         importlib.import_module("lgbeam.bench.spectral_targets").run(out_dir=out, quick=args.quick)
         print(f"bench spectral --targets written to {out}")
         return 0
+    sections = getattr(args, "sections", None)
+    if sections is not None and args.target != "stiff":
+        raise ValueError(f"--sections is an option of 'lgbeam bench stiff', not of {args.target!r}")
     module = importlib.import_module(BENCHES[args.target])
-    out = output_dir(args.target, args.out, args.update)
-    module.run(out_dir=out, quick=args.quick)
+    if sections is not None:
+        chosen = [x.strip() for x in sections.split(",") if x.strip()]
+        unknown = sorted(set(chosen) - set(module.SECTIONS))
+        if not chosen or unknown:
+            raise ValueError(f"--sections: unknown or empty {sections!r}; choose from {', '.join(module.SECTIONS)}")
+        out = output_dir(args.target, args.out, args.update)
+        module.run(out_dir=out, quick=args.quick, sections=chosen)
+    else:
+        out = output_dir(args.target, args.out, args.update)
+        module.run(out_dir=out, quick=args.quick)
     print(f"bench {args.target} written to {out}")
     return 0
