@@ -144,3 +144,16 @@ def test_gen_alpha_with_the_core_follows_the_reference_path(index):
     assert np.abs(np.asarray(fast.lam) - np.asarray(ref.lam)).max() < 1e-6 * np.abs(np.asarray(ref.lam)).max()
     assert abs(fast.stats["n_iterations"] - ref.stats["n_iterations"]) <= 2
     assert np.abs(x_r[-1] - x_r[0]).max() > 1e-4  # the rod moved: the comparison is not between two rest states
+
+
+@pytest.mark.parametrize("angle_scale", [1.0, 1e-3, 0.0])
+def test_compiled_pair_H_equals_the_numpy_derivative(angle_scale, rng):
+    """The compiled ∂(JJᵀ s)/∂q blocks of K and Z (``step_core.pair_H``) equal the numpy ones
+    (``groups.tangent_derivatives``), for edges bent by ~1 rad, by ~1e-3 rad (Taylor branches) and straight."""
+    from lgbeam.discretisations.rods import _compiled, kernels, tangents
+
+    xi, JJ = kernels.edge_kinematics(_compiled._configuration(rng, 14))
+    xi[:, :3] *= angle_scale
+    s = rng.standard_normal(xi.shape)
+    ref = tangents._pair_H(xi, s, JJ, False)
+    assert np.abs(tangents._pair_H(xi, s, JJ, True) - ref).max() < 1e-14 * np.abs(ref).max()

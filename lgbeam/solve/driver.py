@@ -112,16 +112,17 @@ def _arrays(y: Any) -> tuple[Any, ...]:
 
 
 def _all_finite(y: Any) -> bool:
-    """True when every entry is finite: one sum per array settles it unless the sum itself overflows."""
-    for a in _arrays(y):
-        try:
-            total = np.sum(a)
-            finite = math.isfinite(total) if not np.iscomplexobj(total) else cmath.isfinite(total)
-        except FloatingPointError:  # numpy set to raise (np.seterr) on overflow or inf − inf
-            finite = False
-        if not finite and not np.isfinite(a).all():
-            return False
-    return True
+    """True when every entry is finite: one sum over all arrays settles it unless the sum itself overflows (then
+    the entries are checked one by one)."""
+    arrays = _arrays(y)
+    try:
+        total = arrays[0].sum()
+        for a in arrays[1:]:
+            total = total + a.sum()
+        finite = cmath.isfinite(total) if isinstance(total, (complex, np.complexfloating)) else math.isfinite(total)
+    except FloatingPointError:  # numpy set to raise (np.seterr) on overflow or inf − inf
+        finite = False
+    return finite or all(bool(np.isfinite(a).all()) for a in arrays)
 
 
 def _stack(states: list[Any]) -> Any:

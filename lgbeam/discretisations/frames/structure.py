@@ -363,7 +363,7 @@ class Structure:
         if V is not None and not np.any(V):
             V = None
         return rod_tangents.edge_blocks(xi, JJ, C_ds, Cw0, Cd_ds, None if V is None else V[ia],
-                                        None if V is None else V[ia + 1])
+                                        None if V is None else V[ia + 1], self.compiled)
 
     def _load_blocks(self, t: float, q: FloatArray) -> FloatArray | None:
         """∂f/∂w of the spatial loads per node (n, 6, 6), or None."""
@@ -420,7 +420,7 @@ class Structure:
             xi, JJ = self._edges_all(q)
             s_all = np.zeros(xi.size)
             s_all[b["xi"]] = lam[b["phi_rows"]]
-            Ke = rod_tangents._pair_H(xi, s_all.reshape(-1, 6), JJ)
+            Ke = rod_tangents._pair_H(xi, s_all.reshape(-1, 6), JJ, self.compiled)
         node = None
         if b["sup_rows"].size:  # the supports' (k, 6, 6) blocks at their nodes
             sup = b["supports"]

@@ -157,4 +157,106 @@ def jacobian_data(JJ, rows, s_data, perm):  # type: ignore[no-untyped-def]
     return out
 
 
-__all__ = ["jacobian_data", "newton_residual", "rod_residual", "support_eval"]
+# --------------------------------------------------------------------------- derivatives of T(ξ)⁻ᵀ s (tangents)
+@njit
+def _hat_into(M, v0, v1, v2, f):  # type: ignore[no-untyped-def]
+    """M += f · hat(v)."""
+    M[0, 1] -= f * v2
+    M[0, 2] += f * v1
+    M[1, 0] += f * v2
+    M[1, 2] -= f * v0
+    M[2, 0] -= f * v1
+    M[2, 1] += f * v0
+
+
+@njit
+def _parts(W, U, a, b, sign, c, d, d1, out):  # type: ignore[no-untyped-def]
+    """``groups.tangent_derivatives._parts`` for one ξ = (W, U) into out (6, 6) (zeroed here)."""
+    out[:, :] = 0.0
+    n2 = W[0] * W[0] + W[1] * W[1] + W[2] * W[2]
+    wu = W[0] * U[0] + W[1] * U[1] + W[2] * U[2]
+    wa = W[0] * a[0] + W[1] * a[1] + W[2] * a[2]
+    wb = W[0] * b[0] + W[1] * b[1] + W[2] * b[2]
+    sa = np.empty(3)
+    sb = np.empty(3)
+    for i in range(3):
+        sa[i] = W[i] * wa - n2 * a[i]
+        sb[i] = W[i] * wb - n2 * b[i]
+    # U × (W × a) + W × (U × a)
+    wxa = np.array([W[1] * a[2] - W[2] * a[1], W[2] * a[0] - W[0] * a[2], W[0] * a[1] - W[1] * a[0]])
+    uxa = np.array([U[1] * a[2] - U[2] * a[1], U[2] * a[0] - U[0] * a[2], U[0] * a[1] - U[1] * a[0]])
+    t = np.array([U[1] * wxa[2] - U[2] * wxa[1] + W[1] * uxa[2] - W[2] * uxa[1],
+                  U[2] * wxa[0] - U[0] * wxa[2] + W[2] * uxa[0] - W[0] * uxa[2],
+                  U[0] * wxa[1] - U[1] * wxa[0] + W[0] * uxa[1] - W[1] * uxa[0]])
+    for i in range(3):
+        for j in range(3):
+            dij = 1.0 if i == j else 0.0
+            s2a = wa * dij + W[i] * a[j] - 2.0 * a[i] * W[j]  # S₂(W, a)
+            s2b = wb * dij + W[i] * b[j] - 2.0 * b[i] * W[j]
+            # dA(a), dA(b) without the hat terms
+            out[i, j] += d * sa[i] * W[j] + c * s2a
+            out[3 + i, j] += d * sb[i] * W[j] + c * s2b
+            # dDa_W without the hat products
+            out[3 + i, j] += d * t[i] * W[j] + d1 * wu * sa[i] * W[j] + d * sa[i] * U[j] + d * wu * s2a
+            # dDa_U without the hat terms
+            out[3 + i, 3 + j] += d * sa[i] * W[j]
+            # hat products: −c (Ũ ã) in dDa_W and −c (W̃ ã) in dDa_U
+            hu = 0.0
+            hw = 0.0
+            for k in range(3):
+                hu += _hat_entry(i, k, U) * _hat_entry(k, j, a)
+                hw += _hat_entry(i, k, W) * _hat_entry(k, j, a)
+            out[3 + i, j] -= c * hu
+            out[3 + i, 3 + j] -= c * hw
+    blk = out[:3, :3]
+    _hat_into(blk, a[0], a[1], a[2], -sign * 0.5)
+    blk = out[3:, :3]
+    _hat_into(blk, b[0], b[1], b[2], -sign * 0.5)
+    _hat_into(blk, uxa[0], uxa[1], uxa[2], -c)
+    blk = out[3:, 3:]
+    _hat_into(blk, a[0], a[1], a[2], -sign * 0.5)
+    _hat_into(blk, wxa[0], wxa[1], wxa[2], -c)
+
+
+@njit
+def _hat_entry(i, j, v):  # type: ignore[no-untyped-def]
+    if i == j:
+        return 0.0
+    if i == 0:
+        return -v[2] if j == 1 else v[1]
+    if i == 1:
+        return v[2] if j == 0 else -v[0]
+    return -v[1] if j == 0 else v[0]
+
+
+@njit
+def pair_H(xi, s, JJ, c, d, d1):  # type: ignore[no-untyped-def]
+    """``tangents._pair_H``: [H(−ξ, s); H(ξ, s)] JJ (N, 12, 12) with H(ξ, s) = ∂(T(ξ)⁻ᵀ s)/∂ξ, one loop over the
+    edges; c, d, d1 (N,) the coefficients ``tinv_c``, ``tinv_d``, ``tinv_d1`` at |Ω_e| (even: the same for ±ξ)."""
+    ne = xi.shape[0]
+    out = np.zeros((ne, 12, 12))
+    P = np.empty((6, 6))
+    H = np.empty((12, 6))
+    W = np.empty(3)
+    U = np.empty(3)
+    for e in range(ne):
+        for half in range(2):
+            sg = -1.0 if half == 0 else 1.0
+            for i in range(3):
+                W[i] = sg * xi[e, i]
+                U[i] = sg * xi[e, 3 + i]
+            _parts(W, U, s[e, 3:], s[e, :3], -1.0, c[e], d[e], d1[e], P)
+            for i in range(3):  # T⁻ᵀ: the row blocks of P swap
+                for j in range(6):
+                    H[6 * half + i, j] = P[3 + i, j]
+                    H[6 * half + 3 + i, j] = P[i, j]
+        for i in range(12):
+            for j in range(12):
+                acc = 0.0
+                for k in range(6):
+                    acc += H[i, k] * JJ[e, k, j]
+                out[e, i, j] = acc
+    return out
+
+
+__all__ = ["jacobian_data", "newton_residual", "pair_H", "rod_residual", "support_eval"]

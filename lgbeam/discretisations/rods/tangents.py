@@ -83,8 +83,20 @@ def _assemble(rod: Any, Ke: FloatArray | None, node: FloatArray | None) -> sp.cs
     return _pattern(rod).matrix(np.concatenate([diag.ravel(), up.ravel(), lo.ravel()]))
 
 
-def _pair_H(xi: FloatArray, s: FloatArray, JJ: FloatArray) -> FloatArray:
-    """[H(−ξ, s); H(ξ, s)] JJ, (N, 12, 12): the derivative of JJᵀ s at fixed s."""
+def _pair_H(xi: FloatArray, s: FloatArray, JJ: FloatArray, compiled: bool = False) -> FloatArray:
+    """[H(−ξ, s); H(ξ, s)] JJ, (N, 12, 12): the derivative of JJᵀ s at fixed s (``compiled``: one compiled loop
+    over the edges, ``step_core.pair_H``)."""
+    if compiled:
+        from lgbeam.groups import _series as sr
+
+        from .step_core import pair_H
+
+        xi = np.ascontiguousarray(xi, dtype=float)
+        n = np.sqrt(np.einsum("ei,ei->e", xi[:, :3], xi[:, :3]))
+        c, d = sr.evaluate(("tinv_c", "tinv_d"), n)
+        return pair_H(xi, np.ascontiguousarray(s, dtype=float), np.ascontiguousarray(JJ, dtype=float),
+                      np.ascontiguousarray(c, dtype=float), np.ascontiguousarray(d, dtype=float),
+                      np.ascontiguousarray(sr.tinv_d1(n), dtype=float))  # type: ignore[no-any-return]
     Hab = np.concatenate([tangent_inv_transpose_derivative(-xi, s), tangent_inv_transpose_derivative(xi, s)], axis=1)
     return Hab @ JJ
 
@@ -97,7 +109,7 @@ def _velocities(rod: Any, v: FloatArray | None) -> FloatArray | None:
 
 
 def edge_blocks(xi: FloatArray, JJ: FloatArray, C_ds: FloatArray, Cw0: FloatArray, Cd_ds: FloatArray | None,
-                Va: FloatArray | None, Vb: FloatArray | None) -> FloatArray:
+                Va: FloatArray | None, Vb: FloatArray | None, compiled: bool = False) -> FloatArray:
     """K_e (E, 12, 12) of any set of E edges (a rod's, or every edge of a structure at once): ξ, JJ of the edges,
     C/Δs, C w0, C_d/Δs per edge, the velocities of their end nodes a and b (None: at rest)."""
     sigma = C_ds * xi - Cw0
@@ -105,7 +117,7 @@ def edge_blocks(xi: FloatArray, JJ: FloatArray, C_ds: FloatArray, Cw0: FloatArra
     if Va is not None and Vb is not None and Cd_ds is not None:
         rate = (JJ @ np.concatenate([Va, Vb], axis=1)[:, :, None])[:, :, 0]
         sigma = sigma + Cd_ds * rate
-    Ke = np.swapaxes(JJ, 1, 2) @ (C_ds[:, :, None] * JJ) + _pair_H(xi, sigma, JJ)
+    Ke = np.swapaxes(JJ, 1, 2) @ (C_ds[:, :, None] * JJ) + _pair_H(xi, sigma, JJ, compiled)
     if rate is not None:
         assert Va is not None and Vb is not None and Cd_ds is not None
         dP = (tangent_inv_derivative(xi, Vb) + tangent_inv_derivative(-xi, Va)) @ JJ
@@ -118,7 +130,8 @@ def element_stiffness(rod: Any, q: FloatArray, v: FloatArray | None = None) -> F
     xi, JJ = rod._edges(rod._q(q))
     C_ds, Cw0, Cd_ds, _, _ = rod._kv
     V = _velocities(rod, v)
-    return edge_blocks(xi, JJ, C_ds, Cw0, Cd_ds, None if V is None else V[:-1], None if V is None else V[1:])
+    return edge_blocks(xi, JJ, C_ds, Cw0, Cd_ds, None if V is None else V[:-1], None if V is None else V[1:],
+                       bool(rod.compiled))
 
 
 def spatial_load_pairs(rod: Any, t: float) -> FloatArray | None:
@@ -190,7 +203,7 @@ def stress_stiffness(rod: Any, q: FloatArray, dq: FloatArray, t: float = 0.0) ->
     xi, JJ = rod._edges(q)
     W = np.asarray(dq, dtype=float).reshape(rod.n_nodes, 6)
     dxi = (JJ @ np.concatenate([W[:-1], W[1:]], axis=1)[:, :, None])[:, :, 0]
-    K = _assemble(rod, _pair_H(xi, rod._kv[0] * dxi, JJ), None)
+    K = _assemble(rod, _pair_H(xi, rod._kv[0] * dxi, JJ, bool(rod.compiled)), None)
     rows = getattr(rod, "support_rows", None)
     if rows is not None and rows.has_springs:
         K = (K + directional_derivative(lambda qq: rod.support_stiffness(t, qq), rod.G, q, W,
@@ -248,7 +261,7 @@ def constraint_stiffness(rod: Any, t: float, q: FloatArray, lam: FloatArray) -> 
         xi, JJ = rod._edges(q)
         s = np.zeros((rod.mesh.n_elements, 6))
         s[:, rod._rows_index] = lam[:n_int].reshape(-1, nr)
-        Ke = _pair_H(xi, s, JJ)
+        Ke = _pair_H(xi, s, JJ, bool(rod.compiled))
     Z = _assemble(rod, Ke, None)
     if rod.n_constraints > n_int:
         analytic = getattr(rod, "support_constraint_stiffness", None)
