@@ -115,11 +115,11 @@ def frames(rows: list[list[Any]], repeats: int) -> None:
     from lgbeam.apps import get_app, load_case
     from lgbeam.solve import ConstantStep, SaveAt, integrate
 
+    steps = 40
     for name in ("tower-gust", "portal-frame"):
         case, _ = load_case(name, [])
         prob = get_app(case["kind"]).problem(case)
         h = float(case["integrator"].get("h") or 1e-3)
-        steps = 40
 
         def run(prob: Any = prob, h: float = h) -> Any:
             return integrate(prob.system, "gen-alpha", prob.y0, (0.0, steps * h), controller=ConstantStep(h),
