@@ -342,7 +342,11 @@ class GeneralizedAlpha:
                 err = max(err, d_bnu / (self.tol * theta_max + floor))
             if not math.isfinite(err):
                 raise FloatingPointError("non-finite Newton update")
-            if err <= 1.0 or at_round_off(err, prev, self.tol):
+            # converged: the correction is below the tolerance, or the error left after it, bounded by
+            # Θ/(1 − Θ)·correction with the observed contraction rate Θ of this matrix (Hairer & Wanner II, §IV.8,
+            # eqs. (8.10)–(8.11)), is; or Newton stagnates at round-off
+            rate = err / prev if math.isfinite(prev) else math.inf
+            if err <= 1.0 or (rate < 0.5 and rate / (1.0 - rate) * err <= 1.0) or at_round_off(err, prev, self.tol):
                 break
             # corrections larger than the increment and growing, with a matrix built in this step: no hope
             diverging = fresh and it > 1 and err * self.tol > 1.0 and err > prev
