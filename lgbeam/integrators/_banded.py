@@ -85,6 +85,14 @@ def band_order(K: sp.csr_array, n_velocity: int, block: int) -> np.ndarray:
     return np.argsort(key, kind="stable")
 
 
+def band_width(r: np.ndarray, c: np.ndarray, perm: np.ndarray) -> tuple[int, int]:
+    """(kl, ku) of the matrix with entries at (r, c) once its unknowns are put in the order ``perm``."""
+    inv = np.empty_like(perm)
+    inv[perm] = np.arange(perm.size)
+    d = inv[r] - inv[c]
+    return (int(max(d.max(), 0)), int(max(-d.min(), 0))) if d.size else (0, 0)
+
+
 @dataclass(frozen=True)
 class BandedLU:
     """LU factors of A[perm][:, perm] in LAPACK band storage; ``solve(b)`` returns A⁻¹ b."""
@@ -99,11 +107,8 @@ class BandedLU:
     @staticmethod
     def bandwidth(K: Any, perm: np.ndarray) -> tuple[int, int]:
         """(kl, ku) of K[perm][:, perm]."""
-        inv = np.empty_like(perm)
-        inv[perm] = np.arange(perm.size)
         C = sp.coo_array(K)
-        d = inv[C.row] - inv[C.col]
-        return (int(max(d.max(), 0)), int(max(-d.min(), 0))) if d.size else (0, 0)
+        return band_width(C.row, C.col, perm)
 
     @staticmethod
     def fits(n: int, kl: int, ku: int) -> bool:
@@ -113,13 +118,19 @@ class BandedLU:
     @staticmethod
     def factor(K: Any, perm: np.ndarray, kl: int, ku: int) -> BandedLU | None:
         """Factorise K (square, sparse) in the order ``perm``; None when LAPACK reports a zero pivot."""
-        n = K.shape[0]
+        C = sp.coo_array(K)
+        C.sum_duplicates()
+        return BandedLU.from_entries(C.row, C.col, C.data, K.shape[0], perm, kl, ku)
+
+    @staticmethod
+    def from_entries(r: np.ndarray, c: np.ndarray, v: FloatArray, n: int, perm: np.ndarray, kl: int,
+                     ku: int) -> BandedLU | None:
+        """Factorise the n × n matrix with entries (r, c, v) (duplicates summed) in the order ``perm``."""
         inv = np.empty_like(perm)
         inv[perm] = np.arange(n)
-        C = sp.coo_array(K)
-        r, c = inv[C.row], inv[C.col]
+        ri, ci = inv[r], inv[c]
         ab = np.zeros((2 * kl + ku + 1, n))
-        np.add.at(ab, (kl + ku + r - c, c), C.data)
+        np.add.at(ab, (kl + ku + ri - ci, ci), v)
         lub, piv, info = lapack.dgbtrf(ab, kl, ku)
         if info != 0:
             return None
@@ -134,4 +145,4 @@ class BandedLU:
         return _gbtrs(self.lub, self.kl, self.ku, self.piv, self.perm, np.ascontiguousarray(b, dtype=float))
 
 
-__all__ = ["BAND_FRACTION", "BandedLU", "band_order"]
+__all__ = ["BAND_FRACTION", "BandedLU", "band_order", "band_width"]

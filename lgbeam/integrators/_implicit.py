@@ -39,7 +39,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from lgbeam._typing import FloatArray
-from lgbeam.integrators._banded import BandedLU, band_order
+from lgbeam.integrators._banded import BandedLU, band_order, band_width
 from lgbeam.systems import HasMassBlocks, HasTangents, supports
 
 logger = logging.getLogger(__name__)
@@ -68,22 +68,23 @@ class KKTFactor:
         """Factorise the block matrix ``blocks`` (a list of rows, ``None`` for zero blocks, as in ``sp.bmat``);
         ``block``: the number of velocity unknowns per node (the banded ordering, ``_banded``)."""
         dense = all(b is None or isinstance(b, np.ndarray) for row in blocks for b in row)
-        K = sp.bmat([[None if b is None else sp.csr_array(b) for b in row] for row in blocks], format="csc")
-        n = K.shape[0]
+        r, c, v, n = _coo_blocks(blocks)
         if n <= DENSE_LIMIT or dense and n <= 4 * DENSE_LIMIT:
-            Kd = K.toarray()
+            Kd = np.zeros((n, n))
+            np.add.at(Kd, (r, c), v)
             if not np.all(np.isfinite(Kd)):
                 raise SingularNewtonMatrix("the Newton matrix has non-finite entries")
             lu, piv = sla.lu_factor(Kd, check_finite=False)
             d = np.abs(np.diag(lu))
             if d.min() <= 1e-14 * max(d.max(), 1e-300):
                 raise SingularNewtonMatrix(f"the Newton matrix is numerically singular (pivot ratio {d.min() / d.max():.1e})")
-            return KKTFactor(n, lambda r: sla.lu_solve((lu, piv), r, check_finite=False))
-        if not np.all(np.isfinite(K.data)):
+            return KKTFactor(n, lambda rhs: sla.lu_solve((lu, piv), rhs, check_finite=False))
+        if not np.all(np.isfinite(v)):
             raise SingularNewtonMatrix("the Newton matrix has non-finite entries")
-        banded = _banded_factor(K, blocks, block)
+        banded = _banded_factor(r, c, v, n, blocks[0][0].shape[0], block)
         if banded is not None:
             return KKTFactor(n, banded.solve)
+        K = sp.csc_array((v, (r, c)), shape=(n, n))
         try:
             lu = spla.splu(K, permc_spec="COLAMD")
         except RuntimeError as exc:  # "Factor is exactly singular"
@@ -102,28 +103,50 @@ class KKTFactor:
         return x
 
 
+def _coo_blocks(blocks: list[list[Any]]) -> tuple[np.ndarray, np.ndarray, FloatArray, int]:
+    """(rows, cols, values, n) of the square block matrix ``blocks`` (rows of blocks, None for zero blocks, as in
+    ``sp.bmat``) without forming it: each block's COO entries shifted to its place."""
+    heights = [next(b.shape[0] for b in row if b is not None) for row in blocks]
+    widths = [next(row[j].shape[1] for row in blocks if row[j] is not None) for j in range(len(blocks[0]))]
+    r0, c0 = np.concatenate([[0], np.cumsum(heights)]), np.concatenate([[0], np.cumsum(widths)])
+    rows, cols, vals = [], [], []
+    for i, row in enumerate(blocks):
+        for j, b in enumerate(row):
+            if b is None:
+                continue
+            if isinstance(b, np.ndarray):
+                rr, cc = np.nonzero(b)
+                vv = b[rr, cc]
+            else:
+                C = b.tocoo() if sp.issparse(b) else sp.coo_array(b)
+                rr, cc, vv = C.row, C.col, C.data
+            rows.append(rr + r0[i])
+            cols.append(cc + c0[j])
+            vals.append(np.asarray(vv, dtype=float))
+    return (np.concatenate(rows).astype(np.int64), np.concatenate(cols).astype(np.int64), np.concatenate(vals),
+            int(r0[-1]))
+
+
 _ORDERS: dict[tuple[int, int, int], tuple[bytes, bytes, np.ndarray, int, int]] = {}
 
 
-def _banded_factor(K: sp.csc_array, blocks: list[list[Any]], block: int) -> BandedLU | None:
-    """The banded LU of K (``_banded``) when its node-block ordering gives a narrow band, else None (SuperLU).
-    The ordering and bandwidth are kept per pattern (a refactorisation reuses them)."""
-    n = K.shape[0]
-    nv = blocks[0][0].shape[0]
-    key = (n, nv, K.nnz)
+def _banded_factor(r: np.ndarray, c: np.ndarray, v: FloatArray, n: int, nv: int, block: int) -> BandedLU | None:
+    """The banded LU of the matrix with entries (r, c, v) (``_banded``) when its node-block ordering gives a narrow
+    band, else None (SuperLU). The ordering and bandwidth are kept per pattern (a refactorisation reuses them)."""
+    key = (n, nv, r.size)
     hit = _ORDERS.get(key)
-    indptr, indices = K.indptr.tobytes(), K.indices.tobytes()
-    if hit is not None and hit[0] == indptr and hit[1] == indices:
+    rb, cb = r.tobytes(), c.tobytes()
+    if hit is not None and hit[0] == rb and hit[1] == cb:
         perm, kl, ku = hit[2], hit[3], hit[4]
     else:
-        perm = band_order(sp.csr_array(K), nv, block)
-        kl, ku = BandedLU.bandwidth(K, perm)
+        perm = band_order(sp.csr_array((v, (r, c)), shape=(n, n)), nv, block)
+        kl, ku = band_width(r, c, perm)
         if len(_ORDERS) >= 8:
             del _ORDERS[next(iter(_ORDERS))]
-        _ORDERS[key] = (indptr, indices, perm, kl, ku)
+        _ORDERS[key] = (rb, cb, perm, kl, ku)
     if not BandedLU.fits(n, kl, ku):
         return None
-    lu = BandedLU.factor(K, perm, kl, ku)
+    lu = BandedLU.from_entries(r, c, v, n, perm, kl, ku)
     if lu is None:
         raise SingularNewtonMatrix("the Newton matrix is singular (zero pivot in the banded LU)")
     return lu
