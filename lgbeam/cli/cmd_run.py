@@ -35,7 +35,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="run a case into a run folder (case.toml, provenance.json, solution.npz, paraview/, figures/)",
         description="Run a case (a name from `lgbeam list` or a path to a TOML file). Output goes to "
         "outputs/<case>/<YYYYmmdd-HHMMSS>/ or --out DIR.",
-        epilog="example: lgbeam run flying-spaghetti --set integrator.rtol=1e-5 --out outputs/fs",
+        epilog="example: lgbeam run flying-spaghetti --set integrator.method=hedop5 --set integrator.controller=pi --set integrator.rtol=1e-5 --out outputs/fs",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_case_arguments(p, case_optional=True)

@@ -34,7 +34,13 @@ from lgbeam._typing import FloatArray
 from lgbeam.groups import _series as sr
 from lgbeam.groups.base import cross, hat3
 
-__all__ = ["tangent_inv_derivative", "tangent_inv_transpose_derivative"]
+__all__ = ["coefficients", "tangent_inv_derivative", "tangent_inv_transpose_derivative"]
+
+
+def coefficients(x: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """(c, d, d′/x) at the angles x = |Ω| (the scalar functions of T⁻¹ and its derivative; compiled callers)."""
+    c, d = sr.evaluate(("tinv_c", "tinv_d"), x)
+    return c, d, sr.tinv_d1(x)
 
 
 def _outer(a: FloatArray, b: FloatArray) -> FloatArray:

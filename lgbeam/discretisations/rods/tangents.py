@@ -37,7 +37,7 @@ import scipy.sparse as sp
 
 from lgbeam._typing import FloatArray
 from lgbeam.groups.base import hat3
-from lgbeam.groups.tangent_derivatives import tangent_inv_derivative, tangent_inv_transpose_derivative
+from lgbeam.groups.tangent_derivatives import coefficients, tangent_inv_derivative, tangent_inv_transpose_derivative
 
 from . import assembly
 from .loads import DistributedLoad, Gravity, NodalLoad
@@ -87,16 +87,13 @@ def _pair_H(xi: FloatArray, s: FloatArray, JJ: FloatArray, compiled: bool = Fals
     """[H(−ξ, s); H(ξ, s)] JJ, (N, 12, 12): the derivative of JJᵀ s at fixed s (``compiled``: one compiled loop
     over the edges, ``step_core.pair_H``)."""
     if compiled:
-        from lgbeam.groups import _series as sr
-
         from .step_core import pair_H
 
         xi = np.ascontiguousarray(xi, dtype=float)
-        n = np.sqrt(np.einsum("ei,ei->e", xi[:, :3], xi[:, :3]))
-        c, d = sr.evaluate(("tinv_c", "tinv_d"), n)
+        c, d, d1 = coefficients(np.sqrt(np.einsum("ei,ei->e", xi[:, :3], xi[:, :3])))
         return pair_H(xi, np.ascontiguousarray(s, dtype=float), np.ascontiguousarray(JJ, dtype=float),
                       np.ascontiguousarray(c, dtype=float), np.ascontiguousarray(d, dtype=float),
-                      np.ascontiguousarray(sr.tinv_d1(n), dtype=float))  # type: ignore[no-any-return]
+                      np.ascontiguousarray(d1, dtype=float))  # type: ignore[no-any-return]
     Hab = np.concatenate([tangent_inv_transpose_derivative(-xi, s), tangent_inv_transpose_derivative(xi, s)], axis=1)
     return Hab @ JJ
 
