@@ -249,6 +249,7 @@ class RattleLGVI:
         if m:
             reuse = cache.tq_end is not None and cache.tq_end[0] == t and np.array_equal(cache.tq_end[1], q)
             B0 = cache.B_end if reuse else jac(system, t, q)
+            B0T = B0.T.tocsr() if sp.issparse(B0) else np.ascontiguousarray(np.asarray(B0).T)  # once per step
         trap0 = None
         if not mid:  # the explicit start-point term (h²/2) g₀(t, q₀) (FSAL from the last step)
             g_start = cache.g_end if cache.g_end is not None else self._g0(system, t, q)
@@ -273,7 +274,7 @@ class RattleLGVI:
             if trap0 is not None:
                 R1 = R1 + trap0
             if m:
-                R1 = R1 + B0.T @ lt
+                R1 = R1 + B0T @ lt
             parts = [-R1]
             if m:
                 parts.append(-phi(system, t1, q1))
