@@ -128,6 +128,23 @@ def _tangent(G: Any, d: int, x: FloatArray) -> FloatArray:
     return np.linalg.inv(_blocks(G.tangent_inv(x), d))
 
 
+GROWTH_RATIO = 10.0  # healthy steel-cantilever runs: max|v_n| / max|f/h| ≤ 1.6; at the 5-ms failures 50–128
+
+
+def _growing_mode_note(v: FloatArray, v_half: FloatArray | None) -> str:
+    """A hint for a failed step: the state's velocities far above the last step's mean velocity f/h mark a growing
+    high-frequency mode of the discrete map (docs/implicit.md, "rattle-lgvi: large steps and cost"), which no Newton
+    safeguard can make correct; empty otherwise."""
+    if v_half is None:
+        return ""
+    mean = np.abs(v_half).max(initial=0.0)
+    ratio = np.abs(v).max(initial=0.0) / mean if mean > 0.0 else 0.0
+    if ratio <= GROWTH_RATIO:
+        return ""
+    return (f"; the state's velocities are {ratio:.0f}× the last step's mean velocity f/h: a high-frequency mode of "
+            "the discrete map is growing at this h (docs/implicit.md, 'rattle-lgvi: large steps and cost')")
+
+
 def _block_jacobian(fun: Any, f: FloatArray, d: int) -> FloatArray:
     """Blocks (nb, d, d) of the block-diagonal Jacobian of a blockwise map, by central differences
     (component k of every block perturbed at once: 2d evaluations whatever the number of blocks)."""
@@ -304,6 +321,7 @@ class RattleLGVI:
                 res = float(np.linalg.norm(np.concatenate(parts)))
                 detail = (f"rattle-lgvi Newton {'diverged after' if diverging else 'did not converge in'} {it} iterations at t = {t1:.6g} (h = {h:.3g}): "
                           f"residual {res:.3e}, last correction {err * self.tol:.3e} (relative)")
+                detail += _growing_mode_note(v, cache.v_half)
                 return Step(y, cache, status=Status.SOLVER_FAILED, detail=detail, evaluations=n_eval, iterations=it)
             if err > 0.5 * prev:
                 factor = None
