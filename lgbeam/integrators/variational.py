@@ -115,10 +115,34 @@ def _momentum_map(G: Any, d: int, f: FloatArray, Mf: FloatArray, g: FloatArray, 
     Tinv = _blocks(G.tangent_inv(sgn * f), d)
     out = _bmv(Tinv, Mf, transpose=True)
     if midpoint:
-        Th = _blocks(G.tangent(0.5 * sgn * f), d)
+        Th = _tangent(G, d, 0.5 * sgn * f)
         pg = 0.5 * _bmv(Tinv, _bmv(Th, g, transpose=True), transpose=True)  # P ᵀ g = ½ T⁻ᵀ T(±f/2)ᵀ g
         out = out - sgn * h * h * pg
     return out
+
+
+def _tangent(G: Any, d: int, x: FloatArray) -> FloatArray:
+    """Blocks (nb, d, d) of T(x), as the batched inverse of the T(x)⁻¹ blocks: equal to ``G.tangent`` to
+    round-off (well conditioned near the identity) and half its cost for S³⋉R³, whose T has the costlier
+    series (the translational coupling block)."""
+    return np.linalg.inv(_blocks(G.tangent_inv(x), d))
+
+
+GROWTH_RATIO = 10.0  # healthy steel-cantilever runs: max|v_n| / max|f/h| ≤ 1.6; at the 5-ms failures 50–128
+
+
+def _growing_mode_note(v: FloatArray, v_half: FloatArray | None) -> str:
+    """A hint for a failed step: the state's velocities far above the last step's mean velocity f/h mark a growing
+    high-frequency mode of the discrete map (docs/implicit.md, "rattle-lgvi: large steps and cost"), which no Newton
+    safeguard can make correct; empty otherwise."""
+    if v_half is None:
+        return ""
+    mean = np.abs(v_half).max(initial=0.0)
+    ratio = np.abs(v).max(initial=0.0) / mean if mean > 0.0 else 0.0
+    if ratio <= GROWTH_RATIO:
+        return ""
+    return (f"; the state's velocities are {ratio:.0f}× the last step's mean velocity f/h: a high-frequency mode of "
+            "the discrete map is growing at this h (docs/implicit.md, 'rattle-lgvi: large steps and cost')")
 
 
 def _block_jacobian(fun: Any, f: FloatArray, d: int) -> FloatArray:
@@ -152,6 +176,8 @@ class VICache:
     h_prev: float = 0.0
     factor: KKTFactor | None = None
     force_floor: float = 0.0
+    B_end: Any = None  # B(t₁, q₁) of the last step: this step's B(t₀, q₀) when the state is unchanged
+    tq_end: tuple[float, FloatArray] | None = None
 
 
 def _check_conservative(system: Any, t0: float, q: FloatArray, v: FloatArray, M: sp.csr_array, d: int) -> None:
@@ -236,7 +262,11 @@ class RattleLGVI:
         mid = self.quadrature == "midpoint"
         th, t1 = t + 0.5 * h, t + h
         hmu0 = h * (M @ v)
-        B0 = jac(system, t, q) if m else None
+        B0 = None
+        if m:
+            reuse = cache.tq_end is not None and cache.tq_end[0] == t and np.array_equal(cache.tq_end[1], q)
+            B0 = cache.B_end if reuse else jac(system, t, q)
+            B0T = B0.T.tocsr() if sp.issparse(B0) else np.ascontiguousarray(np.asarray(B0).T)  # once per step
         trap0 = None
         if not mid:  # the explicit start-point term (h²/2) g₀(t, q₀) (FSAL from the last step)
             g_start = cache.g_end if cache.g_end is not None else self._g0(system, t, q)
@@ -261,7 +291,7 @@ class RattleLGVI:
             if trap0 is not None:
                 R1 = R1 + trap0
             if m:
-                R1 = R1 + B0.T @ lt
+                R1 = R1 + B0T @ lt
             parts = [-R1]
             if m:
                 parts.append(-phi(system, t1, q1))
@@ -291,6 +321,7 @@ class RattleLGVI:
                 res = float(np.linalg.norm(np.concatenate(parts)))
                 detail = (f"rattle-lgvi Newton {'diverged after' if diverging else 'did not converge in'} {it} iterations at t = {t1:.6g} (h = {h:.3g}): "
                           f"residual {res:.3e}, last correction {err * self.tol:.3e} (relative)")
+                detail += _growing_mode_note(v, cache.v_half)
                 return Step(y, cache, status=Status.SOLVER_FAILED, detail=detail, evaluations=n_eval, iterations=it)
             if err > 0.5 * prev:
                 factor = None
@@ -308,6 +339,7 @@ class RattleLGVI:
             g_end = self._g0(system, t1, q1)
             n_eval += 1
             hmu1 = hmu1 - 0.5 * h * h * g_end
+        B1 = None
         if m:
             B1 = jac(system, t1, q1)
             r2 = -system.constraint_rate(t1, q1) if cache.rheonomic else np.zeros(m)
@@ -322,7 +354,7 @@ class RattleLGVI:
         else:  # through the midpoint values of this and the last step
             lam_out = mean + (0.5 * h) * (mean - cache.lam_mid) / (0.5 * (h + cache.h_prev))
         new_cache = VICache(M, cache.lin, cache.fd, d, lam0, f / h, g_end, cache.rheonomic, mean, h, factor,
-                            force_floor)
+                            force_floor, B1, (t1, q1))
 
         def dense(sigma: float) -> MechanicalState:
             return hermite(G, q, v, lam, f, q1, v1, lam_out, None, None, h, sigma)
