@@ -115,7 +115,7 @@ def test_growing_mode_note_is_silent_on_a_healthy_run():
 def test_rattle_at_5ms_is_stable_with_a_larger_rotary_inertia():
     """The same rod with ρJ × 100 (nothing else changed) runs h = 5 ms to t = 0.7 with the tip's rotation rate at
     gen-alpha's level (its frozen-state eigenvalues are back on the unit circle; ρJ × 4 and × 20 are not enough:
-    −1.120, −1.085 at t = 0.45, docs/scripts/rattle_spectrum.py): the growing mode is a stiff bending mode near the
+    −1.120, −1.085 at t = 0.45, tools/rattle_spectrum.py): the growing mode is a stiff bending mode near the
     free end whose frequency the rotary inertia sets once it dominates. With the physical ρJ (the same explicit
     material table) the run stops."""
     rod, y0 = _rod(MATERIAL.format(*(100.0 * RHO_J)))

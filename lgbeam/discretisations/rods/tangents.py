@@ -37,7 +37,11 @@ import scipy.sparse as sp
 
 from lgbeam._typing import FloatArray
 from lgbeam.groups.base import hat3
-from lgbeam.groups.tangent_derivatives import coefficients, tangent_inv_derivative, tangent_inv_transpose_derivative
+from lgbeam.groups.tangent_derivatives import (
+    coefficients,
+    tangent_inv_derivative,
+    tangent_inv_transpose_derivative,
+)
 
 from . import assembly
 from .loads import DistributedLoad, Gravity, NodalLoad

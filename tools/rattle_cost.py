@@ -4,7 +4,7 @@ cantilever (cases/steel-cantilever-dynamic.toml), docs/implicit.md "rattle-lgvi:
 Error: max_t |x_tip − x_ref| / max_t |x_ref − x_ref(0)| over 101 output times, reference gen-alpha at
 h = 1.25e-4 (cached in $RATTLE_COST_DIR, default /tmp). One JSON line per (N, h, method).
 
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python docs/scripts/rattle_cost.py [N ...]
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python tools/rattle_cost.py [N ...]
 """
 
 import json

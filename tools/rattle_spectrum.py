@@ -4,7 +4,7 @@ cantilever, by central differences of the step (docs/implicit.md "rattle-lgvi: l
 The state is gen-alpha's at time T (h = 1 ms); the map is rattle-lgvi's with step H, Newton tolerance 1e-12.
 2·dim evaluations of the step (N = 16: ~25 s). Extra arguments are case overrides (key=value).
 
-    python docs/scripts/rattle_spectrum.py N T H [key=value ...]
+    python tools/rattle_spectrum.py N T H [key=value ...]
 """
 
 import sys
