@@ -157,3 +157,17 @@ def test_compiled_pair_H_equals_the_numpy_derivative(angle_scale, rng):
     s = rng.standard_normal(xi.shape)
     ref = tangents._pair_H(xi, s, JJ, False)
     assert np.abs(tangents._pair_H(xi, s, JJ, True) - ref).max() < 1e-14 * np.abs(ref).max()
+
+
+@pytest.mark.parametrize("group", ["S3R3", "SO3xR3", "SE3", "S3xR3"])
+def test_heavy_top_fused_step_residuals_equal_the_protocol_methods(group, rng):
+    """The heavy top's one-pass (‖Φ‖, ‖B v‖, energy) (the driver's per-step diagnostics) equals the norms of
+    ``constraints``, ``constraint_jacobian`` @ v and ``energy`` at a random state."""
+    from lgbeam.models.heavy_top import HeavyTop
+
+    top = HeavyTop(group)
+    q0, _ = top.initial_state()
+    q, v = top.group.retract(q0, 0.3 * rng.standard_normal(6)), rng.standard_normal(6)
+    want = (np.linalg.norm(top.constraints(q)), np.linalg.norm(np.asarray(top.constraint_jacobian(q)) @ v),
+            top.energy(0.0, q, v))
+    assert np.allclose(top.step_residuals(0.0, q, v), want, rtol=1e-14, atol=1e-14)

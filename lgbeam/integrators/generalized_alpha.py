@@ -305,7 +305,7 @@ class GeneralizedAlpha:
         else:
             bn = _NO_CSR
         residual = newton_residual_fn(system, cache.lin, cache.rheonomic)
-        mdiag = cache.mdiag
+        mdiag = getattr(cache, "mdiag", None)  # None also for a checkpoint written before the field existed
         factor = cache.factor if (self.reuse and cache.factor_h == h) else None
         n_fact, n_eval, it = cache.n_factorisations, 0, 0
         force_floor = cache.force_floor

@@ -19,6 +19,8 @@ R(0) = I, Ω(0) = (0, 150, −4.61538)); Brüls, Cardona & Arnold (2012) for the
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -102,6 +104,19 @@ class HeavyTop:
         B[:, :3] = [[0.0, -y2, y1], [y2, 0.0, -y0], [-y1, y0, 0.0]]
         B[:, 3:] = R.T
         return B
+
+    def step_residuals(self, t: float, q: FloatArray, v: FloatArray) -> tuple[float, float, float]:
+        """(‖Φ‖, ‖B v‖, energy) from one rotation and translation (``HasStepResiduals``; equal to ``constraints``,
+        ``constraint_jacobian`` and ``energy``): y = Rᵀx, Φ = y − X, B v = y × Ω + (U or RᵀU)."""
+        R, x = self.group.rotation(q), self.group.translation(q)
+        y0, y1, y2 = (x @ R).tolist()
+        o0, o1, o2, u0, u1, u2 = np.asarray(v, dtype=float).tolist()
+        if not self.semidirect:
+            u0, u1, u2 = (np.array([u0, u1, u2]) @ R).tolist()
+        X0, X1, X2 = self._X.tolist()
+        phi = math.sqrt((y0 - X0) ** 2 + (y1 - X1) ** 2 + (y2 - X2) ** 2)
+        b0, b1, b2 = y1 * o2 - y2 * o1 + u0, y2 * o0 - y0 * o2 + u1, y0 * o1 - y1 * o0 + u2
+        return phi, math.sqrt(b0 * b0 + b1 * b1 + b2 * b2), self.energy(t, q, v)
 
     def energy(self, t: float, q: FloatArray, v: FloatArray) -> float:
         Om, U = v[:3], v[3:]
