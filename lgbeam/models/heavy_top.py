@@ -20,7 +20,6 @@ R(0) = I, Ω(0) = (0, 150, −4.61538)); Brüls, Cardona & Arnold (2012) for the
 from __future__ import annotations
 
 import math
-
 from dataclasses import dataclass, field
 from typing import Any
 
