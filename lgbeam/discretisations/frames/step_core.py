@@ -1,4 +1,6 @@
-"""The joints' rows of Φ and B in one compiled pass (the numpy reference: ``JointRows.phi``/``jacobian_data``).
+"""The joints' rows of Φ and B in one compiled pass (the numpy reference: ``JointRows.phi``/``jacobian_data``), and
+the fused Newton residual of a whole structure (``structure_residual``; the reference: ``Structure``'s protocol
+methods).
 
 Per joint k (joints.py, module docstring): pQ = p̄_a p_b c̄₀ (the quaternion of Q = R_aᵀ R_b C₀ᵀ), ψ = log pQ, then
 per row with b = T(ψ)⁻ᵀ n = T(−ψ)⁻¹ n
@@ -16,6 +18,8 @@ import math
 import numpy as np
 
 from lgbeam._numba import njit
+from lgbeam.discretisations.rods import _compiled as rod_compiled
+from lgbeam.discretisations.rods.step_core import support_eval
 from lgbeam.groups import compiled_kernels as gk
 
 
@@ -63,4 +67,95 @@ def joint_eval(q, ia, ib, c0, row_entry, row_rot, row_dir):  # type: ignore[no-u
     return phi, data
 
 
-__all__ = ["joint_eval"]
+@njit
+def structure_residual(q, V, lam, ia, C_ds, Cw0, Cd_ds, damped, J, mass,  # type: ignore[no-untyped-def]
+                       in_edge, in_comp, in_row, in_ref,
+                       s_nodes, base_p, base_R, base_x, s_entry, s_rot, s_dir, s_row,
+                       j_ia, j_ib, j_c0, j_entry, j_rot, j_dir, j_row,
+                       load_idx, load_vec, load_spatial, load_scale):
+    """(g (n, 6), Bᵀλ (n, 6), Φ (m,), B v (m,)) of a structure at one iterate, in one pass (the rods'
+    ``step_core.newton_residual`` over every edge of every rod: edge e joins the global nodes ia[e] and ia[e] + 1;
+    internal rows (edge, strain component, row, reference); support rows (merged, global nodes); joint rows).
+    Springs are not included (the caller adds them)."""
+    xi, JJ = rod_compiled.edge_kinematics(q)  # every consecutive pair of nodes; the edges are the pairs ia
+    nn = q.shape[0]
+    g = np.zeros((nn, 6))
+    f = np.zeros((nn, 6))
+    sig = np.empty(6)
+    for e in range(ia.shape[0]):
+        a = ia[e]
+        for i in range(6):
+            sv = C_ds[e, i] * xi[a, i] - Cw0[e, i]
+            if damped:
+                rate = 0.0
+                for j in range(6):
+                    rate += JJ[a, i, j] * V[a, j] + JJ[a, i, 6 + j] * V[a + 1, j]
+                sv += Cd_ds[e, i] * rate
+            sig[i] = sv
+        for j in range(6):
+            fa = 0.0
+            fb = 0.0
+            for i in range(6):
+                fa += sig[i] * JJ[a, i, j]
+                fb += sig[i] * JJ[a, i, 6 + j]
+            g[a, j] += fa
+            g[a + 1, j] += fb
+    for n in range(nn):  # gyroscopic: (Ω × JΩ, m Ω × U)
+        o0, o1, o2, u0, u1, u2 = V[n, 0], V[n, 1], V[n, 2], V[n, 3], V[n, 4], V[n, 5]
+        c0, c1, c2 = gk.cross(o0, o1, o2, J[n, 0] * o0, J[n, 1] * o1, J[n, 2] * o2)
+        d0, d1, d2 = gk.cross(o0, o1, o2, u0, u1, u2)
+        g[n, 0] += c0
+        g[n, 1] += c1
+        g[n, 2] += c2
+        g[n, 3] += mass[n] * d0
+        g[n, 4] += mass[n] * d1
+        g[n, 5] += mass[n] * d2
+    if load_idx.shape[0]:
+        rod_compiled._add_nodal_loads(g, q, load_idx, load_vec, load_spatial, load_scale)
+    m = lam.shape[0]
+    phi = np.zeros(m)
+    bv = np.zeros(m)
+    for r in range(in_row.shape[0]):
+        a = ia[in_edge[r]]
+        k = in_comp[r]
+        row = in_row[r]
+        phi[row] = xi[a, k] - in_ref[r]
+        lr = lam[row]
+        b = 0.0
+        for j in range(6):
+            jm = JJ[a, k, j]
+            jp = JJ[a, k, 6 + j]
+            b += jm * V[a, j] + jp * V[a + 1, j]
+            f[a, j] += jm * lr
+            f[a + 1, j] += jp * lr
+        bv[row] = b
+    if s_row.shape[0]:
+        s_phi, s_data, _ = support_eval(q, s_nodes, base_p, base_R, base_x, s_entry, s_rot, s_dir)
+        for r in range(s_row.shape[0]):
+            i = s_nodes[s_entry[r]]
+            row = s_row[r]
+            lr = lam[row]
+            b = 0.0
+            for j in range(6):
+                b += s_data[r, j] * V[i, j]
+                f[i, j] += s_data[r, j] * lr
+            phi[row] = s_phi[r]
+            bv[row] = b
+    if j_row.shape[0]:
+        j_phi, j_data = joint_eval(q, j_ia, j_ib, j_c0, j_entry, j_rot, j_dir)
+        for r in range(j_row.shape[0]):
+            a = j_ia[j_entry[r]]
+            bb = j_ib[j_entry[r]]
+            row = j_row[r]
+            lr = lam[row]
+            b = 0.0
+            for j in range(6):
+                b += j_data[r, j] * V[a, j] + j_data[r, 6 + j] * V[bb, j]
+                f[a, j] += j_data[r, j] * lr
+                f[bb, j] += j_data[r, 6 + j] * lr
+            phi[row] = j_phi[r]
+            bv[row] = b
+    return g, f, phi, bv
+
+
+__all__ = ["joint_eval", "structure_residual"]

@@ -32,7 +32,7 @@ from lgbeam.discretisations.rods import CosseratRod
 from lgbeam.discretisations.rods import statics as rod_statics
 from lgbeam.discretisations.rods import tangents as rod_tangents
 from lgbeam.discretisations.rods.assembly import CSRPattern, edge_row_pattern
-from lgbeam.discretisations.rods.support_rows import merge_support_rows
+from lgbeam.discretisations.rods.support_rows import Base, merge_support_rows
 
 from .joints import COINCIDE_TOL, Joint, JointRows
 
@@ -242,6 +242,67 @@ class Structure:
         if self.joint_rows.has_springs:
             g += self.joint_rows.spring_forces(self._q(q)).ravel()
         return g
+
+    def newton_residual(self, t: float, q: FloatArray, v: FloatArray,
+                        lam: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+        """(g, Bᵀλ, Φ, B v + Φ_t) at (t, q, v, λ) (``HasNewtonResidual``): compiled structures with nodal loads only in
+        one pass over all edges, supports and joints (``frames.step_core.structure_residual``; springs added after);
+        otherwise the protocol methods (the numpy reference)."""
+        qa = self._q(q)
+        fused = self._fused
+        if fused is None:
+            B = self.constraint_jacobian_t(t, qa)
+            bv = B @ v
+            if self.rheonomic:
+                bv = bv + self.constraint_rate(t, qa)
+            return self.forces(t, qa, v), B.T @ lam, self.constraints_t(t, qa), bv
+        from .step_core import structure_residual
+
+        V = np.ascontiguousarray(v, dtype=float).reshape(self.n_nodes, 6)
+        lam = np.ascontiguousarray(lam, dtype=float)
+        sup, jr = fused["supports"], self.joint_rows
+        base = sup.base(t) if sup is not None else fused["no_base"]
+        scale = np.array([-ld.time(t) for ld in fused["loads_list"]]) if fused["loads_list"] else fused["no_scale"]
+        g, f, phi, bv = structure_residual(
+            qa, V, lam, *fused["edges"], *fused["internal"], *fused["support_nodes"], base.p, base.R, base.x,
+            *fused["support_rows"], jr.ia, jr.ib, jr.c0, jr.row_entry, jr.row_rot, jr.row_dir, fused["joint_row"],
+            *fused["loads"], scale)
+        if sup is not None and sup.has_springs:
+            g += sup.spring_forces(t, qa)
+        if jr.has_springs:
+            g += jr.spring_forces(qa)
+        if self.rheonomic:
+            bv = bv + self.constraint_rate(t, qa)
+        return g.ravel(), f.ravel(), phi, bv
+
+    @cached_property
+    def _fused(self) -> dict[str, Any] | None:
+        """The constant arguments of ``structure_residual``, or None where the reference path is needed (numpy
+        kernels, loads other than nodal ones)."""
+        if not self.compiled or any(r.loads and r._nodal_loads is None for r in self.members):
+            return None
+        b, (ia, C_ds, Cw0, Cd_ds, _) = self._rows_batch, self._edge_batch
+        J, m = self._inertia
+        sup = b["supports"]
+        o = self.node_offsets
+        nodal = [(o[k] + r._nodal_loads[0], r._nodal_loads[1], r._nodal_loads[2])
+                 for k, r in enumerate(self.members) if r.loads and r._nodal_loads is not None]
+        loads = ((np.concatenate([x[0] for x in nodal]).astype(np.intp),
+                  np.ascontiguousarray(np.concatenate([x[1] for x in nodal]), dtype=float),
+                  np.concatenate([x[2] for x in nodal]).astype(bool)) if nodal
+                 else (np.zeros(0, np.intp), np.zeros((0, 6)), np.zeros(0, bool)))
+        k0 = np.zeros(0, np.int64)
+        no_base = Base(np.zeros((0, 4)), np.zeros((0, 3, 3)), np.zeros((0, 3)), np.zeros((0, 3)), np.zeros((0, 3)))
+        return {
+            "edges": (ia, C_ds, Cw0, C_ds if Cd_ds is None else Cd_ds, Cd_ds is not None, J, m),
+            "internal": (b["xi"] // 6, b["xi"] % 6, b["phi_rows"], b["phi_ref"]),
+            "supports": sup, "no_base": no_base,
+            "support_nodes": (sup.nodes if sup is not None else k0,),
+            "support_rows": ((sup.row_entry, sup.row_rot, sup.row_dir, b["sup_rows"]) if sup is not None
+                             else (k0, np.zeros(0, bool), np.zeros((0, 3)), k0)),
+            "joint_row": np.ascontiguousarray(b["joint_rows"], dtype=np.int64),
+            "loads": loads, "loads_list": tuple(ld for r in self.members for ld in r.loads), "no_scale": np.zeros(0),
+        }
 
     def external_forces(self, t: float, q: FloatArray) -> FloatArray:
         """Body-frame external loads f of all rods (they enter g as −f)."""
