@@ -60,17 +60,19 @@ def test_rod_step_core_equals_the_numpy_reference(kind, inextensible, rng):
         assert np.abs(want[3] - Br @ v - ref.constraint_rate(t, q)).max() < 1e-13
 
 
+def _member(compiled: bool, a, b, n, **kw) -> CosseratRod:
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    mesh = RodMesh.uniform(float(np.linalg.norm(b - a)), n)
+    return CosseratRod(mesh=mesh, material=MAT, q_ref=straight(S3R3(compiled=compiled), mesh, start=a, direction=b - a),
+                       compiled=compiled, **kw)
+
+
 def test_frame_joint_and_support_rows_equal_the_numpy_reference(rng):
     """A structure's Φ and B (joints: rigid, hinge, ball; supports: clamped, prescribed, pinned) from the compiled
     passes equal the numpy rows, and B = ∂Φ/∂q by central differences."""
     def build(compiled: bool) -> Structure:
-        G = S3R3(compiled=compiled)
-
         def rod(a, b, n, **kw):
-            a, b = np.asarray(a, float), np.asarray(b, float)
-            mesh = RodMesh.uniform(float(np.linalg.norm(b - a)), n)
-            return CosseratRod(mesh=mesh, material=MAT, q_ref=straight(G, mesh, start=a, direction=b - a),
-                               compiled=compiled, **kw)
+            return _member(compiled, a, b, n, **kw)
         return Structure(
             rods={"a": rod((0, 0, 0), (0, 0, 1), 3, supports=(Support("start", "clamped"),)),
                   "b": rod((0, 0, 1), (1, 0, 1.3), 4, supports=(Support("end", "prescribed", MOTION, fix=("x", "z", "ry")),)),
@@ -178,13 +180,8 @@ def test_structure_fused_residual_equals_the_numpy_reference(rng):
     support's springs added after) equals the numpy structure's protocol methods (g, Bᵀλ, Φ, B v + Φ_t), with a
     moving support at t > 0."""
     def build(compiled: bool) -> Structure:
-        G = S3R3(compiled=compiled)
-
         def rod(a, b, n, **kw):
-            a, b = np.asarray(a, float), np.asarray(b, float)
-            mesh = RodMesh.uniform(float(np.linalg.norm(b - a)), n)
-            return CosseratRod(mesh=mesh, material=MAT, q_ref=straight(G, mesh, start=a, direction=b - a),
-                               compiled=compiled, **kw)
+            return _member(compiled, a, b, n, **kw)
         return Structure(
             rods={"a": rod((0, 0, 0), (0, 0, 1), 3, supports=(Support("start", "clamped"),),
                            loads=(NodalLoad(node="end", force=[0.3, 0.0, 0.1], frame="spatial"),)),

@@ -13,20 +13,12 @@ per row with b = T(ψ)⁻ᵀ n = T(−ψ)⁻¹ n
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from lgbeam._numba import njit
 from lgbeam.discretisations.rods import _compiled as rod_compiled
-from lgbeam.discretisations.rods.step_core import support_eval
+from lgbeam.discretisations.rods.step_core import newton_residual, product_log, qmul, support_eval
 from lgbeam.groups import compiled_kernels as gk
-
-
-@njit
-def _qmul(a0, a1, a2, a3, b0, b1, b2, b3):  # type: ignore[no-untyped-def]
-    return (a0 * b0 - a1 * b1 - a2 * b2 - a3 * b3, a0 * b1 + a1 * b0 + a2 * b3 - a3 * b2,
-            a0 * b2 - a1 * b3 + a2 * b0 + a3 * b1, a0 * b3 + a1 * b2 - a2 * b1 + a3 * b0)
 
 
 @njit
@@ -38,12 +30,10 @@ def joint_eval(q, ia, ib, c0, row_entry, row_rot, row_dir):  # type: ignore[no-u
     tc = np.empty(k)
     for j in range(k):
         a, b = ia[j], ib[j]
-        r0, r1, r2, r3 = _qmul(q[b, 0], q[b, 1], q[b, 2], q[b, 3], c0[j, 0], -c0[j, 1], -c0[j, 2], -c0[j, 3])
-        p0, p1, p2, p3 = _qmul(q[a, 0], -q[a, 1], -q[a, 2], -q[a, 3], r0, r1, r2, r3)
-        pq[j, 0], pq[j, 1], pq[j, 2], pq[j, 3] = p0, p1, p2, p3
-        w0, w1, w2 = gk.quat_log1(p0, p1, p2, p3)
+        r0, r1, r2, r3 = qmul(q[b, 0], q[b, 1], q[b, 2], q[b, 3], c0[j, 0], -c0[j, 1], -c0[j, 2], -c0[j, 3])
+        p, w0, w1, w2, tc[j] = product_log(q[a, 0], -q[a, 1], -q[a, 2], -q[a, 3], r0, r1, r2, r3)  # p̄_a p_b c̄₀
+        pq[j, 0], pq[j, 1], pq[j, 2], pq[j, 3] = p[0], p[1], p[2], p[3]
         psi[j, 0], psi[j, 1], psi[j, 2] = w0, w1, w2
-        tc[j] = gk.tinv_c(math.sqrt(w0 * w0 + w1 * w1 + w2 * w2))
     m = row_entry.shape[0]
     phi = np.empty(m)
     data = np.zeros((m, 12))
@@ -78,69 +68,14 @@ def structure_residual(q, V, lam, ia, C_ds, Cw0, Cd_ds, damped, J, mass,  # type
     internal rows (edge, strain component, row, reference); support rows (merged, global nodes); joint rows).
     Springs are not included (the caller adds them)."""
     xi, JJ = rod_compiled.edge_kinematics(q)  # every consecutive pair of nodes; the edges are the pairs ia
-    nn = q.shape[0]
-    g = np.zeros((nn, 6))
-    f = np.zeros((nn, 6))
-    sig = np.empty(6)
-    for e in range(ia.shape[0]):
-        a = ia[e]
-        for i in range(6):
-            sv = C_ds[e, i] * xi[a, i] - Cw0[e, i]
-            if damped:
-                rate = 0.0
-                for j in range(6):
-                    rate += JJ[a, i, j] * V[a, j] + JJ[a, i, 6 + j] * V[a + 1, j]
-                sv += Cd_ds[e, i] * rate
-            sig[i] = sv
-        for j in range(6):
-            fa = 0.0
-            fb = 0.0
-            for i in range(6):
-                fa += sig[i] * JJ[a, i, j]
-                fb += sig[i] * JJ[a, i, 6 + j]
-            g[a, j] += fa
-            g[a + 1, j] += fb
-    for n in range(nn):  # gyroscopic: (Ω × JΩ, m Ω × U)
-        o0, o1, o2, u0, u1, u2 = V[n, 0], V[n, 1], V[n, 2], V[n, 3], V[n, 4], V[n, 5]
-        c0, c1, c2 = gk.cross(o0, o1, o2, J[n, 0] * o0, J[n, 1] * o1, J[n, 2] * o2)
-        d0, d1, d2 = gk.cross(o0, o1, o2, u0, u1, u2)
-        g[n, 0] += c0
-        g[n, 1] += c1
-        g[n, 2] += c2
-        g[n, 3] += mass[n] * d0
-        g[n, 4] += mass[n] * d1
-        g[n, 5] += mass[n] * d2
-    if load_idx.shape[0]:
-        rod_compiled._add_nodal_loads(g, q, load_idx, load_vec, load_spatial, load_scale)
-    m = lam.shape[0]
-    phi = np.zeros(m)
-    bv = np.zeros(m)
-    for r in range(in_row.shape[0]):
-        a = ia[in_edge[r]]
-        k = in_comp[r]
-        row = in_row[r]
-        phi[row] = xi[a, k] - in_ref[r]
-        lr = lam[row]
-        b = 0.0
-        for j in range(6):
-            jm = JJ[a, k, j]
-            jp = JJ[a, k, 6 + j]
-            b += jm * V[a, j] + jp * V[a + 1, j]
-            f[a, j] += jm * lr
-            f[a + 1, j] += jp * lr
-        bv[row] = b
     if s_row.shape[0]:
         s_phi, s_data, _ = support_eval(q, s_nodes, base_p, base_R, base_x, s_entry, s_rot, s_dir)
-        for r in range(s_row.shape[0]):
-            i = s_nodes[s_entry[r]]
-            row = s_row[r]
-            lr = lam[row]
-            b = 0.0
-            for j in range(6):
-                b += s_data[r, j] * V[i, j]
-                f[i, j] += s_data[r, j] * lr
-            phi[row] = s_phi[r]
-            bv[row] = b
+        s_node = s_nodes[s_entry]
+    else:
+        s_phi, s_data, s_node = np.zeros(0), np.zeros((0, 6)), s_row
+    g, f, phi, bv = newton_residual(xi, JJ, V, lam, ia, in_edge, in_comp, in_row, in_ref, s_phi, s_data, s_node,
+                                    s_row, C_ds, Cw0, Cd_ds, damped, J, mass, q, load_idx, load_vec, load_spatial,
+                                    load_scale)
     if j_row.shape[0]:
         j_phi, j_data = joint_eval(q, j_ia, j_ib, j_c0, j_entry, j_rot, j_dir)
         for r in range(j_row.shape[0]):

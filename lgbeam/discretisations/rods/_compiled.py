@@ -42,32 +42,34 @@ def edge_kinematics(q):  # type: ignore[no-untyped-def]
 
 
 @njit
-def _internal_forces(xi, JJ, V, C_ds, Cw0, Cd_ds, damped, J, m):  # type: ignore[no-untyped-def]
-    """Elastic + Kelvin–Voigt + gyroscopic nodal forces (N+1, 6), as ``kernels.internal_forces``.
+def _edge_forces(xi, JJ, V, ia, C_ds, Cw0, Cd_ds, damped, J, m):  # type: ignore[no-untyped-def]
+    """Elastic + Kelvin–Voigt + gyroscopic nodal forces (n_nodes, 6) of the edges e joining nodes ia[e] and
+    ia[e] + 1 (ξ, JJ indexed by ia[e]; C per edge e): a rod (ia = 0 … N−1) or every rod of a structure.
 
-    sigma_e = C_ds xi_e − Cw0 (+ Cd_ds · JJ_e [v_e; v_{e+1}]); g_e += Jmᵀσ, g_{e+1} += Jpᵀσ;
+    sigma_e = C_ds xi_a − Cw0 (+ Cd_ds · JJ_a [v_a; v_{a+1}]); g_a += Jmᵀσ, g_{a+1} += Jpᵀσ;
     g_i += (Ω × JΩ, m Ω × U)."""
-    ne = xi.shape[0]
-    g = np.zeros((ne + 1, 6))
+    nn = V.shape[0]
+    g = np.zeros((nn, 6))
     sig = np.empty(6)
-    for e in range(ne):
+    for e in range(ia.shape[0]):
+        a = ia[e]
         for i in range(6):
-            s = C_ds[e, i] * xi[e, i] - Cw0[e, i]
+            s = C_ds[e, i] * xi[a, i] - Cw0[e, i]
             if damped:
                 rate = 0.0
                 for j in range(6):
-                    rate += JJ[e, i, j] * V[e, j] + JJ[e, i, 6 + j] * V[e + 1, j]
+                    rate += JJ[a, i, j] * V[a, j] + JJ[a, i, 6 + j] * V[a + 1, j]
                 s += Cd_ds[e, i] * rate
             sig[i] = s
         for j in range(6):
             fa = 0.0
             fb = 0.0
             for i in range(6):
-                fa += sig[i] * JJ[e, i, j]
-                fb += sig[i] * JJ[e, i, 6 + j]
-            g[e, j] += fa
-            g[e + 1, j] += fb
-    for n in range(ne + 1):
+                fa += sig[i] * JJ[a, i, j]
+                fb += sig[i] * JJ[a, i, 6 + j]
+            g[a, j] += fa
+            g[a + 1, j] += fb
+    for n in range(nn):
         o0, o1, o2, u0, u1, u2 = V[n, 0], V[n, 1], V[n, 2], V[n, 3], V[n, 4], V[n, 5]
         j0, j1, j2 = J[n, 0] * o0, J[n, 1] * o1, J[n, 2] * o2
         c0, c1, c2 = gk.cross(o0, o1, o2, j0, j1, j2)
@@ -79,6 +81,13 @@ def _internal_forces(xi, JJ, V, C_ds, Cw0, Cd_ds, damped, J, m):  # type: ignore
         g[n, 4] += m[n] * d1
         g[n, 5] += m[n] * d2
     return g
+
+
+@njit
+def _internal_forces(xi, JJ, V, C_ds, Cw0, Cd_ds, damped, J, m):  # type: ignore[no-untyped-def]
+    """Elastic + Kelvin–Voigt + gyroscopic nodal forces (N+1, 6) of a rod, as ``kernels.internal_forces``
+    (``_edge_forces`` with ia = 0 … N−1)."""
+    return _edge_forces(xi, JJ, V, np.arange(xi.shape[0]), C_ds, Cw0, Cd_ds, damped, J, m)
 
 
 @njit

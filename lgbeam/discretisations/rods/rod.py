@@ -340,8 +340,8 @@ class CosseratRod:
         b = sr.base(t)
         scale = np.array([-ld.time(t) for ld in self.loads]) if self.loads else fused["no_scale"]
         g, f, phi, bv = step_core.rod_residual(
-            q, V, lam, self._rows_index, self._phi_ref, sr.nodes, b.p, b.R, b.x, sr.row_entry, sr.row_rot, sr.row_dir,
-            fused["s_node"], *fused["kv"], *fused["loads"], scale)
+            q, V, lam, *fused["rows"], sr.nodes, b.p, b.R, b.x, sr.row_entry, sr.row_rot, sr.row_dir,
+            fused["s_node"], fused["s_row"], *fused["kv"], *fused["loads"], scale)
         if sr.rheonomic:
             bv[self.n_internal:] += sr.rate(t, q)
         return g.ravel(), f.ravel(), phi, bv
@@ -356,9 +356,13 @@ class CosseratRod:
         nodal = self._nodal_loads
         loads = ((np.zeros(0, np.intp), np.zeros((0, 6)), np.zeros(0, bool)) if nodal is None
                  else (nodal[0].astype(np.intp), np.ascontiguousarray(nodal[1], dtype=float), nodal[2]))
+        ne, nr = self.mesh.n_elements, len(self.internal_rows)
+        rows = (np.arange(ne, dtype=np.int64), np.repeat(np.arange(ne, dtype=np.int64), nr),
+                np.tile(self._rows_index.astype(np.int64), ne), np.arange(ne * nr, dtype=np.int64),
+                np.ascontiguousarray(self._phi_ref, dtype=float).ravel())
         return {"kv": (C_ds, Cw0, C_ds if Cd_ds is None else Cd_ds, Cd_ds is not None, J, m), "loads": loads,
-                "s_node": self.support_rows.row_nodes, "no_phi": np.zeros(0), "no_data": np.zeros((0, 6)),
-                "no_scale": np.zeros(0)}
+                "rows": rows, "s_node": self.support_rows.row_nodes,
+                "s_row": self.n_internal + np.arange(self.support_rows.n_rows, dtype=np.int64), "no_scale": np.zeros(0)}
 
     # ------------------------------------------------------------------ exact tangents (HasTangents; tangents.py)
     def stiffness(self, t: float, q: FloatArray, v: FloatArray) -> sp.csr_array:

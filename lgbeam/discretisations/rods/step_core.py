@@ -40,6 +40,21 @@ from . import _compiled
 
 
 @njit
+def qmul(a0, a1, a2, a3, b0, b1, b2, b3):  # type: ignore[no-untyped-def]
+    """The Hamilton product a b of two quaternions (scalar first)."""
+    return (a0 * b0 - a1 * b1 - a2 * b2 - a3 * b3, a0 * b1 + a1 * b0 + a2 * b3 - a3 * b2,
+            a0 * b2 - a1 * b3 + a2 * b0 + a3 * b1, a0 * b3 + a1 * b2 - a2 * b1 + a3 * b0)
+
+
+@njit
+def product_log(a0, a1, a2, a3, b0, b1, b2, b3):  # type: ignore[no-untyped-def]
+    """(r = a b, ψ = log r (3 floats), c = tinv_c(|ψ|)): a relative rotation, its vector and T⁻¹'s coefficient."""
+    r = qmul(a0, a1, a2, a3, b0, b1, b2, b3)
+    w0, w1, w2 = gk.quat_log1(r[0], r[1], r[2], r[3])
+    return r, w0, w1, w2, gk.tinv_c(math.sqrt(w0 * w0 + w1 * w1 + w2 * w2))
+
+
+@njit
 def support_eval(q, nodes, base_p, base_R, base_x, row_entry, row_rot, row_dir):  # type: ignore[no-untyped-def]
     """(Φ (m,), B entries (m, 6), b = T(ψ)⁻ᵀ a (m, 3)) of the support rows (module docstring)."""
     k = nodes.shape[0]
@@ -47,15 +62,9 @@ def support_eval(q, nodes, base_p, base_R, base_x, row_entry, row_rot, row_dir):
     tc = np.empty(k)
     for s in range(k):
         i = nodes[s]
-        a0, a1, a2, a3 = q[i, 0], q[i, 1], q[i, 2], q[i, 3]
-        b0, b1, b2, b3 = base_p[s, 0], -base_p[s, 1], -base_p[s, 2], -base_p[s, 3]  # conj(p_ref)
-        r0 = a0 * b0 - a1 * b1 - a2 * b2 - a3 * b3
-        r1 = a0 * b1 + a1 * b0 + a2 * b3 - a3 * b2
-        r2 = a0 * b2 - a1 * b3 + a2 * b0 + a3 * b1
-        r3 = a0 * b3 + a1 * b2 - a2 * b1 + a3 * b0
-        w0, w1, w2 = gk.quat_log1(r0, r1, r2, r3)
+        _, w0, w1, w2, tc[s] = product_log(q[i, 0], q[i, 1], q[i, 2], q[i, 3],
+                                           base_p[s, 0], -base_p[s, 1], -base_p[s, 2], -base_p[s, 3])  # p_i p̄_ref
         psi[s, 0], psi[s, 1], psi[s, 2] = w0, w1, w2
-        tc[s] = gk.tinv_c(math.sqrt(w0 * w0 + w1 * w1 + w2 * w2))
     m = row_entry.shape[0]
     phi = np.empty(m)
     data = np.zeros((m, 6))
@@ -79,58 +88,68 @@ def support_eval(q, nodes, base_p, base_R, base_x, row_entry, row_rot, row_dir):
 
 
 @njit
-def newton_residual(xi, JJ, V, lam, rows, phi_ref, s_phi, s_data, s_node, C_ds, Cw0, Cd_ds, damped, J, mass,  # type: ignore[no-untyped-def]
-                    q, load_idx, load_vec, load_spatial, load_scale):
-    """(g (N+1, 6), Bᵀλ (N+1, 6), Φ (m,), B v (m,)) at one iterate (module docstring); ``s_node`` the node of
-    each support row."""
-    g = _compiled._internal_forces(xi, JJ, V, C_ds, Cw0, Cd_ds, damped, J, mass)
-    if load_idx.shape[0]:
-        _compiled._add_nodal_loads(g, q, load_idx, load_vec, load_spatial, load_scale)
-    ne = xi.shape[0]
-    nr = rows.shape[0]
-    ni = ne * nr
-    ms = s_phi.shape[0]
-    f = np.zeros_like(g)
-    phi = np.empty(ni + ms)
-    bv = np.empty(ni + ms)
-    for e in range(ne):
-        for r in range(nr):
-            k = rows[r]
-            row = e * nr + r
-            phi[row] = xi[e, k] - phi_ref[e, r]
-            lr = lam[row]
-            b = 0.0
-            for j in range(6):
-                jm = JJ[e, k, j]
-                jp = JJ[e, k, 6 + j]
-                b += jm * V[e, j] + jp * V[e + 1, j]
-                f[e, j] += jm * lr
-                f[e + 1, j] += jp * lr
-            bv[row] = b
-    for r in range(ms):
-        i = s_node[r]
-        lr = lam[ni + r]
+def internal_rows(xi, JJ, V, lam, ia, in_edge, in_comp, in_row, in_ref, f, phi, bv):  # type: ignore[no-untyped-def]
+    """The internal rows (edge e = in_edge[r], strain component in_comp[r], row in_row[r], reference in_ref[r]; the
+    edge joins nodes ia[e] and ia[e] + 1): Φ = ξ_k − ref, B v = JJ_k [v_a; v_{a+1}], Bᵀλ scattered into f."""
+    for r in range(in_row.shape[0]):
+        a = ia[in_edge[r]]
+        k = in_comp[r]
+        row = in_row[r]
+        phi[row] = xi[a, k] - in_ref[r]
+        lr = lam[row]
         b = 0.0
         for j in range(6):
-            d = s_data[r, j]
-            b += d * V[i, j]
-            f[i, j] += d * lr
-        phi[ni + r] = s_phi[r]
-        bv[ni + r] = b
+            jm = JJ[a, k, j]
+            jp = JJ[a, k, 6 + j]
+            b += jm * V[a, j] + jp * V[a + 1, j]
+            f[a, j] += jm * lr
+            f[a + 1, j] += jp * lr
+        bv[row] = b
+
+
+@njit
+def node_rows(s_phi, s_data, s_node, s_row, V, lam, f, phi, bv):  # type: ignore[no-untyped-def]
+    """Rows acting on one node each (supports): Φ given, B v = data · v_node, Bᵀλ scattered into f."""
+    for r in range(s_row.shape[0]):
+        i = s_node[r]
+        row = s_row[r]
+        lr = lam[row]
+        b = 0.0
+        for j in range(6):
+            b += s_data[r, j] * V[i, j]
+            f[i, j] += s_data[r, j] * lr
+        phi[row] = s_phi[r]
+        bv[row] = b
+
+
+@njit
+def newton_residual(xi, JJ, V, lam, ia, in_edge, in_comp, in_row, in_ref, s_phi, s_data, s_node, s_row,  # type: ignore[no-untyped-def]
+                    C_ds, Cw0, Cd_ds, damped, J, mass, q, load_idx, load_vec, load_spatial, load_scale):
+    """(g (N+1, 6), Bᵀλ (N+1, 6), Φ (m,), B v (m,)) at one iterate (module docstring): the edges at ia, the internal
+    rows (``internal_rows``) and the support rows (``node_rows``, node s_node[r], row s_row[r])."""
+    g = _compiled._edge_forces(xi, JJ, V, ia, C_ds, Cw0, Cd_ds, damped, J, mass)
+    if load_idx.shape[0]:
+        _compiled._add_nodal_loads(g, q, load_idx, load_vec, load_spatial, load_scale)
+    f = np.zeros_like(g)
+    phi = np.zeros(lam.shape[0])
+    bv = np.zeros(lam.shape[0])
+    internal_rows(xi, JJ, V, lam, ia, in_edge, in_comp, in_row, in_ref, f, phi, bv)
+    node_rows(s_phi, s_data, s_node, s_row, V, lam, f, phi, bv)
     return g, f, phi, bv
 
 
 @njit
-def rod_residual(q, V, lam, rows, phi_ref, s_nodes, base_p, base_R, base_x, row_entry, row_rot, row_dir, s_node,  # type: ignore[no-untyped-def]
-                 C_ds, Cw0, Cd_ds, damped, J, mass, load_idx, load_vec, load_spatial, load_scale):
+def rod_residual(q, V, lam, ia, in_edge, in_comp, in_row, in_ref, s_nodes, base_p, base_R, base_x, row_entry,  # type: ignore[no-untyped-def]
+                 row_rot, row_dir, s_node, s_row, C_ds, Cw0, Cd_ds, damped, J, mass, load_idx, load_vec,
+                 load_spatial, load_scale):
     """``newton_residual`` from the configuration itself: edge kinematics and support rows in the same call."""
     xi, JJ = _compiled.edge_kinematics(q)
     if row_entry.shape[0]:
         s_phi, s_data, _ = support_eval(q, s_nodes, base_p, base_R, base_x, row_entry, row_rot, row_dir)
     else:
         s_phi, s_data = np.zeros(0), np.zeros((0, 6))
-    return newton_residual(xi, JJ, V, lam, rows, phi_ref, s_phi, s_data, s_node, C_ds, Cw0, Cd_ds, damped, J, mass,
-                           q, load_idx, load_vec, load_spatial, load_scale)
+    return newton_residual(xi, JJ, V, lam, ia, in_edge, in_comp, in_row, in_ref, s_phi, s_data, s_node, s_row,
+                           C_ds, Cw0, Cd_ds, damped, J, mass, q, load_idx, load_vec, load_spatial, load_scale)
 
 
 @njit
