@@ -16,8 +16,13 @@ from __future__ import annotations
 import numpy as np
 
 from lgbeam._numba import njit
-from lgbeam.discretisations.rods import _compiled as rod_compiled
-from lgbeam.discretisations.rods.step_core import newton_residual, product_log, qmul, support_eval
+from lgbeam.discretisations.rods.step_core import (
+    edge_kinematics,
+    newton_residual,
+    product_log,
+    qmul,
+    support_eval,
+)
 from lgbeam.groups import compiled_kernels as gk
 
 
@@ -67,7 +72,7 @@ def structure_residual(q, V, lam, ia, C_ds, Cw0, Cd_ds, damped, J, mass,  # type
     ``step_core.newton_residual`` over every edge of every rod: edge e joins the global nodes ia[e] and ia[e] + 1;
     internal rows (edge, strain component, row, reference); support rows (merged, global nodes); joint rows).
     Springs are not included (the caller adds them)."""
-    xi, JJ = rod_compiled.edge_kinematics(q)  # every consecutive pair of nodes; the edges are the pairs ia
+    xi, JJ = edge_kinematics(q)  # every consecutive pair of nodes; the edges are the pairs ia
     if s_row.shape[0]:
         s_phi, s_data, _ = support_eval(q, s_nodes, base_p, base_R, base_x, s_entry, s_rot, s_dir)
         s_node = s_nodes[s_entry]

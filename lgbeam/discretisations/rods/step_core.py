@@ -37,6 +37,7 @@ from lgbeam._numba import njit
 from lgbeam.groups import compiled_kernels as gk
 
 from . import _compiled
+from ._compiled import edge_kinematics  # the edge kinematics of the step core, public here for frames
 
 
 @njit
@@ -278,4 +279,4 @@ def pair_H(xi, s, JJ, c, d, d1):  # type: ignore[no-untyped-def]
     return out
 
 
-__all__ = ["jacobian_data", "newton_residual", "pair_H", "rod_residual", "support_eval"]
+__all__ = ["edge_kinematics", "jacobian_data", "newton_residual", "pair_H", "rod_residual", "support_eval"]
