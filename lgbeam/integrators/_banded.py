@@ -136,11 +136,6 @@ class BandedLU:
             return None
         return BandedLU(n, kl, ku, lub, np.ascontiguousarray(piv, dtype=np.int64), np.ascontiguousarray(perm, dtype=np.int64))
 
-    def diagonal_ratio(self) -> float:
-        """min |u_ii| / max |u_ii| (the pivot ratio: a singularity indicator)."""
-        d = np.abs(self.lub[self.kl + self.ku])
-        return float(d.min() / max(d.max(), 1e-300))
-
     def solve(self, b: FloatArray) -> FloatArray:
         return _gbtrs(self.lub, self.kl, self.ku, self.piv, self.perm, np.ascontiguousarray(b, dtype=float))
 

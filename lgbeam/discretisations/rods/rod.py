@@ -348,7 +348,7 @@ class CosseratRod:
 
     @cached_property
     def _fused(self) -> dict[str, Any] | None:
-        """The constant arguments of ``step_core.newton_residual``, or None where the rod needs the reference
+        """The constant arguments of ``step_core.rod_residual``, or None where the rod needs the reference
         path (numpy kernels, spring supports, distributed loads or gravity)."""
         if not self.compiled or self.support_rows.has_springs or (self.loads and self._nodal_loads is None):
             return None
