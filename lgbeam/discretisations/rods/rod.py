@@ -108,7 +108,7 @@ class CosseratRod:
 
         return Product(self.G, self.mesh.n_nodes)
 
-    @property
+    @cached_property
     def n_nodes(self) -> int:
         return self.mesh.n_nodes
 
@@ -247,7 +247,10 @@ class CosseratRod:
 
     # ------------------------------------------------------------------ protocol
     def _q(self, q: FloatArray) -> FloatArray:
-        return np.ascontiguousarray(q, dtype=float).reshape(self.n_nodes, 7)
+        n = self.n_nodes
+        if type(q) is np.ndarray and q.shape == (n, 7) and q.dtype == np.float64 and q.flags.c_contiguous:
+            return q  # the integrators' own states: no conversion
+        return np.ascontiguousarray(q, dtype=float).reshape(n, 7)
 
     def mass(self, q: FloatArray) -> sp.csr_array:
         """Constant lumped mass, diagonal CSR (6(N+1), 6(N+1)): diag(ρJ ℓ_i, ρA ℓ_i I₃) per node."""
