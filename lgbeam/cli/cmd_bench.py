@@ -89,15 +89,10 @@ def _run(args: argparse.Namespace) -> int:
     if sections is not None and args.target != "stiff":
         raise ValueError(f"--sections is an option of 'lgbeam bench stiff', not of {args.target!r}")
     module = importlib.import_module(BENCHES[args.target])
-    if sections is not None:
-        chosen = [x.strip() for x in sections.split(",") if x.strip()]
-        unknown = sorted(set(chosen) - set(module.SECTIONS))
-        if not chosen or unknown:
-            raise ValueError(f"--sections: unknown or empty {sections!r}; choose from {', '.join(module.SECTIONS)}")
-        out = output_dir(args.target, args.out, args.update)
-        module.run(out_dir=out, quick=args.quick, sections=chosen)
-    else:
-        out = output_dir(args.target, args.out, args.update)
-        module.run(out_dir=out, quick=args.quick)
+    chosen = None if sections is None else [x.strip() for x in sections.split(",") if x.strip()]
+    if chosen is not None and (not chosen or set(chosen) - set(module.SECTIONS)):
+        raise ValueError(f"--sections: unknown or empty {sections!r}; choose from {', '.join(module.SECTIONS)}")
+    out = output_dir(args.target, args.out, args.update)
+    module.run(out_dir=out, quick=args.quick, **({} if chosen is None else {"sections": chosen}))
     print(f"bench {args.target} written to {out}")
     return 0

@@ -11,6 +11,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from lgbeam.integrators.controllers import PI_BETA
+
 REQUIRED: Any = object()
 
 
@@ -95,7 +97,7 @@ def integrator_section(methods: tuple[str, ...], default: str, *, h: float | Non
                           doc="step-size control: 'auto' (constant steps h when h is given, else 'i'), 'constant' "
                           "(needs h), 'i' (adaptive, the plain rule of seed 004 (22)) or 'pi' (adaptive, PI control: "
                           "fewer rejected steps at a stability-bound step); 'i'/'pi' ignore h (docs/half-explicit.md)"),
-        "beta": Key(float, 0.04, doc="the PI rule's β (controller = 'pi'; DOPRI5's 0.04, 0.04–0.08 usual; "
+        "beta": Key(float, PI_BETA, doc="the PI rule's β (controller = 'pi'; DOPRI5's 0.04, 0.04–0.08 usual; "
                     "β < 1/(1.75 (p̂ + 1)))"),
         **extra,
     }
