@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from lgbeam._version import PACKAGE_DIR
+from lgbeam.io.run import check_name
 from lgbeam.io.schema import CaseError, validate
 
 logger = logging.getLogger(__name__)
@@ -132,7 +133,9 @@ def load_case_with(name_or_path: str | os.PathLike[str], overrides: list[str] | 
         case["name"] = path.stem
     try:
         resolved = validate(case, schema)
-    except CaseError as exc:
+        if "name" in resolved:
+            check_name(resolved["name"])
+    except (CaseError, ValueError) as exc:
         raise CaseError(f"{path}: {exc}") from exc
     return resolved, path
 

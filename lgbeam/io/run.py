@@ -21,6 +21,7 @@ import json
 import logging
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -37,9 +38,20 @@ from lgbeam.io.atomic import RunLock, atomic_write_text
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["git_info", "make_run_dir", "provenance", "write_json", "write_provenance"]
+__all__ = ["check_name", "git_info", "make_run_dir", "provenance", "write_json", "write_provenance"]
 
 _RUN_MARKERS = ("case.toml", "provenance.json")
+_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,127}$")
+
+
+def check_name(name: Any, what: str = "case name") -> str:
+    """The one rule for the names that become file and folder names (a case's ``name``, a ParaView series):
+    1–128 letters, digits, ``_``, ``-`` and ``.``, not starting with ``-`` or ``.``, no ``..``; ValueError
+    naming the rule otherwise (with or without ``--out``, so a name can never leave its folder)."""
+    if not isinstance(name, str) or not _NAME.match(name) or ".." in name:
+        raise ValueError(f"{what} {name!r} cannot be a file name: use 1-128 letters, digits, '_', '-' or '.', "
+                         "not starting with '-' or '.' and without '..' (set name = \"...\" in the case)")
+    return name
 
 
 def _ensure_writable(folder: Path) -> None:
@@ -87,6 +99,7 @@ def make_run_dir(
     PermissionError
         The folder cannot be created or written.
     """
+    check_name(case_name)
     if out is not None:
         folder = Path(out)
         if folder.exists() and not folder.is_dir():
@@ -111,8 +124,6 @@ def make_run_dir(
             shutil.rmtree(folder)
         _ensure_writable(folder)
         return folder
-    if not case_name or "/" in case_name or case_name in (".", ".."):
-        raise ValueError(f"case name {case_name!r} cannot be a folder name; set name = \"...\" in the case")
     parent = Path(root) / case_name
     _ensure_writable(parent)
     stamp = prefix + (now or datetime.now()).strftime("%Y%m%d-%H%M%S")

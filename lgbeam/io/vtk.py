@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,13 +50,13 @@ import numpy as np
 
 from lgbeam.groups.base import quat_to_matrix
 from lgbeam.io.atomic import atomic_path
+from lgbeam.io.run import check_name
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["Frame", "PVDSeries", "PolyFrame", "line_frame", "read_pvd", "rigid_body_frame", "rod_frame",
            "write_vtp"]
 
-_NAME_RE = re.compile(r"^[A-Za-z0-9_.\-]+$")
 
 
 @dataclass(frozen=True)
@@ -251,9 +250,7 @@ class PVDSeries:
         self.path = Path(pvd_path)
         if self.path.suffix != ".pvd":
             raise ValueError(f"ParaView collection must end in .pvd, got {self.path.name!r}")
-        self.name = self.path.stem
-        if not _NAME_RE.match(self.name):
-            raise ValueError(f"series name {self.name!r} may only use letters, digits, '_', '-', '.'")
+        self.name = check_name(self.path.stem, "series name")
         if self.path.exists() and not overwrite:
             raise ValueError(f"{self.path} already exists; pass overwrite=True or choose another name")
         self.frame_dir = self.path.parent / self.name
@@ -267,8 +264,14 @@ class PVDSeries:
             old = [(t, p.relative_to(self.path.parent).as_posix()) for t, p in read_pvd(self.path)]
             if len(old) < keep:
                 raise ValueError(f"{self.path} lists {len(old)} frames, fewer than the {keep} to keep")
-            for _, rel in old[keep:]:
-                (self.path.parent / rel).unlink(missing_ok=True)
+            own = [self._own_frame(rel, i) for i, (_, rel) in enumerate(old)]
+            if not all(own[:keep]):
+                raise ValueError(f"{self.path} lists frames this series did not write (a file outside "
+                                 f"{self.frame_dir.name}/ or not named {self.name}_NNNNNN.vtu/.vtp); the run folder "
+                                 "was modified: rerun the case")
+            for (_, rel), mine in zip(old[keep:], own[keep:], strict=True):
+                if mine:  # a frame file of this series in its own folder; anything else listed is left alone
+                    (self.path.parent / rel).unlink(missing_ok=True)
             self.entries = old[:keep]
         self._write_pvd()
         self.edges = edges
@@ -276,6 +279,12 @@ class PVDSeries:
         self._edges: PVDSeries | None = None
         if edges and keep is not None and self.edges_path.exists():
             self._edges = PVDSeries(self.edges_path, keep=keep, edges=False)
+
+    def _own_frame(self, rel: str, index: int) -> bool:
+        """Whether ``rel`` (a .pvd entry) is the ``index``-th frame file this series writes: exactly
+        ``<name>/<name>_<index>.vtu`` or ``.vtp`` (no other folder, no ``..``, no link)."""
+        ok = rel in (f"{self.name}/{self.name}_{index:06d}.vtu", f"{self.name}/{self.name}_{index:06d}.vtp")
+        return ok and not (self.path.parent / rel).is_symlink()
 
     # context manager -------------------------------------------------------------------------
     def __enter__(self) -> Self:

@@ -52,8 +52,9 @@ class SaveAt:
 
     def plan(self, t0: float, t_end: float) -> FloatArray | None:
         """The output times after t0 (None: save by step count)."""
-        if self.every is not None:
-            return np.append(np.arange(t0, t_end, self.every)[1:], t_end)
+        if self.every is not None:  # t0 + k·every before t_end, then t_end; a grid time within 1e-6·every of t_end
+            n = math.ceil((t_end - t0) / self.every * (1.0 - 1e-6))  # is t_end itself (no two outputs there)
+            return np.append(t0 + self.every * np.arange(1, n), t_end)
         if self.times is not None:
             arr = np.asarray(self.times, dtype=float)
             if arr[0] < t0 - 1e-12 * max(1.0, abs(t0)) or arr[-1] > t_end + 1e-12 * max(1.0, abs(t_end)):
