@@ -108,6 +108,24 @@ class HasEnergy(Protocol):
 
 
 @runtime_checkable
+class HasEnergyBudget(Protocol):
+    """Optional capability that lets the driver's always-on blow-up check (``lgbeam.solve.driver``) hold the energy
+    to its budget: E(t) − E(t₀) = W(t) (work of the loads that are not in the potential) up to the method's error.
+
+    ``kinetic_energy(v)``                 T (the energy content T + |V| scales the check, free of cancellation)
+    ``external_power(t, q, v)``           P = f·v of those loads, or None when the system cannot account for the
+                                          energy entering it (prescribed motion, moving spring anchors)
+    ``length_scale``                      a length of the model (m): the constraint residual |Φ| may not exceed a
+                                          small multiple of it
+    """
+
+    length_scale: float
+
+    def kinetic_energy(self, v: FloatArray) -> float: ...
+    def external_power(self, t: float, q: FloatArray, v: FloatArray) -> float | None: ...
+
+
+@runtime_checkable
 class HasTangents(Protocol):
     """Optional capability: the exact linearisation of a constrained mechanical system (implicit methods,
     statics, modes and buckling), all along left-translated directions w (q ∘ exp(ε w)), sparse (n, n):

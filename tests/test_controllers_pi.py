@@ -10,7 +10,6 @@ Problems with exact solutions, run with the DOPRI 5(4) Lie group RK (``rkmk5``) 
 
 from __future__ import annotations
 
-import pickle
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,6 +20,7 @@ from lgbeam.apps._runner import controller_of
 from lgbeam.diagnostics import observed_order
 from lgbeam.groups.direct import Rn
 from lgbeam.integrators.controllers import PI_BETA
+from lgbeam.io.datafile import decode, encode
 from lgbeam.io.schema import CaseError
 from lgbeam.solve import AdaptiveStep, ConstantStep, integrate
 from lgbeam.solve.driver import Checkpointing
@@ -91,9 +91,9 @@ def test_pi_error_tracks_the_tolerance_against_the_exact_solution(beta):
 def test_pi_run_resumes_bit_for_bit_from_a_checkpoint():
     """The PI rule's memory (the last accepted error norm) is part of the driver's loop state."""
     states = []
-    full = _run(STIFF_Y0, 1e-4, PI_BETA, 0.5, checkpoint=Checkpointing(lambda s: states.append(pickle.dumps(s)),
+    full = _run(STIFF_Y0, 1e-4, PI_BETA, 0.5, checkpoint=Checkpointing(lambda s: states.append(encode(s)),
                                                                        steps=100))
-    mid = pickle.loads(states[len(states) // 2])
+    mid = decode(*states[len(states) // 2])  # the data-only form a run folder's checkpoint holds
     assert np.isfinite(mid.err_prev) and mid.n_acc > 0
     rest = integrate(TwoScale(), "rkmk5", None, (0.0, 0.5), controller=AdaptiveStep(rtol=1e-4, atol=1e-4,
                      beta=PI_BETA, h0=1e-3), diagnostics=False, resume=mid)

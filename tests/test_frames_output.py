@@ -242,7 +242,7 @@ def test_killed_rod_run_resumes_both_series_bit_for_bit(tmp_path):
     run = tmp_path / "killed"
     proc = subprocess.Popen(_rod_cmd(run), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
-    while not (run / "checkpoint.pkl").exists() and proc.poll() is None and time.monotonic() < deadline:
+    while not (run / "checkpoint.npz").exists() and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
     time.sleep(0.3)
     proc.send_signal(signal.SIGKILL)

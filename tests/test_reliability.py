@@ -68,7 +68,7 @@ def _kill_and_resume(tmp_path: Path, name: str, reference, seed: int, sig: int =
     run = tmp_path / f"{name}-{seed}"
     proc = subprocess.Popen(_cmd(run, CASES[name]), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
-    while not (run / "checkpoint.pkl").exists() and proc.poll() is None and time.monotonic() < deadline:
+    while not (run / "checkpoint.npz").exists() and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
     time.sleep(float(rng.uniform(0.0, 0.5)))
     proc.send_signal(sig)
@@ -221,7 +221,7 @@ def test_run_files_have_normal_permissions(tmp_path):
     assert main(["run", "heavy-top", "--out", str(run), "--quiet", "--no-figures", "--set", "time.t_end=0.01"]) == 0
     mask = os.umask(0)
     os.umask(mask)
-    for name in ("provenance.json", "solution.npz", "checkpoint.pkl", "paraview/heavy-top.pvd"):
+    for name in ("provenance.json", "solution.npz", "checkpoint.npz", "paraview/heavy-top.pvd"):
         assert (run / name).stat().st_mode & 0o777 == 0o666 & ~mask, name
 
 

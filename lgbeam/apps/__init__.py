@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
+CHECKPOINT = "checkpoint.npz"  # a run folder's checkpoint (lgbeam.apps._runner; data only, never a pickle)
+
 APPS: dict[str, str] = {
     "heavy-top": "lgbeam.apps.heavy_top",
     "spherical-pendulum": "lgbeam.apps.pendulum_chain",

@@ -6,12 +6,18 @@ case's integrator, time and output sections, and writes the run folder:
     diagnostics.csv     one row per attempted step, streamed (memory does not grow with the step count)
     paraview/<name>.pvd (+ frames)   every output time, valid at any moment (``PVDSeries``); rods and frames
                         also paraview/<name>-edges.pvd (per-edge cells, ``output.edge_data``)
-    checkpoint.pkl      the driver's full loop state and the saved frames, rewritten atomically every
-                        ``output.checkpoint_seconds`` of wall time or ``output.checkpoint_steps`` steps
+    checkpoint.npz      the driver's full loop state and the saved frames, rewritten atomically every
+                        ``output.checkpoint_seconds`` of wall time or ``output.checkpoint_steps`` steps: data
+                        only (``lgbeam.io.datafile``: arrays + one JSON document, never a pickle), with the
+                        checkpoint format, the lgbeam version and commit, the resolved case and a digest of
+                        the initial state (the mesh)
 
 ``resume=True`` continues a killed or interrupted run from its checkpoint: the ParaView series, the
 diagnostics and the solution are truncated to the checkpoint and appended to, and the run ends on the
-same state as an uninterrupted one, bit for bit. SIGINT/SIGTERM end the run between steps with every
+same state as an uninterrupted one, bit for bit. A checkpoint is refused, in one line naming the first
+difference, when its format, lgbeam version or commit, its case (except ``RESUMABLE_KEYS``: ``time.t_end``
+may grow, the step cap, checkpoint and size limits may change) or its initial state differ from the run
+folder's case.toml as rebuilt now. SIGINT/SIGTERM end the run between steps with every
 file written (status "interrupted", ``extra["signal"]``).
 
 Before anything is integrated the memory and disk the output will need are estimated and refused above
@@ -20,10 +26,10 @@ Before anything is integrated the memory and disk the output will need are estim
 
 from __future__ import annotations
 
+import hashlib
 import io
 import logging
 import math
-import pickle
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -31,21 +37,27 @@ from typing import Any
 
 import numpy as np
 
-from lgbeam.apps import RunSummary
+from lgbeam._version import __version__
+from lgbeam.apps import CHECKPOINT, RunSummary
 from lgbeam.integrators.controllers import PI_BETA, AdaptiveStep, ConstantStep
 from lgbeam.integrators.registry import make_method, method_entry
 from lgbeam.io.atomic import atomic_write
+from lgbeam.io.datafile import read_data, write_data
 from lgbeam.io.progress import Progress
+from lgbeam.io.run import git_info
 from lgbeam.io.vtk import Frame, PVDSeries
 from lgbeam.solve import SaveAt, Solution, check_compatible, integrate
 from lgbeam.solve.driver import Checkpointing, LoopState
+from lgbeam.solve.driver import stack_states as _stack
 from lgbeam.solve.record import CSVRecord
 from lgbeam.systems import MechanicalState
 
 logger = logging.getLogger(__name__)
 
-CHECKPOINT = "checkpoint.pkl"
-CHECKPOINT_FORMAT = 1
+CHECKPOINT_FORMAT = 2  # 1: checkpoint.pkl (a pickle; never read now)
+LEGACY_CHECKPOINT = "checkpoint.pkl"
+RESUMABLE_KEYS = ("time.t_end", "integrator.max_steps", "output.checkpoint_seconds", "output.checkpoint_steps",
+                  "output.max_memory_gb", "output.max_disk_gb")  # may differ between a checkpoint and its resume
 GIB = 1024**3
 
 
@@ -149,23 +161,87 @@ def check_work(case: dict[str, Any], work_bytes: float, what: str) -> None:
 
 
 def load_checkpoint(run_dir: Path) -> dict[str, Any]:
-    """The checkpoint of a run folder (``--resume``); ValueError when there is none or it is unreadable."""
+    """The checkpoint of a run folder (``--resume``); ValueError when there is none or it is unreadable. Only
+    data is read (``lgbeam.io.datafile``); a legacy ``checkpoint.pkl`` is refused without being opened."""
     path = Path(run_dir) / CHECKPOINT
     if not path.is_file():
-        raise ValueError(f"{run_dir} has no {CHECKPOINT}: it was not written by a run that can be resumed")
-    try:
-        with open(path, "rb") as fh:
-            data = pickle.load(fh)
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError) as exc:
-        raise ValueError(f"cannot read {path}: {exc}") from exc
-    if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
-        raise ValueError(f"{path} is not a checkpoint of this lgbeam version; rerun the case")
+        if (Path(run_dir) / LEGACY_CHECKPOINT).exists():
+            raise ValueError(f"{run_dir} holds a {LEGACY_CHECKPOINT} of an older lgbeam (a pickle, which is never "
+                             "loaded: it could run code); rerun the case")
+        raise ValueError(f"{run_dir} has no {CHECKPOINT}: it was not written by a run that can be resumed (or it "
+                         "stopped before its first checkpoint); rerun the case")
+    data = read_data(path)
+    if not (isinstance(data, dict) and isinstance(data.get("identity"), dict)
+            and isinstance(data.get("state"), LoopState)):
+        raise ValueError(f"{path} is not an lgbeam checkpoint; rerun the case")  # noqa: TRY004 - a user error: exit 2
     return data
 
 
-def _write_solution(run_dir: Path, problem: Problem, sol: Solution, times: list[float], states: list[Any]) -> None:
-    from lgbeam.solve.driver import _stack
+def _digest(*arrays: Any) -> str:
+    h = hashlib.sha256()
+    for a in arrays:
+        a = np.ascontiguousarray(a)
+        h.update(f"{a.dtype.str}{a.shape}".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
 
+
+def checkpoint_identity(case: dict[str, Any], problem: Problem) -> dict[str, Any]:
+    """What a checkpoint must share with the run that resumes it: format, lgbeam version and commit, the
+    resolved case and a digest of the initial state (the mesh and its initial configuration)."""
+    y0 = problem.y0
+    arrays = y0.arrays() if isinstance(y0, MechanicalState) else (y0,)
+    return {"format": CHECKPOINT_FORMAT, "lgbeam": __version__, "commit": git_info().get("commit", ""),
+            "case": case, "mesh": _digest(*arrays)}
+
+
+def _flat(d: Any, prefix: str = "") -> dict[str, Any]:
+    if not isinstance(d, dict):
+        return {prefix: d}
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        out.update(_flat(v, f"{prefix}.{k}" if prefix else k))
+    return out
+
+
+def check_resumable(saved: dict[str, Any], now: dict[str, Any], t: float) -> None:
+    """ValueError, in one line naming the first difference, unless a checkpoint with identity ``saved`` (at
+    time ``t``) may continue under the identity ``now`` (``checkpoint_identity``)."""
+    advice = "; rerun the case (or undo the change)"
+    if saved.get("format") != now["format"]:
+        raise ValueError(f"the checkpoint has format {saved.get('format')!r}, this lgbeam writes {now['format']}{advice}")
+    if saved.get("lgbeam") != now["lgbeam"] or (saved.get("commit") and now["commit"]
+                                               and saved.get("commit") != now["commit"]):
+        raise ValueError(f"the checkpoint was written by lgbeam {saved.get('lgbeam')} "
+                         f"({str(saved.get('commit'))[:12] or 'unknown commit'}), this is {now['lgbeam']} "
+                         f"({now['commit'][:12] or 'unknown commit'}); resume with that lgbeam or rerun the case")
+    a, b = _flat(saved.get("case", {})), _flat(now["case"])
+    for key in sorted(set(a) | set(b)):
+        if key in RESUMABLE_KEYS or a.get(key, "<absent>") == b.get(key, "<absent>"):
+            continue
+        raise ValueError(f"case.toml differs from the checkpoint: {key} = {b.get(key, '<absent>')!r} now, "
+                         f"{a.get(key, '<absent>')!r} when the run started{advice}")
+    if now["case"]["time"]["t_end"] < t:
+        raise ValueError(f"time.t_end = {now['case']['time']['t_end']:g} is before the checkpoint's t = {t:g}; "
+                         "set a later t_end to continue the run")
+    if saved.get("mesh") != now["mesh"]:
+        raise ValueError("the model built from case.toml now has another initial state (mesh) than the checkpoint's"
+                         f"{advice}")
+
+
+def _unstack(stacked: Any, n: int) -> list[Any]:
+    """The list of states that ``_stack`` stacked (a checkpoint's saved frames)."""
+    if n == 0:
+        return []
+    if isinstance(stacked, MechanicalState):
+        lam = stacked.lam
+        return [MechanicalState(stacked.q[i], stacked.v[i], None if lam is None else lam[i]) for i in range(n)]
+    if not (isinstance(stacked, np.ndarray) and len(stacked) == n):
+        raise ValueError("the checkpoint's saved states do not match its saved times; rerun the case")
+    return list(stacked)
+
+
+def _write_solution(run_dir: Path, problem: Problem, sol: Solution, times: list[float], states: list[Any]) -> None:
     full = replace(sol, t=np.asarray(times), y=_stack(states))
     buf = io.BytesIO()
     np.savez(buf, **problem.arrays(full))
@@ -185,9 +261,12 @@ def run_problem(case: dict[str, Any], run_dir: Path, problem: Problem, *, progre
     times: list[float] = []
     states: list[Any] = []
     state: LoopState | None = None
+    identity = checkpoint_identity(case, problem)
     if resume:
         ck = load_checkpoint(run_dir)
-        state, times, states = ck["state"], list(ck["times"]), list(ck["states"])
+        state = ck["state"]
+        check_resumable(ck["identity"], identity, state.t)
+        times, states = [float(t) for t in ck["times"]], _unstack(ck["states"], len(ck["times"]))
     series = None
     if out["vtk"]:
         series = PVDSeries(run_dir / "paraview" / f"{case['name']}.pvd", keep=len(times) if resume else None,
@@ -200,9 +279,8 @@ def run_problem(case: dict[str, Any], run_dir: Path, problem: Problem, *, progre
             series.write_frame(t, problem.frame(y))
 
     def save_checkpoint(s: LoopState) -> None:
-        data = {"format": CHECKPOINT_FORMAT, "state": s, "times": times, "states": states}
-        with atomic_write(run_dir / CHECKPOINT) as fh:
-            pickle.dump(data, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        write_data(run_dir / CHECKPOINT, {"identity": identity, "state": s, "times": np.asarray(times, dtype=float),
+                                          "states": _stack(states) if states else None})
 
     steps, seconds = out.get("checkpoint_steps") or None, out.get("checkpoint_seconds") or None
     ckpt = Checkpointing(save_checkpoint, steps=steps, seconds=seconds) if (steps or seconds) else None

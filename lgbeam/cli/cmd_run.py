@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from lgbeam._version import __version__
-from lgbeam.apps import RunSummary, get_app, load_case
-from lgbeam.io.atomic import RunLock
+from lgbeam.apps import CHECKPOINT, RunSummary, get_app, load_case
+from lgbeam.io.atomic import RunLock, atomic_write_bytes
 from lgbeam.io.cases import write_toml
 from lgbeam.io.run import Stopwatch, make_run_dir, write_provenance
 
@@ -41,7 +41,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_case_arguments(p, case_optional=True)
     p.add_argument("--no-figures", action="store_true", help="skip the matplotlib figures")
     p.add_argument("--resume", type=Path, default=None, metavar="RUN_DIR",
-                   help="continue a killed or interrupted run from its checkpoint.pkl (appends to its files)")
+                   help="continue a killed or interrupted run from its checkpoint.npz (appends to its files; refused when case.toml, the model or the lgbeam version changed)")
     p.set_defaults(func=_run)
 
 
@@ -77,12 +77,22 @@ def _run_locked(case: dict[str, Any], source: Path | str, run_dir: Path, *, prog
     app = get_app(case["kind"])
     clock = Stopwatch()
     prov = {"started": clock.started, "case_name": str(case.get("name", ""))}
+    record = run_dir / "provenance.json"
+    before = record.read_bytes() if resume and record.is_file() else None
     write_provenance(run_dir, status="running", wall_time_s=0.0, **prov)
     try:
         summary = app.run(case, run_dir, progress=progress, resume=True) if resume else \
             app.run(case, run_dir, progress=progress)
     except KeyboardInterrupt:
         write_provenance(run_dir, status="interrupted", wall_time_s=clock.elapsed(), **prov)
+        raise
+    except ValueError:
+        # a refused resume (a checkpoint that does not match, a static run) changed nothing: the folder's record
+        # goes back to what it said before (a finished run stays "ok" and a study does not rerun it)
+        if before is not None:
+            atomic_write_bytes(record, before)
+        else:
+            write_provenance(run_dir, status=f"failed: {sys.exc_info()[1]}", wall_time_s=clock.elapsed(), **prov)
         raise
     except BaseException as exc:
         write_provenance(run_dir, status=f"failed: {exc}", wall_time_s=clock.elapsed(), **prov)
@@ -109,6 +119,9 @@ def _resume_target(args: argparse.Namespace) -> tuple[dict[str, Any], Path, Path
         raise ValueError("--resume RUN_DIR takes no CASE, --set, --out or --force: it continues that run as it was")
     if not (run_dir / "case.toml").is_file():
         raise ValueError(f"--resume {run_dir}: no case.toml there; give the folder of a run to continue")
+    if not (run_dir / CHECKPOINT).is_file():
+        raise ValueError(f"--resume {run_dir}: no {CHECKPOINT} there (the run stopped before its first checkpoint, "
+                         "was static, or was written by an older lgbeam): nothing to continue; rerun the case")
     case, source = load_case(str(run_dir / "case.toml"))
     return case, source, run_dir
 
@@ -152,8 +165,10 @@ def _run_case_command(args: argparse.Namespace) -> int:
         raise
     if summary.status == "interrupted":  # the driver catches SIGINT/SIGTERM between steps and returns this
         sig = summary.extra.get("signal", signal.SIGINT)
+        then = (f"continue with `lgbeam run --resume {run_dir}`" if (run_dir / CHECKPOINT).is_file() else
+                "it stopped before its first checkpoint, so there is nothing to resume: run the case again")
         print(f"lgbeam run: interrupted by {signal.Signals(sig).name}; everything written so far is valid and is in "
-              f"{run_dir}; continue with `lgbeam run --resume {run_dir}`", file=sys.stderr)
+              f"{run_dir}; {then}", file=sys.stderr)
         return EXIT_TERMINATED if sig == signal.SIGTERM else EXIT_INTERRUPTED
     line = (f"{case.get('name', source.stem)}: {summary.status}; t = {summary.t_final:.6g}, "
             f"{summary.n_steps} steps ({summary.n_rejected} rejected); output in {run_dir}")

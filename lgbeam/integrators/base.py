@@ -38,6 +38,7 @@ class Status(StrEnum):
     SOLVER_FAILED = "solver_failed"
     ENERGY_GROWTH = "energy_growth"
     MASS_GROWTH = "mass_growth"
+    CONSTRAINT_DRIFT = "constraint_drift"
     INTERRUPTED = "interrupted"
     STOPPED = "stopped"
 
@@ -55,6 +56,9 @@ _ADVICE: dict[Status, str] = {
     Status.SOLVER_FAILED: "use a smaller integrator.h, raise integrator.max_iter, or another method",
     Status.ENERGY_GROWTH: "the solution blew up: reduce integrator.h or use an adaptive method (rtol/atol)",
     Status.MASS_GROWTH: "the solution blew up (its mass grew): reduce integrator.h or use another method",
+    Status.CONSTRAINT_DRIFT: "the solution left its constraints (a blow-up, or the drift of a method that holds them only "
+                             "at velocity level): reduce integrator.h, use an adaptive method (rtol/atol), or a method "
+                             "that holds the position constraints (gen-alpha, rattle-lgvi)",
     Status.INTERRUPTED: "the run was interrupted; the files hold everything up to the last accepted step",
     Status.STOPPED: "an observer asked the run to stop",
 }

@@ -247,6 +247,21 @@ class GeneralizedAlpha:
         """‖Φ‖, ‖B v‖ and the energy after a step."""
         return residuals(system, t, y.q, y.v, cache.lin, cache.rheonomic)
 
+    def checkpoint(self, cache: GACache) -> dict[str, Any]:
+        """The cache as data (``HasCheckpoint``): a_n, v̇_n and the counters; M, M⁻¹, the tangent helper and the
+        factorised matrix are rebuilt on restore (the resumed run refactorises at its first step, so it agrees
+        with an uninterrupted run to the Newton tolerance, not bit for bit)."""
+        return {"a": cache.a, "vdot": cache.vdot, "rheonomic": cache.rheonomic,
+                "n_factorisations": cache.n_factorisations, "force_floor": cache.force_floor}
+
+    def restore(self, system: Any, y: MechanicalState, data: dict[str, Any]) -> GACache:
+        q = np.asarray(y.q, dtype=float)
+        M = dense_if_small(system.mass(q))
+        return GACache(M, stage_solver(system, q), np.asarray(data["a"], dtype=float),
+                       np.asarray(data["vdot"], dtype=float), tangents_for(system, 0.0, q, y.v, y.lam), None, math.nan,
+                       bool(data["rheonomic"]), int(data["n_factorisations"]), float(data["force_floor"]),
+                       mdiag=_diagonal(M))
+
     def initial_step(self, system: Any, t0: float, y0: MechanicalState, cache: GACache, rtol: Any, atol: Any,
                      h_max: float) -> float:
         """Starting step size of adaptive runs (Hairer, Nørsett & Wanner I, §II.4)."""

@@ -178,6 +178,18 @@ def residuals(system: Any, t: float, q: FloatArray, v: FloatArray, lin: SaddlePo
     return {"phi": res, "bv": bv, "energy": energy}
 
 
+def guard_values(system: Any, t: float, q: FloatArray, v: FloatArray) -> dict[str, float]:
+    """{phi: ‖Φ‖, energy} for the driver's always-on blow-up check when the run records no diagnostics (one
+    compiled pass where the system has one, ``HasStepResiduals``; no B v)."""
+    rheo = is_rheonomic(system)
+    if not rheo and supports(system, HasStepResiduals) and (fused := system.step_residuals(t, q, v)) is not None:
+        return {"phi": fused[0], "energy": fused[2]}
+    out = {"phi": norm(system.constraints_t(t, q) if rheo else system.constraints(q))} if system.n_constraints else {}
+    if supports(system, HasEnergy):
+        out["energy"] = float(system.energy(t, q, v))
+    return out
+
+
 def hermite(G: Any, q0: FloatArray, v0: FloatArray, lam0: FloatArray, theta: FloatArray, q1: FloatArray,
             v1: FloatArray, lam1: FloatArray, vdot0: FloatArray | None, vdot1: FloatArray | None, h: float,
             sigma: float) -> MechanicalState:

@@ -237,6 +237,20 @@ class RattleLGVI:
         """‖Φ‖, ‖B v‖ and the energy after a step."""
         return residuals(system, t, y.q, y.v, cache.lin, cache.rheonomic)
 
+    def checkpoint(self, cache: VICache) -> dict[str, Any]:
+        """The cache as data (``HasCheckpoint``): the predictors and the forces at the step's end; M, M⁻¹, the
+        tangent helper and the factorised matrix are rebuilt on restore (a resumed run refactorises)."""
+        return {"d": cache.d, "lam0": cache.lam0, "v_half": cache.v_half, "g_end": cache.g_end,
+                "rheonomic": cache.rheonomic, "lam_mid": cache.lam_mid, "h_prev": cache.h_prev,
+                "force_floor": cache.force_floor}
+
+    def restore(self, system: Any, y: MechanicalState, data: dict[str, Any]) -> VICache:
+        q = np.asarray(y.q, dtype=float)
+        fd = tangents_for(system, 0.0, q, np.zeros_like(y.v), np.zeros(system.n_constraints))
+        return VICache(dense_if_small(system.mass(q)), stage_solver(system, q), fd, int(data["d"]),
+                       np.asarray(data["lam0"], dtype=float), data["v_half"], data["g_end"], bool(data["rheonomic"]),
+                       data["lam_mid"], float(data["h_prev"]), None, float(data["force_floor"]))
+
     def step(self, system: Any, t: float, h: float, y: MechanicalState, cache: VICache) -> Step[MechanicalState, VICache]:
         """One step t → t + h; a Newton failure or a singular matrix is a failed step (never raised)."""
         try:

@@ -59,6 +59,12 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "wb", **kwargs: Any) 
         os.fsync(fh.fileno())
 
 
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+    """``atomic_write`` of bytes."""
+    with atomic_write(path) as fh:
+        fh.write(data)
+
+
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     """``atomic_write`` of a UTF-8 text."""
     with atomic_write(path, "w", encoding="utf-8", newline="") as fh:

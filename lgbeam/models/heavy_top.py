@@ -117,6 +117,19 @@ class HeavyTop:
         b0, b1, b2 = y1 * o2 - y2 * o1 + u0, y2 * o0 - y0 * o2 + u1, y0 * o1 - y1 * o0 + u2
         return phi, math.sqrt(b0 * b0 + b1 * b1 + b2 * b2), self.energy(t, q, v)
 
+    @property
+    def length_scale(self) -> float:
+        """|X|, the distance from the fixed point to the centre of mass (``HasEnergyBudget``)."""
+        return float(np.linalg.norm(self._X)) or 1.0
+
+    def kinetic_energy(self, v: FloatArray) -> float:
+        Om, U = v[:3], v[3:]
+        return float(0.5 * Om @ (np.asarray(self.inertia) * Om) + 0.5 * self.mass_value * U @ U)
+
+    def external_power(self, t: float, q: FloatArray, v: FloatArray) -> float | None:
+        """0: gravity, the only load, is in the potential (``HasEnergyBudget``)."""
+        return 0.0
+
     def energy(self, t: float, q: FloatArray, v: FloatArray) -> float:
         Om, U = v[:3], v[3:]
         x = self.group.translation(q)

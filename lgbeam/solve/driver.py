@@ -16,6 +16,19 @@ frozen at their first values above the floor — a blow-up that builds up over m
 while for the others the reference is the largest |value| so far (a loaded system's energy may grow). An adaptive run rejects such a step and retries it smaller; a constant-step run
 stops at the last good state with that status.
 
+Besides those (and whatever ``diagnostics`` says: the checks below run with ``diagnostics=False`` too, from the
+diagnostics when they hold the values, else from one cheap evaluation, ``mechanics.guard_values`` or the
+method's ``blowup_invariants``), two checks that do not follow the solution's own growth:
+
+- the constraint residual: ‖Φ(q)‖ above ``constraint_tol`` (default ``PHI_FACTOR`` = 1e-2 × the system's
+  ``length_scale``, else × max(1, ‖q₀‖∞)) fails the step with status ``constraint_drift`` — a 1 m top whose fixed
+  point moved by a centimetre is no longer that top, whatever the method;
+- the energy budget (systems with ``HasEnergyBudget``): |E − E₀ − W| above ``drift_factor`` (10) × (T₀ + |V₀| +
+  ∫|P| dt) fails the step with ``energy_growth``, where W = ∫P dt is the work of the loads that are not in the
+  potential (trapezoidal rule over the accepted steps) and T₀ + |V₀| the energy content at t₀ — the reference is
+  the start of the run and the work done on it, not the largest value so far. A system that cannot account for
+  the energy entering it (``external_power`` None: prescribed motion) keeps only the other checks.
+
 SIGINT and SIGTERM (main thread only) are caught between steps — never inside a compiled kernel — and end
 the run with status ``interrupted`` (``stats["signal"]`` says which). ``checkpoint`` receives the loop's
 full state after accepted steps; ``resume`` continues a run from such a state, bit for bit.
@@ -38,12 +51,13 @@ import numpy as np
 
 from lgbeam.integrators.base import HasBlowupFactor, HasCheckpoint, HasInitialStep, Status, Step
 from lgbeam.integrators.controllers import AdaptiveStep, ConstantStep
+from lgbeam.integrators.mechanics import guard_values
 from lgbeam.integrators.registry import make_method
 from lgbeam.solve.contracts import check_compatible
 from lgbeam.solve.record import MemoryRecord
 from lgbeam.solve.save import SaveAt
 from lgbeam.solve.solution import Solution
-from lgbeam.systems import MechanicalState
+from lgbeam.systems import HasEnergyBudget, MechanicalState, supports
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +65,8 @@ Progress = Callable[[float, float, int, int], None]
 ENERGY_FLOOR = 1e-12  # below this |energy| (round-off of a system at rest) the blow-up check waits
 GROWTH_KEYS = {"energy": Status.ENERGY_GROWTH, "mass": Status.MASS_GROWTH}  # diagnostics checked for blow-up
 DEFAULT_GROWTH = 1e6  # the blow-up factor of a method that declares none
+PHI_FACTOR = 1e-2  # ‖Φ‖ above this × the model's length is a blow-up (``constraint_tol``)
+DRIFT_FACTOR = 10.0  # |E − E₀ − W| above this × (T₀ + |V₀| + ∫|P|) is a blow-up (``drift_factor``)
 
 
 class _ByMethod:
@@ -88,6 +104,11 @@ class LoopState:
     h_largest: float = 0.0
     energy_ref: float = 0.0
     mass_ref: float = 0.0
+    energy0: float = math.nan  # E(t₀), T₀ + |V₀|, the loads' work W and ∫|P| so far, P now (the energy budget)
+    content0: float = math.nan
+    work: float = 0.0
+    work_abs: float = 0.0
+    power: float = math.nan
     record: dict[str, Any] | None = None
 
 
@@ -125,7 +146,8 @@ def _all_finite(y: Any) -> bool:
     return finite or all(bool(np.isfinite(a).all()) for a in arrays)
 
 
-def _stack(states: list[Any]) -> Any:
+def stack_states(states: list[Any]) -> Any:
+    """Saved states stacked along a leading axis (a ``MechanicalState`` of arrays, or one array)."""
     if states and isinstance(states[0], MechanicalState):
         lam = None if states[0].lam is None else np.array([s.lam for s in states])
         return MechanicalState(np.array([s.q for s in states]), np.array([s.v for s in states]), lam)
@@ -197,14 +219,17 @@ def integrate(system: Any, method: Any, y0: Any, t_span: tuple[float, float], *,
               controller: ConstantStep | AdaptiveStep, save: SaveAt | None = None,
               diagnostics: Diagnostics | bool = True, progress: Progress | None = None,
               max_steps: int = 1_000_000, energy_growth: float | None = BY_METHOD, record: Any = None,
-              checkpoint: Checkpointing | None = None, resume: LoopState | None = None) -> Solution:
+              checkpoint: Checkpointing | None = None, resume: LoopState | None = None,
+              constraint_tol: float | None = BY_METHOD, drift_factor: float | None = DRIFT_FACTOR) -> Solution:
     """Integrate ``system`` with ``method`` (an object or a registered name) from ``y0`` over ``t_span``.
 
     ``y0`` is the method's state: a ``MechanicalState`` (λ None: the consistent λ₀) or an array (ignored
     when ``resume`` is given). ``diagnostics``: True for the method's own per-step values, False for none,
     or ``fn(t, y) -> dict``. ``record``: a ``MemoryRecord`` (default) or ``CSVRecord``. ``energy_growth``:
     the blow-up factor of the ``energy`` and ``mass`` diagnostics (None: no check; default: the method's
-    ``blowup_factor``, else 1e6). Returns a ``Solution`` whose ``status`` says why the run stopped.
+    ``blowup_factor``, else 1e6). ``constraint_tol``: the largest ‖Φ‖ accepted (default: ``PHI_FACTOR`` × the
+    system's length; None: no check); ``drift_factor``: the energy budget's factor (None: no budget check; see
+    the module docstring). Returns a ``Solution`` whose ``status`` says why the run stopped.
     """
     # SIGINT/SIGTERM are recorded from here on (not only in the loop): the first compiled calls (λ₀, the
     # first diagnostics) may compile or load kernels, and an interrupt must not surface inside them
@@ -218,6 +243,8 @@ def integrate(system: Any, method: Any, y0: Any, t_span: tuple[float, float], *,
             raise ValueError(f"max_steps must be a positive integer, got {max_steps!r}")
         if energy_growth is not None and not energy_growth > 1:
             raise ValueError(f"energy_growth must be a factor > 1 (or None to disable), got {energy_growth!r}")
+        if drift_factor is not None and not drift_factor > 0:
+            raise ValueError(f"drift_factor must be > 0 (or None to disable), got {drift_factor!r}")
         rec = record if record is not None else MemoryRecord()
         st0 = _start(system, method, controller, t0, y0, resume)
         diag: Callable[[float, Any, Any], dict[str, float]] = (
@@ -227,19 +254,22 @@ def integrate(system: Any, method: Any, y0: Any, t_span: tuple[float, float], *,
         out_t: list[float] = []
         out_y: list[Any] = []
         stop = False
+        guard = _Guard(system, method, st0.y, constraint_tol, drift_factor)
         if resume is None:
             first = diag(t0, st0.y, st0.cache)
             rec.start(tuple(first) + (("err_raw",) if measure else ()))
             rec.add(t0, 0.0, 0.0, True, 0, first)
-            st0.energy_ref = abs(first.get("energy", 0.0)) if math.isfinite(first.get("energy", 0.0)) else 0.0
-            st0.mass_ref = abs(first.get("mass", 0.0)) if math.isfinite(first.get("mass", 0.0)) else 0.0
+            g0 = guard.values(t0, st0.y, st0.cache, first)
+            st0.energy_ref = abs(g0.get("energy", 0.0)) if math.isfinite(g0.get("energy", 0.0)) else 0.0
+            st0.mass_ref = abs(g0.get("mass", 0.0)) if math.isfinite(g0.get("mass", 0.0)) else 0.0
+            guard.start(st0, t0, g0)
             out_t, out_y = [t0], [st0.y]
             stop = _emit(save, t0, st0.y)
         else:
             assert st0.record is not None, "a resumed state carries its record's state"
             rec.restore(st0.record)
         loop = _Loop(system, method, controller, save, save_times, diag, rec, t0, t_end, max_steps, energy_growth,
-                     measure, progress, checkpoint, out_t, out_y)
+                     measure, progress, checkpoint, out_t, out_y, guard)
         loop.run(st0, signals, stopped=stop)
         rec.close()
         s = loop.state
@@ -258,7 +288,7 @@ def integrate(system: Any, method: Any, y0: Any, t_span: tuple[float, float], *,
             stats["signal"] = signals.received
         if isinstance(controller, ConstantStep) and s.n_acc and abs(s.h_last - controller.h) > 1e-12 * controller.h:
             stats["note"] = f"constant step {controller.h:g}; the last step was {s.h_last:.6g} to end at t = {t_end:g}"
-        return Solution(t=np.asarray(out_t), y=_stack(out_y), steps=rec.arrays(), status=loop.status, message=message,
+        return Solution(t=np.asarray(out_t), y=stack_states(out_y), steps=rec.arrays(), status=loop.status, message=message,
                         stats=stats, summary=rec.summary(), state=s)
 
 
@@ -268,7 +298,8 @@ class _Loop:
     def __init__(self, system: Any, method: Any, controller: Any, save: SaveAt, save_times: np.ndarray | None,
                  diag: Callable[..., dict[str, float]], rec: Any, t0: float, t_end: float, max_steps: int,
                  energy_growth: float | None, measure: bool, progress: Progress | None,
-                 checkpoint: Checkpointing | None, out_t: list[float], out_y: list[Any]) -> None:
+                 checkpoint: Checkpointing | None, out_t: list[float], out_y: list[Any], guard: _Guard) -> None:
+        self.guard = guard
         self.system, self.method, self.ctl, self.save, self.save_times = system, method, controller, save, save_times
         self.diag, self.rec, self.t0, self.t_end, self.max_steps = diag, rec, t0, t_end, max_steps
         self.growth, self.measure, self.progress, self.ckpt = energy_growth, measure, progress, checkpoint
@@ -276,6 +307,7 @@ class _Loop:
         self.out_t, self.out_y = out_t, out_y
         self.n_grid = controller.plan(t0, t_end)[0] if isinstance(controller, ConstantStep) else 0
         self.status, self.message, self.wall = Status.OK, "", 0.0
+        self.candidate: dict[str, float] = {}
 
     def grid(self, k: int) -> float:
         """The k-th point of the constant-step grid (the last one is t_end exactly)."""
@@ -313,18 +345,24 @@ class _Loop:
         elif est is not None:
             err = self.ctl.error_norm(*est)
         d: dict[str, float] = {}
+        self.candidate = {}
         if ok:
             d = self.diag(t_new, st.y, st.cache)
             if est is not None and self.measure:
                 d = {**d, "err_raw": float(np.linalg.norm(est[0]))}
+            g = self.candidate = self.guard.values(t_new, st.y, st.cache, d)
             for key, status in GROWTH_KEYS.items():
-                value, ref = d.get(key, math.nan), getattr(s, f"{key}_ref")
+                value, ref = g.get(key, math.nan), getattr(s, f"{key}_ref")
                 if self.growth is not None and ref > ENERGY_FLOOR and not math.isnan(value) \
                         and not abs(value) <= self.growth * ref:
                     ok, fail = False, status
                     what = "its initial |value|" if self.frozen_refs else f"the largest |{key}| so far"
                     detail = f"{key} {value:.3g} exceeds {self.growth:g} × {what} ({ref:.3g})"
                     break
+            if ok:
+                fail_guard, detail = self.guard.check(s, t_new, h_try, st.y, g)
+                if fail_guard is not None:
+                    ok, fail = False, fail_guard
         return ok, (err if ok else math.inf), fail, detail, d
 
     def run(self, s: LoopState, signals: _Signals, stopped: bool) -> None:
@@ -390,8 +428,9 @@ class _Loop:
         s.n_acc += 1
         s.h_first = h_try if s.n_acc == 1 else s.h_first
         s.h_last, s.h_smallest, s.h_largest = h_try, min(s.h_smallest, h_try), max(s.h_largest, h_try)
+        self.guard.accept(s, self.candidate)
         for key in GROWTH_KEYS:
-            value = d.get(key, math.nan)
+            value = self.candidate.get(key, math.nan)
             ref = getattr(s, f"{key}_ref")
             if math.isfinite(value) and not (self.frozen_refs and ref > ENERGY_FLOOR):
                 setattr(s, f"{key}_ref", max(ref, abs(value)))
@@ -435,6 +474,78 @@ class _Loop:
         self.rec.flush()
         cache = self.method.checkpoint(s.cache) if isinstance(self.method, HasCheckpoint) else s.cache
         self.ckpt.save(replace(s, cache=cache, record=self.rec.state()))
+
+
+class _Guard:
+    """The checks of the module docstring that hold whatever ``diagnostics`` is: the values (from the diagnostics
+    when they hold them, else one cheap evaluation), the constraint residual and the energy budget."""
+
+    def __init__(self, system: Any, method: Any, y0: Any, constraint_tol: Any, drift_factor: float | None) -> None:
+        self.system, self.method = system, method
+        self.mech = isinstance(y0, MechanicalState)
+        self.own = getattr(method, "blowup_invariants", None)  # a method's cheap invariants (e.g. NLS's mass)
+        budget = self.mech and supports(system, HasEnergyBudget)
+        if constraint_tol is BY_METHOD:
+            length = float(system.length_scale) if budget else max(1.0, float(np.abs(y0.q).max())) if self.mech \
+                else math.inf
+            constraint_tol = PHI_FACTOR * length
+        if constraint_tol is not None and not constraint_tol > 0:
+            raise ValueError(f"constraint_tol must be > 0 (or None to disable), got {constraint_tol!r}")
+        self.phi_tol = constraint_tol if constraint_tol is not None else math.inf
+        self.drift = drift_factor if budget else None
+        self.pending: tuple[float, float, float] | None = None
+
+    def values(self, t: float, y: Any, cache: Any, d: dict[str, float]) -> dict[str, float]:
+        """{phi, energy, mass} that the checks need (those the system has)."""
+        if "energy" in d or "phi" in d or "mass" in d:
+            return d
+        if self.own is not None:
+            return dict(self.own(self.system, t, y, cache))
+        if self.mech and (self.drift is not None or math.isfinite(self.phi_tol)):
+            return guard_values(self.system, t, y.q, y.v)
+        return d
+
+    def start(self, s: LoopState, t0: float, g0: dict[str, float]) -> None:
+        """E₀, T₀ + |V₀| and P(t₀) of the energy budget (off when the system cannot account for its energy)."""
+        if self.drift is None or not math.isfinite(g0.get("energy", math.nan)):
+            self.drift = None
+            return
+        y = s.y
+        power = self.system.external_power(t0, y.q, y.v)
+        if power is None:
+            self.drift = None
+            return
+        kinetic = float(self.system.kinetic_energy(y.v))
+        s.energy0, s.content0, s.power = g0["energy"], kinetic + abs(g0["energy"] - kinetic), float(power)
+
+    def check(self, s: LoopState, t_new: float, h: float, y: Any, g: dict[str, float]) -> tuple[Status | None, str]:
+        """(failure status or None, detail) of a candidate step's values ``g``."""
+        self.pending = None
+        phi = g.get("phi", 0.0)
+        if not phi <= self.phi_tol:
+            return Status.CONSTRAINT_DRIFT, (f"constraint residual |Φ| = {phi:.3g} exceeds {self.phi_tol:.3g} "
+                                             f"({PHI_FACTOR:g} × the model's length)")
+        if self.drift is None or not math.isfinite(s.content0):
+            return None, ""
+        power = self.system.external_power(t_new, y.q, y.v)
+        if power is None or not math.isfinite(power):
+            return None, ""
+        work = s.work + 0.5 * h * (s.power + power)
+        work_abs = s.work_abs + 0.5 * h * (abs(s.power) + abs(power))
+        bound = self.drift * (s.content0 + work_abs)
+        energy = g.get("energy", math.nan)
+        if bound > ENERGY_FLOOR and not abs(energy - s.energy0 - work) <= bound:
+            return Status.ENERGY_GROWTH, (
+                f"energy {energy:.3g} is {energy - s.energy0 - work:.3g} away from its budget (initial {s.energy0:.3g} "
+                f"plus the loads' work {work:.3g}), more than {self.drift:g} × the energy put in "
+                f"({s.content0:.3g} at t0 plus {work_abs:.3g} of work)")
+        self.pending = (float(power), work, work_abs)
+        return None, ""
+
+    def accept(self, s: LoopState, g: dict[str, float]) -> None:
+        if self.pending is not None:
+            s.power, s.work, s.work_abs = self.pending
+            self.pending = None
 
 
 def _emit(save: SaveAt, t: float, y: Any) -> bool:

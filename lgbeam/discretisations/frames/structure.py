@@ -559,6 +559,21 @@ class Structure:
         """T + V (elastic, gravity, support and joint springs)."""
         return self.kinetic_energy(v) + self.potential_energy(q, t)
 
+    @property
+    def length_scale(self) -> float:
+        """The longest member (``HasEnergyBudget``)."""
+        return max(r.length_scale for r in self.members)
+
+    def external_power(self, t: float, q: FloatArray, v: FloatArray) -> float | None:
+        """Σ of the members' ``external_power`` (None when one cannot account for its energy exchange)."""
+        total = 0.0
+        for r, qr, vr in zip(self.members, self.split_q(q), self.split_v(v), strict=True):  # over members, not nodes
+            p = r.external_power(t, qr, vr)
+            if p is None:
+                return None
+            total += p
+        return total
+
     def linear_momentum(self, q: FloatArray, v: FloatArray) -> FloatArray:
         return np.sum([r.linear_momentum(qr, vr) for r, qr, vr in
                        zip(self.members, self.split_q(q), self.split_v(v), strict=True)], axis=0)

@@ -420,6 +420,24 @@ class CosseratRod:
         """Total mechanical energy T + V (conserved without damping and time-dependent loads)."""
         return self.kinetic_energy(v) + self.potential_energy(q, t)
 
+    @cached_property
+    def length_scale(self) -> float:
+        """The reference centreline's length (``HasEnergyBudget``)."""
+        return float(self.mesh.length)
+
+    def external_power(self, t: float, q: FloatArray, v: FloatArray) -> float | None:
+        """f·v of the loads whose work is not in ``potential_energy`` (all but gravity); None with prescribed
+        supports or elastic supports, whose energy exchange the rod does not account for (``HasEnergyBudget``)."""
+        if self.rheonomic or self.support_rows.has_springs:
+            return None
+        work = [(ld, i) for ld, i in zip(self.loads, self._load_nodes, strict=True) if not isinstance(ld, Gravity)]
+        if not work:
+            return 0.0
+        f = external_forces(t, self._q(q), tuple(ld for ld, _ in work), tuple(i for _, i in work),
+                            self.mass_weights, self.material.rhoA, self._kernels.loads).ravel()
+        v = np.asarray(v, dtype=float)
+        return float(np.einsum("i,i->", f, v))
+
     def linear_momentum(self, q: FloatArray, v: FloatArray) -> FloatArray:
         """Σ_i m_i R_i U_i (spatial)."""
         q = self._q(q)
