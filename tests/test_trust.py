@@ -241,3 +241,128 @@ def test_output_plan_has_no_near_duplicates():
             if plan[-1] != t_end or np.any(np.diff(np.r_[0.0, plan]) < 1e-6 * every):
                 bad.append((every, t_end))
     assert not bad, bad[:5]
+
+
+# ---------------------------------------------------------------------------------------------- 5. disk full, signals
+def test_disk_full_mid_run_is_one_line_and_a_true_record(tmp_path, capsys, monkeypatch):
+    """Review E: a full disk gave 94 lines of chained tracebacks and left provenance at `running`. Here every write
+    after the 5th frame fails with ENOSPC, the temporary file of provenance.json too."""
+    import errno
+
+    from lgbeam.io import atomic, vtk
+
+    real, frames = vtk._write_atomic, []
+
+    def full(target, *a, **k):
+        frames.append(target)
+        if len(frames) > 5:
+            raise OSError(errno.ENOSPC, "No space left on device", str(target))
+        return real(target, *a, **k)
+
+    out = tmp_path / "run"
+    monkeypatch.setattr(vtk, "_write_atomic", full)
+    real_text = atomic.atomic_write_text
+
+    def full_text(path, text):  # the disk fills up: from then on no temporary file fits either
+        if len(frames) > 5:
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+        return real_text(path, text)
+
+    import lgbeam.io.run as run_mod
+
+    monkeypatch.setattr(run_mod, "atomic_write_text", full_text)
+    code = _run(["heavy-top", "--set", "time.t_end=0.2", *CKPT, "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1 and "No space left on device" in err and "--resume" in err, err
+    assert json.loads((out / "provenance.json").read_text())["status"].startswith("failed: [Errno 28]")
+
+
+def test_sigterm_while_the_case_loads_is_one_line_143(tmp_path, capsys, monkeypatch):
+    """Review G: SIGTERM while the case loads gave a traceback and exit 1."""
+    import signal
+
+    from lgbeam.cli import cmd_run
+
+    real = cmd_run.load_case
+
+    def load_and_terminate(*a, **k):
+        os.kill(os.getpid(), signal.SIGTERM)
+        return real(*a, **k)
+
+    monkeypatch.setattr(cmd_run, "load_case", load_and_terminate)
+    assert _run(["heavy-top", "--out", str(tmp_path / "x")]) == 143
+    assert capsys.readouterr().err.count("\n") == 1
+    assert not (tmp_path / "x").exists()
+
+
+def test_sigint_during_the_model_build_does_not_promise_a_resume(tmp_path, capsys, monkeypatch):
+    """Review G: SIGINT during the model build said "continue with --resume", which then failed."""
+    import lgbeam.apps.heavy_top as app
+
+    def interrupted(case):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(app, "problem", interrupted)
+    assert _run(["heavy-top", "--out", str(tmp_path / "x")]) == 130
+    err = capsys.readouterr().err
+    assert "nothing to resume" in err and "--resume" not in err, err
+    assert json.loads((tmp_path / "x" / "provenance.json").read_text())["status"] == "interrupted"
+
+
+def _top():
+    case, _ = load_case("heavy-top", ["integrator.method=herk4"])
+    return heavy_top_problem(case)
+
+
+def test_integrate_gives_sigint_back_to_a_script():
+    """Review G: in a script, integrate() swallowed the signal and the script carried on. Now SIGINT raises
+    Interrupted (a KeyboardInterrupt) after the loop stopped cleanly, holding the solution up to the last step."""
+    import signal
+
+    from lgbeam.solve import Interrupted
+
+    p = _top()
+    hits = []
+
+    def observer(t, y):
+        hits.append(t)
+        if len(hits) == 3:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    with pytest.raises(Interrupted) as info:
+        integrate(p.system, "herk4", p.y0, (0.0, 1.0), controller=ConstantStep(1e-3), save=SaveAt(every=0.01,
+                  observers=(observer,)))
+    sol = info.value.solution
+    assert sol.status is Status.INTERRUPTED and 0.02 <= sol.stats["t_final"] < 0.05
+    back = integrate(p.system, "herk4", p.y0, (0.0, 1.0), controller=ConstantStep(1e-3), on_signal="return",
+                     save=SaveAt(every=0.01, observers=(lambda t, y: os.kill(os.getpid(), signal.SIGINT),)))
+    assert back.status is Status.INTERRUPTED
+
+
+def test_integrate_gives_sigterm_to_the_default_action(tmp_path):
+    """A script whose integrate() gets SIGTERM ends as killed by SIGTERM (exit −15), after the checkpoint that the
+    stop wrote: what a batch scheduler expects."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "s.py"
+    script.write_text(
+        "import os, signal, sys\n"
+        "from lgbeam.apps import load_case\n"
+        "from lgbeam.apps.heavy_top import problem\n"
+        "from lgbeam.solve import ConstantStep, SaveAt, integrate\n"
+        "from lgbeam.solve.driver import Checkpointing\n"
+        "p = problem(load_case('heavy-top', ['integrator.method=herk4'])[0])\n"
+        "def obs(t, y):\n"
+        "    if t > 0.015: os.kill(os.getpid(), signal.SIGTERM)\n"
+        "ck = Checkpointing(lambda s: open(sys.argv[1], 'w').write(repr(s.t)), steps=1000)\n"
+        "integrate(p.system, 'herk4', p.y0, (0.0, 1.0), controller=ConstantStep(1e-3), checkpoint=ck,\n"
+        "          save=SaveAt(every=0.01, observers=(obs,)))\n"
+        "print('carried on')\n")
+    marker = tmp_path / "saved"
+    res = subprocess.run([sys.executable, str(script), str(marker)], capture_output=True, text=True, timeout=600,
+                         check=False, env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    assert res.returncode == -15, (res.returncode, res.stderr[-500:])
+    assert "carried on" not in res.stdout
+    assert marker.exists()

@@ -292,7 +292,8 @@ def run_problem(case: dict[str, Any], run_dir: Path, problem: Problem, *, progre
         sol = integrate(problem.system, method, problem.y0, (tm["t0"], tm["t_end"]), controller=controller,
                         save=SaveAt(every=out["every"], observers=(collect,), store=False),
                         diagnostics=problem.diagnostics, progress=bar.update if progress else None,
-                        max_steps=int(integ["max_steps"]), record=record, checkpoint=ckpt, resume=state)
+                        max_steps=int(integ["max_steps"]), record=record, checkpoint=ckpt, resume=state,
+                        on_signal="return")
     finally:
         bar.close()
         record.close()

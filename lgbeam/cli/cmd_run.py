@@ -9,6 +9,7 @@ continues the run from its last checkpoint (also after SIGKILL).
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import shutil
 import signal
@@ -19,14 +20,13 @@ from typing import Any
 
 from lgbeam._version import __version__
 from lgbeam.apps import CHECKPOINT, RunSummary, get_app, load_case
+from lgbeam.cli.main import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated
 from lgbeam.io.atomic import RunLock, atomic_write_bytes
 from lgbeam.io.cases import write_toml
-from lgbeam.io.run import Stopwatch, make_run_dir, write_provenance
+from lgbeam.io.run import Stopwatch, make_run_dir, provenance, write_provenance
 
 logger = logging.getLogger(__name__)
 
-EXIT_INTERRUPTED = 130
-EXIT_TERMINATED = 143
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -84,7 +84,7 @@ def _run_locked(case: dict[str, Any], source: Path | str, run_dir: Path, *, prog
         summary = app.run(case, run_dir, progress=progress, resume=True) if resume else \
             app.run(case, run_dir, progress=progress)
     except KeyboardInterrupt:
-        write_provenance(run_dir, status="interrupted", wall_time_s=clock.elapsed(), **prov)
+        _record_end(run_dir, status="interrupted", wall_time_s=clock.elapsed(), **prov)
         raise
     except ValueError:
         # a refused resume (a checkpoint that does not match, a static run) changed nothing: the folder's record
@@ -92,10 +92,10 @@ def _run_locked(case: dict[str, Any], source: Path | str, run_dir: Path, *, prog
         if before is not None:
             atomic_write_bytes(record, before)
         else:
-            write_provenance(run_dir, status=f"failed: {sys.exc_info()[1]}", wall_time_s=clock.elapsed(), **prov)
+            _record_end(run_dir, status=f"failed: {sys.exc_info()[1]}", wall_time_s=clock.elapsed(), **prov)
         raise
     except BaseException as exc:
-        write_provenance(run_dir, status=f"failed: {exc}", wall_time_s=clock.elapsed(), **prov)
+        _record_end(run_dir, status=f"failed: {exc}", wall_time_s=clock.elapsed(), **prov)
         raise
     if not isinstance(summary, RunSummary):
         summary = RunSummary(status="ok")
@@ -112,6 +112,21 @@ def _run_locked(case: dict[str, Any], source: Path | str, run_dir: Path, *, prog
     return summary
 
 
+def _record_end(run_dir: Path, **kwargs: Any) -> None:
+    """provenance.json of a run that ends with an exception; when even that cannot be written (a full disk) the
+    record keeps saying "running" and one warning says why (the exception itself is reported by the caller)."""
+    try:
+        write_provenance(run_dir, **kwargs)
+    except OSError as exc:  # no room for the temporary file: overwrite in place (the old record's blocks are freed)
+        try:
+            text = json.dumps(provenance(**kwargs), indent=2, default=str) + "\n"
+            with open(run_dir / "provenance.json", "r+", encoding="utf-8") as fh:
+                fh.truncate(0)
+                fh.write(text)
+        except OSError:
+            logger.warning("provenance.json not updated (%s); it still says 'running'", exc.strerror or exc)
+
+
 def _resume_target(args: argparse.Namespace) -> tuple[dict[str, Any], Path, Path]:
     """(case, source, run_dir) of ``--resume RUN_DIR``: the run folder's resolved case.toml."""
     run_dir = Path(args.resume)
@@ -126,20 +141,8 @@ def _resume_target(args: argparse.Namespace) -> tuple[dict[str, Any], Path, Path
     return case, source, run_dir
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM outside the integration loop (the driver records it itself inside the loop)."""
-
-
-def _terminate(signum: int, frame: Any) -> None:
-    raise Terminated
-
-
 def _run(args: argparse.Namespace) -> int:
-    previous = signal.signal(signal.SIGTERM, _terminate)
-    try:
-        return _run_case_command(args)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    return _run_case_command(args)
 
 
 def _run_case_command(args: argparse.Namespace) -> int:

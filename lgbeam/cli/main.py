@@ -8,9 +8,13 @@ line on stderr with exit code 2.
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import logging
+import signal
 import sys
+import threading
+from typing import Any
 
 from lgbeam._version import __version__
 
@@ -36,18 +40,51 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+EXIT_INTERRUPTED = 130  # 128 + SIGINT
+EXIT_TERMINATED = 143  # 128 + SIGTERM
+_NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM outside the integration loop (the driver records it itself inside the loop)."""
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    raise Terminated
+
+
 def main(argv: list[str] | None = None) -> int:
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 0
+    """Run one command; the exit code. SIGINT and SIGTERM outside a run's step loop (loading, building, writing)
+    end the command with one line and 130/143; a full disk with one line and 2 (free space, then resume)."""
+    previous = signal.signal(signal.SIGTERM, _terminate) if threading.current_thread() is threading.main_thread() \
+        else None
+    command = "lgbeam"
     try:
+        logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return 0
+        command = f"lgbeam {args.command}"
         return int(args.func(args) or 0)
     except (ValueError, FileNotFoundError, PermissionError, FileExistsError) as exc:
-        print(f"lgbeam {args.command}: error: {exc}", file=sys.stderr)
+        print(f"{command}: error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:
+        if exc.errno not in _NO_SPACE:
+            raise
+        print(f"{command}: error: {exc.strerror} writing {exc.filename or 'the output'}; everything written before "
+              "is valid: free space, then continue a run with `lgbeam run --resume RUN_DIR`", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt as exc:
+        term = isinstance(exc, Terminated)
+        print(f"{command}: interrupted by {'SIGTERM' if term else 'SIGINT'} before or after a run's steps; nothing "
+              "half-written is left", file=sys.stderr)
+        return EXIT_TERMINATED if term else EXIT_INTERRUPTED
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

@@ -10,10 +10,10 @@ from lgbeam.integrators.base import Status, Step
 from lgbeam.integrators.controllers import AdaptiveStep, ConstantStep
 from lgbeam.integrators.mechanics import consistent_multiplier, project
 from lgbeam.solve.contracts import IncompatibleSystem, check_compatible, compatible_methods
-from lgbeam.solve.driver import integrate
+from lgbeam.solve.driver import Interrupted, integrate
 from lgbeam.solve.save import SaveAt
 from lgbeam.solve.solution import Solution
 from lgbeam.systems import MechanicalState
 
-__all__ = ["AdaptiveStep", "ConstantStep", "IncompatibleSystem", "MechanicalState", "SaveAt", "Solution", "Status",
+__all__ = ["AdaptiveStep", "ConstantStep", "IncompatibleSystem", "Interrupted", "MechanicalState", "SaveAt", "Solution", "Status",
            "Step", "check_compatible", "compatible_methods", "consistent_multiplier", "integrate", "project"]

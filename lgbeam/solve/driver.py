@@ -154,6 +154,27 @@ def stack_states(states: list[Any]) -> Any:
     return np.array(states)
 
 
+class Interrupted(KeyboardInterrupt):
+    """SIGINT during ``integrate(..., on_signal="raise")``: raised after the run stopped cleanly between steps;
+    ``solution`` is everything up to the last accepted step (status ``interrupted``)."""
+
+    def __init__(self, solution: Solution) -> None:
+        super().__init__(solution.message)
+        self.solution = solution
+
+
+def _reraise(signum: int, sol: Solution) -> None:
+    """Give a signal the loop recorded back to the caller: SIGINT as ``Interrupted`` (a KeyboardInterrupt), SIGTERM
+    to the handler that was there before (the default one ends the process, as without lgbeam)."""
+    if signum == signal.SIGINT:
+        raise Interrupted(sol)
+    handler = signal.getsignal(signum)
+    if callable(handler):
+        handler(signum, None)
+    elif handler == signal.SIG_DFL:
+        signal.raise_signal(signum)
+
+
 class _Signals:
     """SIGINT/SIGTERM recorded (not raised) while the loop runs; main thread only."""
 
@@ -220,7 +241,8 @@ def integrate(system: Any, method: Any, y0: Any, t_span: tuple[float, float], *,
               diagnostics: Diagnostics | bool = True, progress: Progress | None = None,
               max_steps: int = 1_000_000, energy_growth: float | None = BY_METHOD, record: Any = None,
               checkpoint: Checkpointing | None = None, resume: LoopState | None = None,
-              constraint_tol: float | None = BY_METHOD, drift_factor: float | None = DRIFT_FACTOR) -> Solution:
+              constraint_tol: float | None = BY_METHOD, drift_factor: float | None = DRIFT_FACTOR,
+              on_signal: str = "raise") -> Solution:
     """Integrate ``system`` with ``method`` (an object or a registered name) from ``y0`` over ``t_span``.
 
     ``y0`` is the method's state: a ``MechanicalState`` (λ None: the consistent λ₀) or an array (ignored
@@ -229,8 +251,26 @@ def integrate(system: Any, method: Any, y0: Any, t_span: tuple[float, float], *,
     the blow-up factor of the ``energy`` and ``mass`` diagnostics (None: no check; default: the method's
     ``blowup_factor``, else 1e6). ``constraint_tol``: the largest ‖Φ‖ accepted (default: ``PHI_FACTOR`` × the
     system's length; None: no check); ``drift_factor``: the energy budget's factor (None: no budget check; see
-    the module docstring). Returns a ``Solution`` whose ``status`` says why the run stopped.
+    the module docstring). ``on_signal``: what happens after SIGINT/SIGTERM stopped the loop cleanly (the record
+    closed, the checkpoint written): "raise" (default) gives the signal back — SIGINT raises ``Interrupted`` (a
+    KeyboardInterrupt holding the solution so far), SIGTERM goes to the handler there before (by default the
+    process ends) — so a script stops as it would without lgbeam; "return" returns the solution with status
+    ``interrupted`` (the command line, which then writes its files). Returns a ``Solution`` whose ``status``
+    says why the run stopped.
     """
+    if on_signal not in ("raise", "return"):
+        raise ValueError(f"on_signal must be 'raise' or 'return', got {on_signal!r}")
+    sol, received = _integrate(system, method, y0, t_span, controller, save, diagnostics, progress, max_steps,
+                               energy_growth, record, checkpoint, resume, constraint_tol, drift_factor)
+    if received is not None and on_signal == "raise":
+        _reraise(received, sol)
+    return sol
+
+
+def _integrate(system: Any, method: Any, y0: Any, t_span: tuple[float, float], controller: Any, save: SaveAt | None,
+               diagnostics: Any, progress: Progress | None, max_steps: int, energy_growth: Any, record: Any,
+               checkpoint: Checkpointing | None, resume: LoopState | None, constraint_tol: Any,
+               drift_factor: float | None) -> tuple[Solution, int | None]:
     # SIGINT/SIGTERM are recorded from here on (not only in the loop): the first compiled calls (λ₀, the
     # first diagnostics) may compile or load kernels, and an interrupt must not surface inside them
     with _Signals().installed() as signals:
@@ -288,8 +328,8 @@ def integrate(system: Any, method: Any, y0: Any, t_span: tuple[float, float], *,
             stats["signal"] = signals.received
         if isinstance(controller, ConstantStep) and s.n_acc and abs(s.h_last - controller.h) > 1e-12 * controller.h:
             stats["note"] = f"constant step {controller.h:g}; the last step was {s.h_last:.6g} to end at t = {t_end:g}"
-        return Solution(t=np.asarray(out_t), y=stack_states(out_y), steps=rec.arrays(), status=loop.status, message=message,
-                        stats=stats, summary=rec.summary(), state=s)
+        return Solution(t=np.asarray(out_t), y=stack_states(out_y), steps=rec.arrays(), status=loop.status,
+                        message=message, stats=stats, summary=rec.summary(), state=s), signals.received
 
 
 class _Loop:
@@ -398,6 +438,7 @@ class _Loop:
                     last_ckpt_step, last_ckpt_wall = s.n_acc, _time.perf_counter()
         except KeyboardInterrupt:  # outside the main thread, or a handler of the caller's
             self.status, self.message = Status.INTERRUPTED, f"interrupted by the user at t = {s.t:.6g}"
+            signals.received = signals.received or signal.SIGINT
         self.wall = _time.perf_counter() - wall0
 
     def reject(self, s: LoopState, st: Step[Any, Any], t_new: float, h_try: float, err: float, fail: Status,

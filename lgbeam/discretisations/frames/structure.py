@@ -559,11 +559,6 @@ class Structure:
         """T + V (elastic, gravity, support and joint springs)."""
         return self.kinetic_energy(v) + self.potential_energy(q, t)
 
-    @property
-    def length_scale(self) -> float:
-        """The longest member (``HasEnergyBudget``)."""
-        return max(r.length_scale for r in self.members)
-
     def external_power(self, t: float, q: FloatArray, v: FloatArray) -> float | None:
         """Σ of the members' ``external_power`` (None when one cannot account for its energy exchange)."""
         total = 0.0
