@@ -366,3 +366,39 @@ def test_integrate_gives_sigterm_to_the_default_action(tmp_path):
     assert res.returncode == -15, (res.returncode, res.stderr[-500:])
     assert "carried on" not in res.stdout
     assert marker.exists()
+
+
+# ---------------------------------------------------------------------------------------------- 6. output counts
+def test_a_million_output_frames_are_refused_up_front(tmp_path, capsys):
+    """Review M: 10⁶ steps with output at every step was accepted (10⁶ VTU files, the .pvd rewritten per frame)."""
+    out = tmp_path / "big"
+    code = _run(["heavy-top", "--set", "integrator.method=herk4", "--set", "integrator.h=1e-3", "--set",
+                 "time.t_end=1000", "--set", "output.every=1e-3", "--out", str(out)])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "1000002 output times" in err and "output.max_frames" in err and err.count("\n") == 1
+    assert not out.exists()
+
+
+def test_the_collection_is_rewritten_o_n_times_not_per_frame(tmp_path, monkeypatch):
+    """A long series rewrites its .pvd at most every pvd_seconds (and on flush/close), so n frames cost O(n) bytes of
+    collection rewrites, not O(n²); after close it lists every frame."""
+    from lgbeam.io.vtk import PVDSeries
+
+    writes = []
+    real = PVDSeries._write_pvd
+
+    def counted(self):
+        writes.append(len(self.entries))
+        real(self)
+
+    monkeypatch.setattr(PVDSeries, "_write_pvd", counted)
+    pts = np.zeros((3, 3))
+    with PVDSeries(tmp_path / "s.pvd", pvd_seconds=3600.0) as s:
+        for k in range(200):
+            s.write(0.01 * k, pts)
+            if k == 99:
+                s.flush()
+                assert len(read_pvd(tmp_path / "s.pvd")) == 100
+    assert len(read_pvd(tmp_path / "s.pvd")) == 200
+    assert len(writes) <= 5, writes

@@ -138,6 +138,11 @@ def check_budget(case: dict[str, Any], problem: Problem) -> dict[str, float]:
     memory = n_frames * state + problem.work_bytes
     disk = n_frames * (vtu + 3 * state)  # solution.npz: states, positions, rotations, reactions, resultants (2.3×)
     est = {"frames": float(n_frames), "memory_gb": memory / GIB, "disk_gb": disk / GIB}
+    if n_frames > out.get("max_frames", math.inf):
+        raise ValueError(
+            f"this run would save {n_frames} output times (every {out['every']:g} from {tm['t0']:g} to "
+            f"{tm['t_end']:g}), above output.max_frames = {out['max_frames']}; raise output.every or "
+            "output.max_frames")
     if memory > out["max_memory_gb"] * GIB:
         raise ValueError(
             f"this run would need about {memory / GIB:.3g} GiB of memory ({n_frames} saved frames of "
@@ -279,6 +284,8 @@ def run_problem(case: dict[str, Any], run_dir: Path, problem: Problem, *, progre
             series.write_frame(t, problem.frame(y))
 
     def save_checkpoint(s: LoopState) -> None:
+        if series is not None:
+            series.flush()  # the .pvd lists every frame the checkpoint keeps
         write_data(run_dir / CHECKPOINT, {"identity": identity, "state": s, "times": np.asarray(times, dtype=float),
                                           "states": _stack(states) if states else None})
 

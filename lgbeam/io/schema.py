@@ -116,8 +116,10 @@ def output_section(every: float, *, edge_data: bool = False) -> dict[str, Key]:
                               "its section resultants, strains and curvature as cell data (exact edge values)")}
     return {"every": Key(float, every, doc="output interval in time units (also the ParaView frames)"),
             "vtk": Key(bool, True, doc="write the ParaView series"), **(edges if edge_data else {}),
-            "checkpoint_seconds": Key(float, 60.0, doc="write checkpoint.pkl every this many wall seconds "
+            "checkpoint_seconds": Key(float, 60.0, doc="write checkpoint.npz every this many wall seconds "
                                       "(for lgbeam run --resume); 0 disables"),
             "checkpoint_steps": Key(int, 0, doc="also write it every this many accepted steps (0: by time only)"),
             "max_memory_gb": Key(float, 8.0, doc="refuse a run whose estimated memory exceeds this (GiB)"),
-            "max_disk_gb": Key(float, 20.0, doc="refuse a run whose estimated output exceeds this (GiB)")}
+            "max_disk_gb": Key(float, 20.0, doc="refuse a run whose estimated output exceeds this (GiB)"),
+            "max_frames": Key(int, 100_000, doc="refuse a run that would save more output times than this (each is "
+                              "a row of solution.npz and, with vtk, a file of the ParaView series)")}

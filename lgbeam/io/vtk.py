@@ -38,7 +38,9 @@ Usage::
 from __future__ import annotations
 
 import logging
+import math
 import os
+import time
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -239,15 +241,21 @@ class PVDSeries:
         ``<name>-edges/``; one companion frame per frame, same times; ``keep`` truncates it too). False: ignore
         them.
 
+    pvd_seconds
+        Rewrite the ``.pvd`` at most this often (wall seconds; 0: after every frame). It is always rewritten for
+        the first frames, on ``flush()`` (a run's checkpoints) and on ``close()``; in between, frames already on
+        disk may be missing from it. A series of n frames thus costs O(n) rewrites of the collection, not n.
+
     Notes
     -----
     ``write`` returns the path of the new VTU. Times must be finite and non-decreasing. The
-    ``.pvd`` is valid after every ``write`` (temporary file + ``os.replace``).
+    ``.pvd`` is valid at every moment (temporary file + ``os.replace``).
     """
 
     def __init__(self, pvd_path: str | os.PathLike[str], *, overwrite: bool = True, keep: int | None = None,
-                 edges: bool = True) -> None:
+                 edges: bool = True, pvd_seconds: float = 2.0) -> None:
         self.path = Path(pvd_path)
+        self.pvd_seconds, self._pvd_written, self._pvd_stale = pvd_seconds, -math.inf, False
         if self.path.suffix != ".pvd":
             raise ValueError(f"ParaView collection must end in .pvd, got {self.path.name!r}")
         self.name = check_name(self.path.stem, "series name")
@@ -278,7 +286,7 @@ class PVDSeries:
         self.edges_path = self.path.with_name(f"{self.name}-edges.pvd")
         self._edges: PVDSeries | None = None
         if edges and keep is not None and self.edges_path.exists():
-            self._edges = PVDSeries(self.edges_path, keep=keep, edges=False)
+            self._edges = PVDSeries(self.edges_path, keep=keep, edges=False, pvd_seconds=pvd_seconds)
 
     def _own_frame(self, rel: str, index: int) -> bool:
         """Whether ``rel`` (a .pvd entry) is the ``index``-th frame file this series writes: exactly
@@ -295,10 +303,19 @@ class PVDSeries:
         self.close()
 
     def close(self) -> None:
-        """Finish the series (the ``.pvd`` is already complete; this only forbids further frames)."""
+        """Finish the series: the ``.pvd`` lists every frame; no further frames."""
+        if not self.closed:
+            self.flush()
         self.closed = True
         if self._edges is not None:
             self._edges.close()
+
+    def flush(self) -> None:
+        """Rewrite the ``.pvd`` (and the companion's) if frames were written since it was last written."""
+        if self._pvd_stale:
+            self._write_pvd()
+        if self._edges is not None:
+            self._edges.flush()
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -340,7 +357,7 @@ class PVDSeries:
         if isinstance(frame, PolyFrame):
             if self.edges and frame.edges is not None:
                 if self._edges is None:
-                    self._edges = PVDSeries(self.edges_path, edges=False)
+                    self._edges = PVDSeries(self.edges_path, edges=False, pvd_seconds=self.pvd_seconds)
                 self._edges.write_frame(t, frame.edges)
             rel = f"{self.name}/{self.name}_{len(self.entries):06d}.vtp"
             target = self.path.parent / rel
@@ -352,7 +369,9 @@ class PVDSeries:
             mesh = meshio.Mesh(pts, cells, point_data=point_data, cell_data=cell_data)
             _write_atomic(target, lambda p: meshio.write(p, mesh, file_format="vtu"))
         self.entries.append((t, rel))
-        self._write_pvd()
+        self._pvd_stale = True
+        if len(self.entries) <= 2 or time.monotonic() - self._pvd_written >= self.pvd_seconds:
+            self._write_pvd()
         return target
 
     def _write_pvd(self) -> None:
@@ -363,6 +382,7 @@ class PVDSeries:
         lines += ["  </Collection>", "</VTKFile>", ""]
         text = "\n".join(lines)
         _write_atomic(self.path, lambda p: p.write_text(text, encoding="utf-8"))
+        self._pvd_written, self._pvd_stale = time.monotonic(), False
 
 
 def read_pvd(pvd_path: str | os.PathLike[str]) -> list[tuple[float, Path]]:
