@@ -39,6 +39,16 @@ from .supports import Support
 logger = logging.getLogger(__name__)
 
 
+
+def _dot_rotated(p: FloatArray, a: FloatArray, u: FloatArray) -> float:
+    """a·(R(p) u) for one unit quaternion p = (w, x, y, z): R(p) u = u + 2w (r × u) + 2 r × (r × u), r = (x, y, z)
+    (scalar arithmetic: a 3-vector does not pay numpy's per-call cost)."""
+    w, x, y, z = (float(c) for c in p)
+    u0, u1, u2 = (float(c) for c in u)
+    c0, c1, c2 = y * u2 - z * u1, z * u0 - x * u2, x * u1 - y * u0
+    d0, d1, d2 = y * c2 - z * c1, z * c0 - x * c2, x * c1 - y * c0
+    return float(a[0] * (u0 + 2 * (w * c0 + d0)) + a[1] * (u1 + 2 * (w * c1 + d1)) + a[2] * (u2 + 2 * (w * c2 + d2)))
+
 @dataclass(frozen=True, kw_only=True)
 class CosseratRod:
     """A Cosserat rod with internal constraints, supports and loads (a ``ConstrainedMechanicalSystem``).
@@ -425,18 +435,35 @@ class CosseratRod:
         """The reference centreline's length (``HasEnergyBudget``)."""
         return float(self.mesh.length)
 
+    @cached_property
+    def _work_loads(self) -> tuple[tuple[tuple[NodalLoad, int], ...], tuple[tuple[Any, int], ...]]:
+        """(nodal loads with their nodes, the other non-gravity loads with theirs): the loads that do work."""
+        pairs = [(ld, i) for ld, i in zip(self.loads, self._load_nodes, strict=True) if not isinstance(ld, Gravity)]
+        return (tuple(p for p in pairs if isinstance(p[0], NodalLoad)),
+                tuple(p for p in pairs if not isinstance(p[0], NodalLoad)))
+
     def external_power(self, t: float, q: FloatArray, v: FloatArray) -> float | None:
         """f·v of the loads whose work is not in ``potential_energy`` (all but gravity); None with prescribed
-        supports or elastic supports, whose energy exchange the rod does not account for (``HasEnergyBudget``)."""
+        supports or elastic supports, whose energy exchange the rod does not account for (``HasEnergyBudget``).
+        Nodal loads: (moment, force) in the body frame at their nodes only, Σ pairᵢ·Vᵢ (Rᵀ for spatial ones)."""
         if self.rheonomic or self.support_rows.has_springs:
             return None
-        work = [(ld, i) for ld, i in zip(self.loads, self._load_nodes, strict=True) if not isinstance(ld, Gravity)]
-        if not work:
-            return 0.0
-        f = external_forces(t, self._q(q), tuple(ld for ld, _ in work), tuple(i for _, i in work),
-                            self.mass_weights, self.material.rhoA, self._kernels.loads).ravel()
-        v = np.asarray(v, dtype=float)
-        return float(np.einsum("i,i->", f, v))
+        nodal, other = self._work_loads
+        V = np.asarray(v, dtype=float).reshape(self.n_nodes, 6)
+        power = 0.0
+        if nodal:
+            qa = self._q(q)
+            for ld, i in nodal:  # over the loads (a handful), not the nodes
+                pair = ld.time(t) * ld.pair
+                if ld.frame == "spatial":  # a·(R(p) u) = (R(p)ᵀ a)·u
+                    power += _dot_rotated(qa[i, :4], pair[:3], V[i, :3]) + _dot_rotated(qa[i, :4], pair[3:], V[i, 3:])
+                else:
+                    power += float(pair @ V[i])
+        if other:
+            f = external_forces(t, self._q(q), tuple(ld for ld, _ in other), tuple(i for _, i in other),
+                                self.mass_weights, self.material.rhoA, self._kernels.loads)
+            power += float(np.einsum("ij,ij->", f, V))
+        return power
 
     def linear_momentum(self, q: FloatArray, v: FloatArray) -> FloatArray:
         """Σ_i m_i R_i U_i (spatial)."""
