@@ -99,7 +99,6 @@ def make_run_dir(
     PermissionError
         The folder cannot be created or written.
     """
-    check_name(case_name)
     if out is not None:
         folder = Path(out)
         if folder.exists() and not folder.is_dir():
@@ -124,7 +123,7 @@ def make_run_dir(
             shutil.rmtree(folder)
         _ensure_writable(folder)
         return folder
-    parent = Path(root) / case_name
+    parent = Path(root) / check_name(case_name)
     _ensure_writable(parent)
     stamp = prefix + (now or datetime.now()).strftime("%Y%m%d-%H%M%S")
     for n in range(1000):
