@@ -402,3 +402,25 @@ def test_the_collection_is_rewritten_o_n_times_not_per_frame(tmp_path, monkeypat
                 assert len(read_pvd(tmp_path / "s.pvd")) == 100
     assert len(read_pvd(tmp_path / "s.pvd")) == 200
     assert len(writes) <= 5, writes
+
+
+# ---------------------------------------------------------------------------------------------- 7. records
+def test_resuming_a_finished_run_keeps_its_first_start(tmp_path):
+    """Review R: a resume of a finished run replaced provenance's start time and command (the original lost)."""
+    out = _finished(tmp_path)
+    first = json.loads((out / "provenance.json").read_text())
+    assert main(["run", "--resume", str(out), *QUICK]) == 0
+    after = json.loads((out / "provenance.json").read_text())
+    assert after["started"] == first["started"] and len(after["resumed"]) == 1 and after["status"] == "ok"
+
+
+def test_a_garbage_diagnostics_row_is_refused_on_resume(tmp_path, capsys):
+    """Review R: a diagnostics.csv row replaced by `garbage,not,a,row` was kept in the final file."""
+    out = _finished(tmp_path)
+    lines = (out / "diagnostics.csv").read_text().splitlines(keepends=True)
+    lines[3] = "garbage,not,a,row\n"
+    (out / "diagnostics.csv").write_text("".join(lines))
+    record = (out / "provenance.json").read_bytes()
+    assert main(["run", "--resume", str(out), *QUICK]) == 2
+    assert "row 3 is not" in capsys.readouterr().err
+    assert (out / "provenance.json").read_bytes() == record

@@ -76,9 +76,18 @@ def _run_locked(case: dict[str, Any], source: Path | str, run_dir: Path, *, prog
         write_toml(run_dir / "case.toml", case, header=f"resolved from {source} by lgbeam {__version__}")
     app = get_app(case["kind"])
     clock = Stopwatch()
-    prov = {"started": clock.started, "case_name": str(case.get("name", ""))}
+    prov: dict[str, Any] = {"started": clock.started, "case_name": str(case.get("name", ""))}
     record = run_dir / "provenance.json"
     before = record.read_bytes() if resume and record.is_file() else None
+    if before is not None:  # a resume keeps the run's first start and lists its own starts
+        try:
+            old = json.loads(before)
+        except ValueError:
+            old = {}
+        if isinstance(old, dict) and isinstance(old.get("started"), str):
+            prov["started"] = old["started"]
+            resumed = old.get("resumed") if isinstance(old.get("resumed"), list) else []
+            prov["extra"] = {"resumed": [*resumed, clock.started]}
     write_provenance(run_dir, status="running", wall_time_s=0.0, **prov)
     try:
         summary = app.run(case, run_dir, progress=progress, resume=True) if resume else \
@@ -101,7 +110,7 @@ def _run_locked(case: dict[str, Any], source: Path | str, run_dir: Path, *, prog
         summary = RunSummary(status="ok")
     summary.extra.setdefault("wall_time_s", clock.elapsed())
     write_provenance(run_dir, status=summary.status, wall_time_s=clock.elapsed(),
-                     extra={"summary": asdict(summary)}, **prov)
+                     **{**prov, "extra": {**prov.get("extra", {}), "summary": asdict(summary)}})
     if figures:
         from lgbeam.io.plots import plot_run
 

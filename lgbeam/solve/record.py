@@ -165,10 +165,27 @@ class CSVRecord(MemoryRecord):
             if tuple(header.strip().split(",")) != keys:
                 raise ValueError(f"{self.path} does not match the checkpoint's columns; the run folder was modified")
             for i in range(n_rows):
-                if not fh.readline():
+                line = fh.readline()
+                if not line:
                     raise ValueError(f"{self.path} has {i} rows, fewer than the checkpoint's {n_rows}")
+                if not _is_row(line, len(keys)):
+                    raise ValueError(f"{self.path}: row {i + 1} is not {len(keys)} numbers; the run folder was "
+                                     "modified: rerun the case")
             fh.truncate(fh.tell())
         self._fh = open(self.path, "a", newline="", encoding="utf-8")  # noqa: SIM115 - closed in close()
+
+
+def _is_row(line: str, n: int) -> bool:
+    """Whether ``line`` is a row this record wrote: n comma-separated numbers."""
+    parts = line.rstrip("\r\n").split(",")
+    if len(parts) != n:
+        return False
+    try:
+        for p in parts:
+            float(p)
+    except ValueError:
+        return False
+    return True
 
 
 __all__ = ["CSVRecord", "MemoryRecord"]
