@@ -138,7 +138,8 @@ def write_data(path: str | os.PathLike[str], value: Any) -> None:
     tree, arrays = encode(value)
     doc = json.dumps(tree, allow_nan=False, separators=(",", ":")).encode("utf-8")
     buf = io.BytesIO()
-    np.savez(buf, **arrays, **{META: np.frombuffer(doc, dtype=np.uint8)})
+    entries: dict[str, Any] = {**arrays, META: np.frombuffer(doc, dtype=np.uint8)}
+    np.savez(buf, **entries)
     with atomic_write(path) as fh:
         fh.write(buf.getvalue())
 
