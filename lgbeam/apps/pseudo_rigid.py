@@ -10,7 +10,9 @@ h = 1/16 for 1000 steps ([0, 62.5]) — are seed 002 Fig. 3's EP runs: the energ
 (top right; notes/002.md §8.3: 4.8e-14 at t = 50, 6.3e-13 on the full [0, 500]) and F(t)[1, 1, 1]ᵀ over the first
 1000 steps (bottom left; the paper's P₀ there is unstated, so it is drawn from the Fig. 3 P₀). ``time.t_end = 500``
 gives the full top row (8000 steps, minutes); ``integrator.method = "lie-midpoint"`` the symmetric curve
-(max |ΔH| 2.85e-4 on [0, 500]), ``lie-heun`` with h = 1/32 the drifting one.
+(max |ΔH| 2.85e-4 on [0, 500]), ``lie-heun`` with h = 1/32 the drifting one. Only ep2-gonzalez keeps H exactly
+here: the paper's (γ₁, γ₂) is not R^*dH under the trace pairing, and the Gonzalez correction (15) restores the
+discrete chain rule where an AVF average (ep2-avf, ep4) does not (lgbeam/models/pseudo_rigid.py, notes/002.md §4.3).
 
 Writes solution.npz (t, F, P (n_t, 3, 3), det F, energy, ``corner`` = F[1, 1, 1]ᵀ), diagnostics.csv (per step:
 energy, det F), a ParaView series of the body as the deformed unit cube F·[−½, ½]³ (one hexahedron, point data
