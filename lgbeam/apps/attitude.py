@@ -1,5 +1,5 @@
 """The ``attitude`` case kind: seed 002's free rigid body, integrated by the symmetric integral-preserving methods
-(docs/integral-preserving.md):
+(docs/discrete-gradients.md):
 
 ``model.kind = "quaternion"`` (§5.1, Fig. 2)
     the attitude q ∈ S³ (unit quaternions, scalar first) with constant spatial angular momentum m₀ = I v₀,

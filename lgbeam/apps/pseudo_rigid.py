@@ -1,7 +1,7 @@
 """The ``pseudo-rigid`` case kind: seed 002 §5.2's pseudo-rigid (homogeneous St Venant–Kirchhoff) body on
 T*GL⁺(3) ≅ GL⁺(3) ⋉ gl(3)*, integrated by the symmetric integral-preserving Lie group methods (``ep2-gonzalez`` —
 the paper's EP method (30) —, ``ep2-avf``, ``ep4``, ``lie-midpoint`` — its symmetric α = 0 method —, ``lie-heun``;
-docs/integral-preserving.md).
+docs/discrete-gradients.md).
 
     x = F X,  F' = P E⁻¹,  P' = −2F ∇W(FᵀF),  W(C) = ½ λ tr(C − I)² + μ tr((C − I)²)   (seed 002 (28)–(29))
 

@@ -91,7 +91,8 @@ class Spheres:
         if not self.velocity_dependent:
             return -cross(q, self.potential_gradient(q)) / self._diag[:, None]
         Mbar, c = self.coupled_parts(q)
-        return np.linalg.solve(Mbar, (c + self.velocity_terms(q, omega)).ravel()).reshape(q.shape)
+        alpha: FloatArray = np.asarray(np.linalg.solve(Mbar, (c + self.velocity_terms(q, omega)).ravel()), dtype=float)
+        return alpha.reshape(q.shape)
 
     def coupled_parts(self, q: FloatArray) -> tuple[FloatArray, FloatArray]:
         """(M̄(q) (3n, 3n), c(q) = −q × ∂V/∂q (n, 3)) with M̄ α = c + ``velocity_terms(q, ω)`` ((6.5b)); both fixed

@@ -127,7 +127,7 @@ def fig42(out: Path, quick: bool) -> list[list[object]]:
     body, y0 = rigid_body.ortolan_problem()
     T = 5.0
     hs = 2.0 ** -np.arange(2, 6 if quick else 10)
-    R, w = rigid_body.reference_solution(body, y0, [T])
+    R, w = rigid_body.reference_solution(body, y0, np.array([T]))
     fig = Figure(figsize=(10, 4))
     axR, axw = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
     rows = []
@@ -194,7 +194,7 @@ def spheres_runs(out: Path, quick: bool) -> list[list[object]]:
         axes[0].legend(fontsize=6)
         save_figure(fig, out / f"spheres-{model.name}-invariants.png", dpi=100)
         # orders at T = 1
-        qr, _ = spheres.reference_solution(model, y0, [1.0])
+        qr, _ = spheres.reference_solution(model, y0, np.array([1.0]))
         hs = 2.0 ** -np.arange(4, 7 if quick else 9)
         fig = Figure(figsize=(5, 4))
         ax = fig.add_subplot()
@@ -234,7 +234,7 @@ def lgvi_runs(out: Path, quick: bool) -> list[list[object]]:
         summary.append([name, T, float(np.abs(dE).max()), float(nq.max()), float(np.abs(dL).max())])
     save_figure(fig, out / "lgvi-fig3.3-3.4.png", dpi=100)
     Tc = 10.0
-    ref = orbit_attitude.reference_solution(model, y0, [Tc])[-1]
+    ref = orbit_attitude.reference_solution(model, y0, np.array([Tc]))[-1]
     fig = Figure(figsize=(5, 4))
     ax = fig.add_subplot()
     for name in ("lgvi", "rattle-so3", "shake-quat", "lg-stormer-verlet"):
