@@ -25,6 +25,7 @@ from pathlib import Path
 
 CHILD = r'''
 import sys, time, json
+import lgbeam
 from lgbeam.models.spheres import dipole_array, double_spherical_pendulum, spherical_pendulum
 from lgbeam.solve import ConstantStep, SaveAt, integrate
 n = int(sys.argv[1])
@@ -39,6 +40,7 @@ for make in (spherical_pendulum, double_spherical_pendulum, dipole_array):
         for _ in range(3):
             c = time.process_time(); run(n); best = min(best, time.process_time() - c)
         out[model.name + "/" + m] = best / n
+out['__file__'] = lgbeam.__file__
 print(json.dumps(out))
 '''
 
@@ -52,7 +54,9 @@ METHODS = ("spheres-eln", "spheres-rkmk4", "spheres-rkmkgl4", "spheres-rattle")
 
 def _measure(root: Path, steps: int) -> dict[str, float]:
     env = dict(os.environ, PYTHONPATH=str(root), OMP_NUM_THREADS="1")
-    res = subprocess.run([sys.executable, "-c", CHILD, str(steps)], env=env, capture_output=True, text=True, check=True)
+    # cwd = root: ``python -c`` puts the working folder first on sys.path, before PYTHONPATH
+    res = subprocess.run([sys.executable, "-c", CHILD, str(steps)], env=env, capture_output=True, text=True, check=True,
+                         cwd=str(root))
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
@@ -69,7 +73,10 @@ def main(argv: list[str] | None = None) -> int:
     best: dict[str, dict[str, float]] = {"old": {}, "new": {}}
     for r in range(args.rounds):
         for side, root in (("old", args.old), ("new", here)):
-            for k, v in _measure(root, args.steps).items():
+            got = _measure(root, args.steps)
+            if not str(got.pop("__file__")).startswith(str(root.resolve())):
+                raise SystemExit(f"the {side} run did not import lgbeam from {root}")
+            for k, v in got.items():
                 best[side][k] = min(best[side].get(k, v), v)
         print(f"round {r + 1}/{args.rounds} done", flush=True)
     rows = []
