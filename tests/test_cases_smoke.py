@@ -14,6 +14,7 @@ from lgbeam.io.vtk import read_pvd
 
 CASES = sorted((Path(__file__).resolve().parents[1] / "cases").glob("*.toml"))
 SHORT = {"heavy-top": 0.02, "rod": 0.002, "frame": 0.002, "nls": 0.05, "kdv": 0.01, "ekf": 3.0, "spherical-pendulum": 0.1}
+SHORT |= {"rigid-body": 2.0, "spheres": 0.1, "attitude": 0.25, "pseudo-rigid": 0.25}  # seeds 001/002 (issue 25)
 
 
 @pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
@@ -40,6 +41,9 @@ def test_case_runs_end_to_end(path, tmp_path):
     elif kind == "spherical-pendulum":  # seed 000: the chain stays on TS² to round-off
         q = sol["y"].reshape(len(sol["t"]), -1, 2, 3)[:, :, 0]
         assert np.abs(np.linalg.norm(q, axis=-1) - 1).max() < 1e-13 and sol["positions"].shape[2] == 3
+    elif kind in ("rigid-body", "spheres", "attitude", "pseudo-rigid"):  # seeds 001/002: the invariant starts right
+        assert np.isfinite(sol["energy"]).all() and len(sol["t"]) == 3
+        assert (out / "figures").is_dir() and any((out / "figures").glob(f"{kind}.png"))
     else:
         assert "x" in sol and "length" in sol and ("psi" in sol or "u" in sol)
     frames = read_pvd(next((out / "paraview").glob("*.pvd")))

@@ -32,6 +32,10 @@ APPS: dict[str, str] = {
     "nls": "lgbeam.apps.spectral",
     "kdv": "lgbeam.apps.spectral",
     "ekf": "lgbeam.apps.ekf",
+    "rigid-body": "lgbeam.apps.rigid_body",
+    "spheres": "lgbeam.apps.spheres",
+    "attitude": "lgbeam.apps.attitude",
+    "pseudo-rigid": "lgbeam.apps.pseudo_rigid",
 }
 
 

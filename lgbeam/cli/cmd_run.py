@@ -116,7 +116,9 @@ def _run_locked(case: dict[str, Any], source: Path | str, run_dir: Path, *, prog
 
         try:
             plot_run(run_dir)
-        except (ValueError, OSError) as exc:  # pictures are a convenience; the run itself is complete
+            if hasattr(app, "figures"):  # the kind's own panels (the seed figure its defaults reproduce)
+                app.figures(run_dir)
+        except (ValueError, OSError, KeyError) as exc:  # pictures are a convenience; the run itself is complete
             logger.warning("figures not written: %s", exc)
     return summary
 

@@ -24,13 +24,12 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
 from lgbeam._typing import FloatArray
-from lgbeam.groups.cayley import dexp_inv_series
-from lgbeam.groups.so3 import exp_so3
+from lgbeam.groups.base import cross
 from lgbeam.integrators.base import Status, Step
 from lgbeam.integrators.rigid import Newton, SolverFailure
 from lgbeam.systems import MechanicalState, ProductOfSpheres
@@ -44,8 +43,23 @@ GL4_TABLEAU = (np.array([[0.25, 0.25 - SQ3 / 6], [0.25 + SQ3 / 6, 0.25]]), np.ar
 
 
 def rotate(u: FloatArray, q: FloatArray) -> FloatArray:
-    """exp(u_i^) q_i for (n, 3) arrays (the action of the lift)."""
-    return np.einsum("nij,nj->ni", exp_so3(u), q)
+    """exp(u_i^) q_i for (n, 3) arrays (the action of the lift), by Rodrigues' formula on the vectors:
+    q cos θ + (sin θ/θ) u × q + ((1 − cos θ)/θ²)(u·q) u, θ = |u|, with sin θ/θ = sinc(θ/π) and
+    (1 − cos θ)/θ² = ½ sinc(θ/2π)² (no small-angle branch, no 3 × 3 matrices)."""
+    th = np.sqrt(np.einsum("ij,ij->i", u, u))
+    s = np.sinc(th / np.pi)
+    c2 = 0.5 * np.sinc(th / (2.0 * np.pi)) ** 2
+    uq = np.einsum("ij,ij->i", u, q)
+    return q * (1.0 - th * th * c2)[:, None] + s[:, None] * cross(u, q) + (c2 * uq)[:, None] * u
+
+
+@runtime_checkable
+class HasCoupledParts(Protocol):
+    """Optional capability of a ``ProductOfSpheres`` whose M couples the spheres: α(q, ω) = M̄(q)⁻¹ (c(q) +
+    Σ_{j≠i} M_ij |ω_j|² q_i × q_j) (seed 001 (6.5b)), so spheres-ELN's implicit ω-solve factors M̄ once a step and
+    takes the exact Jacobian instead of forward differences."""
+
+    def coupled_parts(self, q: FloatArray) -> tuple[FloatArray, FloatArray]: ...
 
 
 def _check_state(name: str, model: Any, y: MechanicalState) -> MechanicalState:
@@ -108,14 +122,41 @@ class SpheresELN(_SpheresMethod):
             a1 = model.angular_acceleration(q1, wh)
             return Step(MechanicalState(q1, wh + 0.5 * h * a1), a1, evaluations=1)
         shape = wh.shape
+        if isinstance(model, HasCoupledParts):
+            f, jac = self._coupled_residual(model, q1, wh, h)
+        else:
+            f, jac = (lambda x: -x + wh.ravel() + 0.5 * h * model.angular_acceleration(q1, x.reshape(shape)).ravel()), None
         try:
-            x, k = Newton(self.tol, self.max_iter).solve(
-                lambda x: -x + wh.ravel() + 0.5 * h * model.angular_acceleration(q1, x.reshape(shape)).ravel(),
-                wh.ravel(), None, "spheres-ELN (7.1d)")
+            x, k = Newton(self.tol, self.max_iter).solve(f, wh.ravel(), jac, "spheres-ELN (7.1d)")
         except SolverFailure as exc:
             return self._failed(y, cache, exc)
         w1 = x.reshape(shape)
         return Step(MechanicalState(q1, w1), model.angular_acceleration(q1, w1), iterations=k, evaluations=k + 1)
+
+    @staticmethod
+    def _coupled_residual(model: Any, q1: FloatArray, wh: FloatArray, h: float) -> tuple[Any, Any]:
+        """(f, J) of ω₁ = Ω½ + h/2 α(q₁, ω₁) with M̄(q₁)⁻¹ formed once: α = M̄⁻¹(c + Σ_j M_ij |ω_j|² q_i × q_j),
+        ∂/∂ω_j of the sum = 2 M_ij (q_i × q_j) ω_jᵀ (exact Jacobian, one small solve per Newton iteration)."""
+        n = q1.shape[0]
+        Mbar, c = model.coupled_parts(q1)
+        Minv = np.linalg.inv(Mbar)
+        M = np.asarray(model.mass_matrix, dtype=float)
+        off = M - np.diag(np.diag(M))
+        P = off[:, :, None] * cross(q1[:, None, :], q1[None, :, :])  # (n, n, 3): M_ij q_i × q_j
+        base = wh.ravel()
+
+        def alpha(x: FloatArray) -> FloatArray:
+            w = x.reshape(n, 3)
+            return Minv @ (c + np.einsum("ija,j->ia", P, np.einsum("ja,ja->j", w, w))).ravel()
+
+        def f(x: FloatArray) -> FloatArray:
+            return -x + base + 0.5 * h * alpha(x)
+
+        def jac(x: FloatArray) -> FloatArray:
+            D = 2.0 * P[:, :, :, None] * x.reshape(n, 3)[None, :, None, :]  # (i, j, a, b) = 2 P_ija x_jb
+            return 0.5 * h * (Minv @ D.transpose(0, 2, 1, 3).reshape(3 * n, 3 * n)) - np.eye(3 * n)
+
+        return f, jac
 
 
 @dataclass(frozen=True)
@@ -139,9 +180,11 @@ class SpheresRKMK(_SpheresMethod):
         return 4
 
     def _stage(self, model: Any, y: MechanicalState, uR: FloatArray, uW: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """k̃ = dexp⁻¹_u(y(λ(u, y₀))) for one stage u = (u_R, u_W) (n, 3) each."""
+        """k̃ = dexp⁻¹_u(y(λ(u, y₀))) for one stage u = (u_R, u_W) (n, 3) each; dexp⁻¹ truncated after three
+        Bernoulli terms, W − ½ u × W + 1/12 u × (u × W) (``groups.cayley.dexp_inv_series``, order 4)."""
         q, W = rotate(uR, y.q), y.v + uW
-        return dexp_inv_series(uR, W, 4), model.angular_acceleration(q, W)
+        uW_ = cross(uR, W)
+        return W - 0.5 * uW_ + cross(uR, uW_) / 12.0, model.angular_acceleration(q, W)
 
     def step(self, model: Any, t: float, h: float, y: MechanicalState, cache: Any) -> Step[Any, Any]:
         A, b = RK4_TABLEAU if self.tableau == "rk4" else GL4_TABLEAU
@@ -190,7 +233,7 @@ class SpheresRattle(_SpheresMethod):
 
     def step(self, model: Any, t: float, h: float, y: MechanicalState, cache: Any) -> Step[Any, Any]:
         Minv, dV = cache
-        q, v = y.q, np.cross(y.v, y.q)  # q' = ω × q
+        q, v = y.q, cross(y.v, y.q)  # q' = ω × q
         a = q + h * v - 0.5 * h * h * (Minv @ dV)  # q₁ = a − h² M⁻¹(λ ⊙ q): F(q)ᵀλ = 2λ_i q_i, halved by h/2
 
         def g(lam: FloatArray) -> FloatArray:
@@ -211,7 +254,7 @@ class SpheresRattle(_SpheresMethod):
         b = vh - 0.5 * h * Minv @ dV1  # v₁ = b − h M⁻¹(μ ⊙ q₁), q₁_i·v₁_i = 0 (7.4e)
         mu = np.linalg.solve(h * Minv * (q1 @ q1.T), np.einsum("ij,ij->i", q1, b))
         v1 = b - h * Minv @ (mu[:, None] * q1)
-        return Step(MechanicalState(q1, np.cross(q1, v1)), (Minv, dV1), iterations=k, evaluations=1)
+        return Step(MechanicalState(q1, cross(q1, v1)), (Minv, dV1), iterations=k, evaluations=1)
 
 
 SPHERES_METHODS: dict[str, Any] = {

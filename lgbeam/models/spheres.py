@@ -31,7 +31,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from lgbeam._typing import FloatArray
-from lgbeam.groups.base import hat3
+from lgbeam.groups.base import cross, hat3
 from lgbeam.systems import MechanicalState
 
 logger = logging.getLogger(__name__)
@@ -71,7 +71,11 @@ class Spheres:
     def _offdiag(self) -> FloatArray:
         return self.mass_matrix - np.diag(np.diag(self.mass_matrix))
 
-    @property
+    @cached_property
+    def _diag(self) -> FloatArray:
+        return np.diag(self.mass_matrix).copy()
+
+    @cached_property
     def velocity_dependent(self) -> bool:
         """True when M couples the spheres (α then contains |ω_j|²)."""
         return bool(np.any(self._offdiag != 0.0))
@@ -84,23 +88,29 @@ class Spheres:
 
     def angular_acceleration(self, q: FloatArray, omega: FloatArray) -> FloatArray:
         """α(q, ω) of (6.5b) (n, 3); one 3n × 3n solve when M couples the spheres."""
-        dV = self.potential_gradient(q)
-        Md = np.diag(self.mass_matrix)
-        rhs = -np.cross(q, dV)
         if not self.velocity_dependent:
-            return rhs / Md[:, None]
+            return -cross(q, self.potential_gradient(q)) / self._diag[:, None]
+        Mbar, c = self.coupled_parts(q)
+        alpha: FloatArray = np.asarray(np.linalg.solve(Mbar, (c + self.velocity_terms(q, omega)).ravel()), dtype=float)
+        return alpha.reshape(q.shape)
+
+    def coupled_parts(self, q: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """(M̄(q) (3n, 3n), c(q) = −q × ∂V/∂q (n, 3)) with M̄ α = c + ``velocity_terms(q, ω)`` ((6.5b)); both fixed
+        while only ω changes (the implicit ω-solve of spheres-ELN factors M̄ once per step)."""
         n = self.n_spheres
-        w2 = np.einsum("ij,ij->i", omega, omega)
-        rhs = rhs + np.cross(q, self._offdiag @ (w2[:, None] * q))
         Qh = hat3(q)
         blocks = -self._offdiag[:, :, None, None] * np.einsum("iab,jbc->ijac", Qh, Qh)
-        blocks[np.arange(n), np.arange(n)] = Md[:, None, None] * np.eye(3)
-        Mbar = blocks.transpose(0, 2, 1, 3).reshape(3 * n, 3 * n)
-        return np.linalg.solve(Mbar, rhs.ravel()).reshape(n, 3)
+        blocks[np.arange(n), np.arange(n)] = self._diag[:, None, None] * np.eye(3)
+        return blocks.transpose(0, 2, 1, 3).reshape(3 * n, 3 * n), -cross(q, self.potential_gradient(q))
+
+    def velocity_terms(self, q: FloatArray, omega: FloatArray) -> FloatArray:
+        """Σ_{j≠i} M_ij |ω_j|² q_i × q_j (n, 3), the ω-dependent right-hand side of (6.5b)."""
+        w2 = np.einsum("ij,ij->i", omega, omega)
+        return cross(q, self._offdiag @ (w2[:, None] * q))
 
     def velocities(self, q: FloatArray, omega: FloatArray) -> FloatArray:
         """q_i' = ω_i × q_i."""
-        return np.cross(omega, q)
+        return cross(omega, q)
 
     def energy(self, q: FloatArray, omega: FloatArray) -> float:
         """½ Σ M_ij q_i'·q_j' + V(q)."""

@@ -2,7 +2,8 @@
 
     python -m lgbeam.studies.rigid_figures [--out outputs/summary] [--quick] [--only seed001-ch4,seed001-ch7,seed003-ch3]
 
-writes (PNG + CSV each): ``rigid-fig4.1-energy`` (E − E₀ on [0, 1e4] at h = 0.25 and 0.125, fitted slopes;
+writes (PNG + CSV each): ``rigid-fig3.1-3.2-potential`` (U_α over rotation vectors, α = 0 and 0.3; also alone with
+``--only potential``), ``rigid-fig4.1-energy`` (E − E₀ on [0, 1e4] at h = 0.25 and 0.125, fitted slopes;
 --quick: [0, 1000] and h = 0.25), ``rigid-fig4.2-orders`` (global errors at T = 5), ``rigid-fig4.3-cpu`` and
 the Tables 7.1–7.3 / 3.1 cost ratios (``lgbeam.studies.rigid_costs``), ``spheres-fig7.x`` (energy, |q| − 1, q·ω and
 momentum about k over time, h = 0.01, T = 200, --quick T = 20; orders at T = 1) and ``lgvi-fig3.3-3.5``
@@ -20,10 +21,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from matplotlib.colors import BoundaryNorm
 from matplotlib.figure import Figure
 
 from lgbeam.diagnostics import observed_order
 from lgbeam.groups.base import quat_to_matrix
+from lgbeam.groups.so3 import exp_so3
 from lgbeam.integrators.registry import methods_for
 from lgbeam.models import orbit_attitude, rigid_body, spheres
 from lgbeam.solve import ConstantStep, SaveAt, integrate
@@ -36,6 +39,63 @@ logger = logging.getLogger(__name__)
 
 
 
+
+
+def potential_slice(alpha: float, n: int = 161) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """U_α(exp(v)) on the plane v₂ = 0 of rotation vectors (the plane through I, R₀'s sphere S and v_m), |v| ≤ π:
+    (v₁ grid, v₃ grid, U with NaN outside the ball and at the singularity R = R_m)."""
+    U = rigid_body.OrtolanPotential(alpha)
+    a = np.linspace(-np.pi, np.pi, n)
+    V1, V3 = np.meshgrid(a, a, indexing="xy")
+    v = np.stack([V1, np.zeros_like(V1), V3], axis=-1)
+    R = exp_so3(v)
+    mI = np.linalg.norm(R - np.eye(3), axis=(-2, -1))
+    mm = np.linalg.norm(R - U.Rm, axis=(-2, -1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        val = (mI - 1.0) ** 2 - alpha / mm
+    val[(np.linalg.norm(v, axis=-1) > np.pi) | ~np.isfinite(val)] = np.nan
+    return V1, V3, val
+
+
+def fig31_32(out: Path) -> dict[str, float]:
+    """Seed 001 Figs 3.1–3.2: the potential U_α over rotation vectors, α = 0 (the first term: level sets concentric
+    spheres, minimum 0 on S = {|v| = 2 arcsin(1/(2√2))}) and α = 0.3 (the attraction towards R_m = exp(v_m)).
+
+    The thesis' images are lost (notes/001.md §6.5); the panels are the slice v₂ = 0 of the ball |v| ≤ π, which
+    holds v_m and a great circle of S. Returns the checks: U_α(R₀) (note: −0.111004619719), the α = 0 minimum on
+    the grid and its radius."""
+    fig = Figure(figsize=(10, 4.5))
+    rows: list[list[object]] = []
+    checks: dict[str, float] = {}
+    r_S = 2 * np.arcsin(1 / (2 * np.sqrt(2)))
+    for k, alpha in enumerate((0.0, rigid_body.ORTOLAN_ALPHA)):
+        V1, V3, val = potential_slice(alpha)
+        ax = fig.add_subplot(1, 2, k + 1)
+        levels = np.array([0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 2.5, 3.0, 3.35]) if alpha == 0 else \
+            np.array([-1.5, -1.0, -0.6, -0.4, -0.2, -0.1, 0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2, 2.5, 3.3])
+        cs = ax.contourf(V1, V3, np.clip(val, levels[0], levels[-1]), levels=levels, cmap="viridis",
+                         norm=BoundaryNorm(levels, 256))
+        fig.colorbar(cs, ax=ax, shrink=0.8)
+        th = np.linspace(0, 2 * np.pi, 200)
+        ax.plot(r_S * np.cos(th), r_S * np.sin(th), "w--", lw=0.8, label="S: m(R, I) = 1")
+        if alpha:
+            ax.plot(*np.asarray(rigid_body.ORTOLAN_VM)[[0, 2]], "r*", ms=10, label="v_m")
+        ax.set_aspect("equal")
+        ax.set_xlabel("v₁")
+        ax.set_ylabel("v₃")
+        ax.set_title(f"U_α(exp v), v₂ = 0, α = {alpha:g} (seed 001 Fig. 3.{k + 1})", fontsize=9)
+        ax.legend(fontsize=7, loc="lower left")
+        rows += [[alpha, a, b, c] for a, b, c in zip(V1.ravel(), V3.ravel(), val.ravel()) if np.isfinite(c)]
+        if alpha == 0:
+            i = np.nanargmin(val)
+            checks["alpha0_min"] = float(val.ravel()[i])
+            checks["alpha0_min_radius"] = float(np.hypot(V1.ravel()[i], V3.ravel()[i]))
+    save_figure(fig, out / "rigid-fig3.1-3.2-potential.png", dpi=100)
+    write_csv(out / "rigid-fig3.1-3.2-potential.csv", ["alpha", "v1", "v3", "U"], rows)
+    body, y0 = rigid_body.ortolan_problem()
+    checks["U_R0"] = body.potential(y0.q)
+    checks["S_radius"] = float(r_S)
+    return checks
 
 
 def fig41(out: Path, quick: bool) -> list[list[object]]:
@@ -67,7 +127,7 @@ def fig42(out: Path, quick: bool) -> list[list[object]]:
     body, y0 = rigid_body.ortolan_problem()
     T = 5.0
     hs = 2.0 ** -np.arange(2, 6 if quick else 10)
-    R, w = rigid_body.reference_solution(body, y0, [T])
+    R, w = rigid_body.reference_solution(body, y0, np.array([T]))
     fig = Figure(figsize=(10, 4))
     axR, axw = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
     rows = []
@@ -134,7 +194,7 @@ def spheres_runs(out: Path, quick: bool) -> list[list[object]]:
         axes[0].legend(fontsize=6)
         save_figure(fig, out / f"spheres-{model.name}-invariants.png", dpi=100)
         # orders at T = 1
-        qr, _ = spheres.reference_solution(model, y0, [1.0])
+        qr, _ = spheres.reference_solution(model, y0, np.array([1.0]))
         hs = 2.0 ** -np.arange(4, 7 if quick else 9)
         fig = Figure(figsize=(5, 4))
         ax = fig.add_subplot()
@@ -174,7 +234,7 @@ def lgvi_runs(out: Path, quick: bool) -> list[list[object]]:
         summary.append([name, T, float(np.abs(dE).max()), float(nq.max()), float(np.abs(dL).max())])
     save_figure(fig, out / "lgvi-fig3.3-3.4.png", dpi=100)
     Tc = 10.0
-    ref = orbit_attitude.reference_solution(model, y0, [Tc])[-1]
+    ref = orbit_attitude.reference_solution(model, y0, np.array([Tc]))[-1]
     fig = Figure(figsize=(5, 4))
     ax = fig.add_subplot()
     for name in ("lgvi", "rattle-so3", "shake-quat", "lg-stormer-verlet"):
@@ -205,10 +265,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", default="seed001-ch4,seed001-ch7,seed003-ch3", help="comma-separated parts")
     args = p.parse_args(argv)
     parts = {s.strip() for s in args.only.split(",") if s.strip()}
-    unknown = parts - {"seed001-ch4", "seed001-ch7", "seed003-ch3", "costs"}
+    unknown = parts - {"seed001-ch4", "seed001-ch7", "seed003-ch3", "costs", "potential"}
     if unknown:
-        raise ValueError(f"--only: unknown part(s) {sorted(unknown)}; choose from seed001-ch4, seed001-ch7, seed003-ch3, costs")
+        raise ValueError(f"--only: unknown part(s) {sorted(unknown)}; choose from seed001-ch4, seed001-ch7, seed003-ch3, "
+                         "costs, potential")
     args.out.mkdir(parents=True, exist_ok=True)
+    if parts & {"seed001-ch4", "potential"}:
+        logger.info("Figs 3.1-3.2 %s", fig31_32(args.out))
     if "seed001-ch4" in parts:
         for row in fig41(args.out, args.quick):
             logger.info("Fig 4.1 %s", row)
