@@ -4,6 +4,7 @@ grades, orientation, releases, point masses, modal participation, load cases (is
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 
 import numpy as np
@@ -14,7 +15,7 @@ from scipy.optimize import brentq
 from lgbeam.apps import frame as frame_app
 from lgbeam.apps._frame_members import rods_form
 from lgbeam.diagnostics import observed_order
-from lgbeam.discretisations.rods import modal, sections
+from lgbeam.discretisations.rods import Gravity, modal, sections
 from lgbeam.discretisations.rods.statics import solve_static
 from lgbeam.io.schema import validate
 
@@ -268,9 +269,10 @@ def _tip_mass_column(n: int, orientation, M: float):
 
 def test_a_column_with_a_tip_mass_matches_the_exact_frequency_equation_on_both_axes():
     """Cantilever with a tip mass M: 1 + cos λ cosh λ + μλ(cos λ sinh λ − sin λ cosh λ) = 0, μ = M/ρAL,
-    ω = λ² √(EI/ρAL⁴) (Blevins, Formulas for natural frequency, Table 8-8). One orientation vector puts the
-    strong axis (I_y, the h = 50 mm side along x) into the x-sway: the mode whose effective mass is along x has
-    ω √(I_z/I_y) of ... the strong one; both converge at order 2 to the exact roots."""
+    ω = λ² √(EI/ρAL⁴) (Blevins, Formulas for Natural Frequency and Mode Shape, Table 8-8). The orientation e_x
+    puts the web (h = 50 mm) along x, so the x-sway (the mode whose effective mass is along x) bends about the
+    strong axis y (E I_y) and the y-sway about z (E I_z); both converge at order 2 to their exact roots (the
+    rod's rotary inertia ρI, absent from the Euler–Bernoulli equation, is 5e-5 of the frequencies here)."""
     L, mu = 2.0, 0.8
     sec = sections.rectangle(0.02, 0.05)
     g = sections.GRADES["S235"]
@@ -359,11 +361,7 @@ def test_point_masses_carry_gravity_and_a_rotary_inertia():
     """A point mass under gravity adds M g to the base reaction; its rotary inertia (global axes, turned into the
     member's directors) adds to the torsional inertia and lowers the torsion frequency to √(GJ/L / (J + ρJ L/3))."""
     st = _tip_mass_column(4, [1.0, 0.0, 0.0], 10.0)
-    case = copy.deepcopy(frame_app.SCHEMA)  # noqa: F841 - the schema is not changed by building
     rhoA = st.members[0].material.rhoA
-    import dataclasses
-
-    from lgbeam.discretisations.rods import Gravity
     rod = dataclasses.replace(st.members[0], loads=(Gravity([0.0, 0.0, -9.81]),))
     f = rod.external_forces(0.0, rod.q_ref).reshape(-1, 6)
     assert f[:, 3:].sum(0) @ rod.G.rotation(rod.q_ref)[0].T[2] == pytest.approx(-9.81 * (10.0 + rhoA * 2.0), rel=1e-12)
@@ -398,3 +396,46 @@ def test_load_cases_and_combinations_scale_and_add():
     c4 = copy.deepcopy(c)
     c4["loads"]["nodal"] = [{"node": "r1", "force": [0.0, 1.0, 0.0], "frame": "follower"}]
     assert frame_app.build(c4) is not None
+
+
+# ------------------------------------------------------------------------------------------- command line
+SMALL = """kind = "frame"
+name = "small"
+supports = [{ node = "a", kind = "clamped" }]
+[model]
+n_elements = 4
+nodes = [{ name = "a", at = [0.0, 0.0, 0.0] }, { name = "b", at = [0.0, 0.0, 3.0] }, { name = "c", at = [2.0, 0.0, 3.0] }]
+members = [{ name = "col", nodes = ["a", "b"], section = "HEB200", material = "S355", orientation = [1.0, 0.0, 0.0] },
+           { name = "beam", nodes = ["b", "c"], section = "IPE300", material = "S355" }]
+masses = [{ node = "c", mass = 500.0 }]
+[[loads.cases]]
+name = "down"
+nodal = [{ node = "c", force = [0.0, 0.0, -1e3] }]
+[analysis]
+kind = "static"
+load_case = "down"
+[time]
+t_end = 1.0
+"""
+
+
+def test_static_run_draws_the_load_path_and_modes_folders_do_not_collide(tmp_path, monkeypatch, capsys):
+    from lgbeam.cli.main import main
+
+    case = tmp_path / "small.toml"
+    case.write_text(SMALL)
+    assert main(["run", str(case), "--out", str(tmp_path / "run"), "--quiet"]) == 0
+    assert {p.name for p in (tmp_path / "run" / "figures").iterdir()} == {"load_displacement.png"}
+    monkeypatch.chdir(tmp_path)
+    assert main(["modes", str(case), "--n", "3"]) == 0
+    text = capsys.readouterr().out
+    assert "m_eff x, y, z [kg]" in text and "total mass" in text
+    assert main(["modes", str(case), "--buckling", "--n", "1"]) == 0
+    a, b = tmp_path / "outputs" / "small" / "modes-down", tmp_path / "outputs" / "small" / "buckling-down"
+    assert (a / "modes.csv").is_file() and (b / "modes.csv").is_file()
+    import csv as _csv
+
+    rows = list(_csv.DictReader(open(a / "modes.csv")))
+    assert {"period_s", "effective_mass_x", "effective_mass_y", "effective_mass_z",
+            "cumulative_mass_fraction_x"} <= set(rows[0])
+    assert list(_csv.DictReader(open(b / "modes.csv")))[0].keys() == {"mode", "load_factor"}
