@@ -163,10 +163,10 @@ def _apply_cases(case: dict[str, Any]) -> None:
         for what in ("nodal", "distributed"):
             items = spec.get(what, [])
             if not isinstance(items, list):
-                raise ValueError(f"loads.cases {c!r}.{what} must be a list of load tables")
+                raise ValueError(f"loads.cases {c!r}.{what} must be a list of load tables")  # noqa: TRY004 - exit 2
             for item in items:
                 if not isinstance(item, dict):
-                    raise ValueError(f"loads.cases {c!r}.{what}: each load must be a table, got {item!r}")
+                    raise ValueError(f"loads.cases {c!r}.{what}: each load must be a table, got {item!r}")  # noqa: TRY004
                 loads[what] = [*loads[what], {**item, "scale": fac * float(item.get("scale", 1.0))}]
         if spec.get("gravity") is not None:
             g = (0.0 if g is None else g) + fac * _vec(f"loads.cases {c!r}.gravity", spec["gravity"])

@@ -102,8 +102,8 @@ def modes_table(system: Any, case: dict[str, Any], name: str, what: str, *, n: i
             r[f"cumulative_mass_fraction_{ax}"] = float(cum[k, j])
         rows.append(r)
     extra = f"  {'ω₀ [rad/s]':>15}  {'ω²/ω₀²':>10}" if about == "static" else ""
-    lines = [head, f"{'mode':>4}  {'omega [rad/s]':>15}  {'f [Hz]':>13}  {'T [s]':>10}{extra}  "
-             f"{'m_eff x, y, z [kg]':>32}  {'cumulative x, y, z':>20}"]
+    lines = [head, (f"{'mode':>4}  {'omega [rad/s]':>15}  {'f [Hz]':>13}  {'T [s]':>10}{extra}  "
+                    f"{'m_eff x, y, z [kg]':>32}  {'cumulative x, y, z':>20}")]
     for r in rows:
         tail = f"  {r['omega0_rad_s']:15.8g}  {r['ratio']:10.6f}" if about == "static" else ""
         me = "  ".join(f"{r[f'effective_mass_{a}']:10.4g}" for a in "xyz")

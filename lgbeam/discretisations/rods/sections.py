@@ -164,7 +164,7 @@ def box(h: float, b: float, t: float, ro: float | None = None, ri: float | None 
 def _table() -> dict[str, tuple[float, ...]]:
     out = {}
     for line in DATA.read_text().splitlines():
-        if line.startswith("#") or line.startswith("name,") or not line.strip():
+        if line.startswith(("#", "name,")) or not line.strip():
             continue
         name, *vals = line.split(",")
         out[name] = tuple(float(v) for v in vals)
