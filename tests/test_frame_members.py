@@ -427,6 +427,13 @@ def test_static_run_draws_the_load_path_and_modes_folders_do_not_collide(tmp_pat
     case.write_text(SMALL)
     assert main(["run", str(case), "--out", str(tmp_path / "run"), "--quiet"]) == 0
     assert {p.name for p in (tmp_path / "run" / "figures").iterdir()} == {"load_displacement.png"}
+    from lgbeam.studies.quantities import evaluate, parse_quantity
+
+    with np.load(tmp_path / "run" / "solution.npz") as z:
+        o, names = z["rod_offsets"], list(z["rod_names"])
+        tip = z["positions"][-1, o[names.index("beam") + 1] - 1] - z["positions"][0, o[names.index("beam") + 1] - 1]
+    got = evaluate(parse_quantity("displacement(node=c)"), tmp_path / "run")
+    assert got.tolist() == tip.tolist() and got[2] < 0.0
     monkeypatch.chdir(tmp_path)
     assert main(["modes", str(case), "--n", "3"]) == 0
     text = capsys.readouterr().out

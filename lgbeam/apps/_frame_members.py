@@ -286,4 +286,5 @@ def rods_form(case: dict[str, Any]) -> dict[str, Any]:
     mod["masses"] = masses
     mod["rods"], mod["joints"] = rods, joints
     mod["nodes"], mod["members"] = [], []
+    mod["node_ends"] = first  # node name -> (rod, "start" | "end"): solution.npz node_names / node_ids
     return case

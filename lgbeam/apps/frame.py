@@ -275,8 +275,18 @@ def build(case: dict[str, Any]) -> Structure:
         raise ValueError(f"model.joints: {err}") from None
 
 
-def solution_arrays(frame: Structure, t: np.ndarray, q: np.ndarray, v: np.ndarray, lam: np.ndarray) -> dict[str, Any]:
-    """solution.npz of a frame run (module docstring); section resultants per edge, spatial, at the midpoints."""
+def node_ids(case: dict[str, Any], frame: Structure) -> dict[str, int]:
+    """Named nodes of a nodes + members case -> their node of the structure (the first member end there)."""
+    ends = rods_form(case)["model"].get("node_ends", {})
+    names = list(frame.names)
+    return {n: int(frame.node_offsets[names.index(r)]) + (0 if e == "start" else frame.rod(r).n_nodes - 1)
+            for n, (r, e) in ends.items()}
+
+
+def solution_arrays(frame: Structure, t: np.ndarray, q: np.ndarray, v: np.ndarray, lam: np.ndarray,
+                    nodes: dict[str, int] | None = None) -> dict[str, Any]:
+    """solution.npz of a frame run (module docstring); section resultants per edge, spatial, at the midpoints;
+    ``nodes``: named nodes (``node_ids``) written as node_names / node_ids."""
     G = frame.G
     n_t = len(t)
     sup_names, _ = frame.support_reactions(float(t[0]), q[0], lam[0])
@@ -292,7 +302,9 @@ def solution_arrays(frame: Structure, t: np.ndarray, q: np.ndarray, v: np.ndarra
             "reactions": reactions.reshape(n_t, -1, 6), "support_names": np.array(sup_names, dtype=str),
             "support_nodes": frame.support_nodes(), "joint_reactions": joints,
             "joint_names": np.array(frame.joint_rows.labels, dtype=str),
-            "section_moment": sec[:, :, :3], "section_force": sec[:, :, 3:]}
+            "section_moment": sec[:, :, :3], "section_force": sec[:, :, 3:],
+            **({"node_names": np.array(list(nodes), dtype=str), "node_ids": np.array(list(nodes.values()), dtype=np.int64)}
+               if nodes else {})}
 
 
 def balance(frame: Structure, t: float, q: np.ndarray, lam: np.ndarray) -> dict[str, Any]:
@@ -330,7 +342,8 @@ def problem(case: dict[str, Any]) -> Problem:
     frame.check_initial_velocity(q0, v0, t=t0)
 
     def arrays(sol: Solution) -> dict[str, Any]:
-        return solution_arrays(frame, np.asarray(sol.t), np.asarray(sol.q), np.asarray(sol.v), np.asarray(sol.lam))
+        return solution_arrays(frame, np.asarray(sol.t), np.asarray(sol.q), np.asarray(sol.v), np.asarray(sol.lam),
+                               node_ids(case, frame))
 
     def summary(sol: Solution) -> dict[str, Any]:
         return balance(frame, float(np.asarray(sol.t)[-1]), np.asarray(sol.q)[-1], np.asarray(sol.lam)[-1])
@@ -374,7 +387,7 @@ def run_static(case: dict[str, Any], frame: Structure, run_dir: Path) -> RunSumm
                        edges=case["output"].get("edge_data", True)) as series:
             for t, qq, ll in zip(ts, q, lam, strict=True):
                 series.write_frame(float(t), _poly(frame, str(case["name"]), qq, None, ll, t1))
-    arrays = solution_arrays(frame, ts, q, v, lam)
+    arrays = solution_arrays(frame, ts, q, v, lam, node_ids(case, frame))
     arrays |= {"load_factor": np.array([s.load_factor for s in path.states]),
                "n_negative": np.array([s.n_negative for s in path.states])}
     with atomic_write(run_dir / "solution.npz") as fh:
