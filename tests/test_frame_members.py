@@ -54,13 +54,14 @@ def test_hollow_and_dimension_sections_are_closed_forms():
     assert sections.grade({"E": 2e11, "nu": 0.25, "rho": 1.0}).G == pytest.approx(8e10)
 
 
+@pytest.mark.slow  # a few minutes of finite elements (the optional extra `sections`)
 def test_sections_agree_with_sectionproperties_finite_elements():
     sp_geom = pytest.importorskip("sectionproperties.pre.library")
     from sectionproperties.analysis.section import Section as SPSection
 
     cases = [(sections.i_section(0.3, 0.15, 0.0071, 0.0107, 0.015), sp_geom.i_section(300, 150, 10.7, 7.1, 15, 16)),
-             (sections.box(0.2, 0.1, 0.0063), sp_geom.rectangular_hollow_section(100, 200, 6.3, 12.6, 16)),
-             (sections.tube(0.1683, 0.0063), sp_geom.circular_hollow_section(168.3, 6.3, 64))]
+             (sections.box(0.2, 0.1, 0.0063, ro=0.0126), sp_geom.rectangular_hollow_section(100, 200, 6.3, 12.6, 16)),
+             (sections.tube(0.1683, 0.0063), sp_geom.circular_hollow_section(168.3, 6.3, 128))]
     for ours, geom in cases:
         geom.create_mesh(mesh_sizes=[20.0])
         s = SPSection(geom)

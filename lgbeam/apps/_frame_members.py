@@ -280,9 +280,9 @@ def rods_form(case: dict[str, Any]) -> dict[str, Any]:
         at_node(s, where)  # the node exists and is on a member
         n = s["node"]
         J = _vec(f"{where}.inertia", s["inertia"]) if "inertia" in s else None
-        rod, end = first[n] if J is None or np.all(J == J[0]) else _inertia_end(
+        on, end = first[n] if J is None or np.all(J == J[0]) else _inertia_end(
             [(e[0], e[1], e[3]) for e in ends[n]], J, where)
-        masses.append({**s, "rod": rod, "node": end})
+        masses.append({**s, "rod": on, "node": end})
     mod["masses"] = masses
     mod["rods"], mod["joints"] = rods, joints
     mod["nodes"], mod["members"] = [], []
