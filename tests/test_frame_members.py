@@ -244,6 +244,7 @@ def test_releases_make_hinges_and_a_released_beam_carries_no_end_moment():
     (lambda c: c["model"]["members"][0].update(section="IPE 301"), "unknown section"),
     (lambda c: c["model"]["members"][0].pop("material"), "section without material"),
     (lambda c: c["model"]["members"][0].update(releases={"end": ["ux"]}), "distinct 'rx', 'ry', 'rz'"),
+    (lambda c: c["model"]["members"][0].update(releases={"end": ["ry"]}), "where no other member joins"),
     (lambda c: c["supports"][0].update(node="q"), r"supports\[0\]: no node named 'q'"),
     (lambda c: c["analysis"].update(load_case="dead"), "names no load case or combination"),
     (lambda c: c["model"].update(rods=[{"name": "x"}]), "either nodes \\+ members or rods \\+ joints"),

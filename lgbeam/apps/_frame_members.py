@@ -239,6 +239,9 @@ def rods_form(case: dict[str, Any]) -> dict[str, Any]:
     for node, at in ends.items():
         if not at:
             continue
+        if len(at) == 1 and at[0][2]:
+            raise ValueError(f"member end {at[0][0]}@{at[0][1]}: a release at node {node!r}, where no other member "
+                             "joins; drop it (a support's kind says how the node is held)")
         ref = next((e for e in at if not e[2]), at[0])
         for e in at:
             if e is not ref:
