@@ -398,7 +398,8 @@ def test_load_cases_and_combinations_scale_and_add():
     assert modal.buckling(st, 1).load_factors[0] == pytest.approx(2.8476, rel=1e-3)
     c4 = copy.deepcopy(c)
     c4["loads"]["nodal"] = [{"node": "r1", "force": [0.0, 1.0, 0.0], "frame": "follower"}]
-    assert frame_app.build(c4) is not None
+    st4 = frame_app.build(c4)
+    assert [ld.frame for r in st4.members for ld in r.loads].count("body") == 1  # "follower" is the body frame
 
 
 # ------------------------------------------------------------------------------------------- command line

@@ -17,8 +17,9 @@ Case sections::
                          [[loads.combinations]] selected by analysis.load_case
 
 Output: solution.npz (t, q, v, lam, positions, rotations, rod_names, rod_offsets, s, reactions, joint_reactions,
-section_force/section_moment per edge, spatial), paraview/<name>.pvd of ``.vtp`` polylines (one per rod) with the
-engineering arrays of ``frames.output`` and <name>.pvsm (docs/output.md).
+section_force/section_moment per edge, spatial; node_names, node_ids of a nodes + members case),
+paraview/<name>.pvd of ``.vtp`` polylines (one per rod) with the engineering arrays of ``frames.output`` and
+<name>.pvsm (docs/output.md).
 """
 
 from __future__ import annotations
