@@ -52,7 +52,8 @@ def test_parse_quantities():
     assert q.index == (2,)
     assert parse_quantity("positions[-1, 4, :]").index == (-1, 4, slice(None))
     assert parse_quantity("frequency(mode=2)").param("mode") == 2
-    for text, msg in [("position[z]", "needs s="), ("position(s=1, node=3)", "no parameter 'node'"),
+    for text, msg in [("position[z]", "needs s="), ("position(s=1, nod=3)", "no parameter 'nod'"),
+                      ("position(s=1, node=3)", "not both"),
                       ("frequency(mode=0)", "positive integer"), ("positions(t=1)", "only the built-in"),
                       ("position(s=a)", "must be a number"), ("q[1.5]", "not an integer"), ("1q", "is not NAME")]:
         with pytest.raises(CaseError, match=msg.replace("(", r"\(").replace("[", r"\[")):

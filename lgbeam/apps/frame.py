@@ -4,17 +4,22 @@
 Case sections::
 
     [model]              n_elements, constraints, material (defaults of every rod)
+    [[model.nodes]], [[model.members]]   the engineer's form (nodes by name, members with section, material,
+                         orientation, releases; ``_frame_members.py``, docs/frames.md "Nodes and members"), or
     [[model.rods]]       name, start + end (straight) | points (polyline; length, if given, must agree),
                          n_elements, roll, constraints, material (overrides of the defaults)
     [[model.joints]]     a = [rod, node], b = [rod, node], kind = rigid | hinge | ball | elastic, axis, frame,
                          rotational_stiffness, name
-    [[supports]]         rod + the keys of a rod's [[supports.at]] (docs/supports.md)
-    [loads]              nodal = [{rod, node, force, moment, frame, time, ...}], distributed = [{rod, force, ...}],
-                         gravity = [gx, gy, gz] (every rod)
+    [[model.masses]]     node (or rod + node), mass, inertia = [Jxx, Jyy, Jzz] (global axes): point masses
+    [[supports]]         node (a named node) or rod + the keys of a rod's [[supports.at]] (docs/supports.md)
+    [loads]              nodal = [{node | rod + node, force, moment, frame, time, ...}], distributed = [{member |
+                         rod, force, ...}], gravity = [gx, gy, gz] (every rod); [[loads.cases]] and
+                         [[loads.combinations]] selected by analysis.load_case
 
 Output: solution.npz (t, q, v, lam, positions, rotations, rod_names, rod_offsets, s, reactions, joint_reactions,
-section_force/section_moment per edge, spatial), paraview/<name>.pvd of ``.vtp`` polylines (one per rod) with the
-engineering arrays of ``frames.output`` and <name>.pvsm (docs/output.md).
+section_force/section_moment per edge, spatial; node_names, node_ids of a nodes + members case),
+paraview/<name>.pvd of ``.vtp`` polylines (one per rod) with the engineering arrays of ``frames.output`` and
+<name>.pvsm (docs/output.md).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from lgbeam.apps import RunSummary
+from lgbeam.apps._frame_members import rods_form
 from lgbeam.apps._rod_supports import AT_KEYS
 from lgbeam.apps._runner import Problem, check_work, run_problem, write_diagnostics
 from lgbeam.apps.rod import SCHEMA as ROD_SCHEMA
@@ -37,6 +43,7 @@ from lgbeam.discretisations.rods import (
     DistributedLoad,
     Gravity,
     NodalLoad,
+    PointMass,
     RodMesh,
     Support,
     polyline,
@@ -65,8 +72,14 @@ SCHEMA: dict[str, Any] = {
         "n_elements": Key(int, 8, doc="edges per rod (default of every rod; a rod's own n_elements wins)"),
         "constraints": Key(str, "kirchhoff", doc="internal constraints of every rod", choices=CONSTRAINTS),
         "material": dict(ROD_SCHEMA["model"]["material"]),
-        "rods": Key(list, doc="[[model.rods]] tables: name, start + end | points (+ length), n_elements, roll, "
-                    "constraints, material"),
+        "rods": Key(list, [], doc="[[model.rods]] tables: name, start + end | points (+ length), n_elements, roll, "
+                    "constraints, material (or nodes + members)"),
+        "nodes": Key(list, [], doc="[[model.nodes]] tables: name, at = [x, y, z] (with [[model.members]])"),
+        "members": Key(list, [], doc="[[model.members]] tables: name, nodes (2+ node names), section (library name "
+                       "or table), material (grade or table E, G | nu, rho), orientation, releases = {start, end}, "
+                       "n_elements, constraints"),
+        "masses": Key(list, [], doc="[[model.masses]] tables: node (or rod + node), mass (kg), inertia = [Jxx, Jyy, "
+                      "Jzz] (kg m², global axes)"),
         "joints": Key(list, [], doc="[[model.joints]] tables: a = [rod, node], b = [rod, node], kind (rigid | hinge "
                       "| ball | elastic), axis, frame, rotational_stiffness, name"),
     },
@@ -76,12 +89,17 @@ SCHEMA: dict[str, Any] = {
         "nodal": Key(list, [], doc="list of {rod, node, force, moment, frame, time, scale, times, values, t_on}"),
         "distributed": Key(list, [], doc="list of {rod, force (per length), frame, time, scale, times, values}"),
         "gravity": Key(list, None, doc="gravitational acceleration [gx, gy, gz] on every rod"),
+        "cases": Key(list, [], doc="[[loads.cases]] tables: name, nodal, distributed, gravity (added to the loads "
+                     "above when selected)"),
+        "combinations": Key(list, [], doc="[[loads.combinations]] tables: name, factors = {case = factor, ...}"),
     },
     "integrator": integrator_section(tuple(methods_for(ConstrainedMechanicalSystem)), "hedop5",
                                      **{k: v for k, v in ROD_SCHEMA["integrator"].items()
                                         if k in ("rho_inf", "index", "quadrature")}),
     "time": time_section(),
-    "analysis": dict(ROD_SCHEMA["analysis"]),
+    "analysis": dict(ROD_SCHEMA["analysis"]) | {
+        "load_case": Key(str, None, doc="the load case or combination applied with the loads of [loads] (default: "
+                         "every [[loads.cases]] once)")},
     "output": output_section(0.05, edge_data=True),
 }
 
@@ -155,6 +173,34 @@ def _rod_loads(case: dict[str, Any], name: str) -> tuple[Any, ...]:
     return tuple(out)
 
 
+def _rod_masses(case: dict[str, Any], name: str, mesh: RodMesh, q_ref: np.ndarray) -> tuple[PointMass, ...]:
+    """The point masses on rod ``name``; a global inertia diag(J) turned into the node's directors (it must be
+    diagonal there: the lumped inertia is diagonal in the directors)."""
+    from lgbeam.groups import S3R3
+
+    out = []
+    for k, spec in enumerate(case["model"]["masses"]):
+        where = f"model.masses[{k}]"
+        spec = _table(spec, where, ("rod", "node", "mass", "inertia"))
+        if spec.get("rod") != name:
+            continue
+        try:
+            i = mesh.node_index(spec.get("node", "start"))
+            J = np.zeros(3)
+            if "inertia" in spec:
+                J = _vec(f"{where}.inertia", spec["inertia"])
+                R = S3R3().rotation(q_ref[i])
+                Jb = R.T @ np.diag(J) @ R
+                if np.max(np.abs(Jb - np.diag(np.diag(Jb)))) > 1e-9 * max(float(np.max(np.abs(J))), 1e-300):
+                    raise ValueError(f"the inertia {J.tolist()} (global axes) is not diagonal in the axes of rod "
+                                     f"{name!r} at this node; give equal values or attach it to an aligned rod")
+                J = np.diag(Jb)
+            out.append(PointMass(node=i, mass=spec.get("mass", 0.0), inertia=J))
+        except ValueError as err:
+            raise ValueError(f"{where}: {err}") from None
+    return tuple(out)
+
+
 def _rod_supports(case: dict[str, Any], name: str, mesh: RodMesh) -> tuple[Support, ...]:
     out = []
     for k, spec in enumerate(case["supports"]):
@@ -174,10 +220,11 @@ def _rod_supports(case: dict[str, Any], name: str, mesh: RodMesh) -> tuple[Suppo
 
 def build(case: dict[str, Any]) -> Structure:
     """The structure of a validated frame case; ValueError (one line, exit 2) for anything inconsistent."""
+    case = rods_form(case)
     mod = case["model"]
     rods: dict[str, CosseratRod] = {}
     if not mod["rods"]:
-        raise ValueError("model.rods is empty: a frame needs at least one [[model.rods]] table")
+        raise ValueError("model.rods is empty: a frame needs [[model.nodes]] + [[model.members]] or [[model.rods]] tables")
     for k, spec in enumerate(mod["rods"]):
         where = f"model.rods[{k}]"
         spec = _table(spec, where, ROD_KEYS)
@@ -194,6 +241,8 @@ def build(case: dict[str, Any]) -> Structure:
         over = _table(spec.get("material", {}), f"{where}.material", tuple(ROD_SCHEMA["model"]["material"]))
         if over and any(k2 in over for k2 in ("E", "G", "rho", "section")):  # a physical section replaces sectional data
             mat_spec = {k2: v for k2, v in mat_spec.items() if k2 not in ("EA", "GA", "EI", "GJ", "rhoA", "rhoJ")}
+        elif over and any(k2 in over for k2 in ("EA", "GA", "EI", "GJ", "rhoA", "rhoJ")):  # and the other way round
+            mat_spec = {k2: v for k2, v in mat_spec.items() if k2 not in ("E", "G", "rho", "section")}
         mat_spec.update(over)
         cons = spec.get("constraints", mod["constraints"])
         if cons not in CONSTRAINTS:
@@ -204,9 +253,10 @@ def build(case: dict[str, Any]) -> Structure:
             raise ValueError(f"{where}: {err}") from None
         rods[name] = CosseratRod(mesh=mesh, material=material, q_ref=q_ref, supports=_rod_supports(case, name, mesh),
                                  loads=_rod_loads(case, name), kirchhoff="kirchhoff" in cons,
-                                 inextensible="inextensible" in cons)
+                                 inextensible="inextensible" in cons,
+                                 point_masses=_rod_masses(case, name, mesh, q_ref))
     for what, items in (("supports", case["supports"]), ("loads.nodal", case["loads"]["nodal"]),
-                        ("loads.distributed", case["loads"]["distributed"])):
+                        ("loads.distributed", case["loads"]["distributed"]), ("model.masses", mod["masses"])):
         for k, spec in enumerate(items):
             if isinstance(spec, dict) and spec.get("rod") not in rods:
                 raise ValueError(f"{what}[{k}]: no rod named {spec.get('rod')!r}; the rods are {', '.join(map(repr, rods))}")
@@ -226,8 +276,18 @@ def build(case: dict[str, Any]) -> Structure:
         raise ValueError(f"model.joints: {err}") from None
 
 
-def solution_arrays(frame: Structure, t: np.ndarray, q: np.ndarray, v: np.ndarray, lam: np.ndarray) -> dict[str, Any]:
-    """solution.npz of a frame run (module docstring); section resultants per edge, spatial, at the midpoints."""
+def node_ids(case: dict[str, Any], frame: Structure) -> dict[str, int]:
+    """Named nodes of a nodes + members case -> their node of the structure (the first member end there)."""
+    ends = rods_form(case)["model"].get("node_ends", {})
+    names = list(frame.names)
+    return {n: int(frame.node_offsets[names.index(r)]) + (0 if e == "start" else frame.rod(r).n_nodes - 1)
+            for n, (r, e) in ends.items()}
+
+
+def solution_arrays(frame: Structure, t: np.ndarray, q: np.ndarray, v: np.ndarray, lam: np.ndarray,
+                    nodes: dict[str, int] | None = None) -> dict[str, Any]:
+    """solution.npz of a frame run (module docstring); section resultants per edge, spatial, at the midpoints;
+    ``nodes``: named nodes (``node_ids``) written as node_names / node_ids."""
     G = frame.G
     n_t = len(t)
     sup_names, _ = frame.support_reactions(float(t[0]), q[0], lam[0])
@@ -243,7 +303,9 @@ def solution_arrays(frame: Structure, t: np.ndarray, q: np.ndarray, v: np.ndarra
             "reactions": reactions.reshape(n_t, -1, 6), "support_names": np.array(sup_names, dtype=str),
             "support_nodes": frame.support_nodes(), "joint_reactions": joints,
             "joint_names": np.array(frame.joint_rows.labels, dtype=str),
-            "section_moment": sec[:, :, :3], "section_force": sec[:, :, 3:]}
+            "section_moment": sec[:, :, :3], "section_force": sec[:, :, 3:],
+            **({"node_names": np.array(list(nodes), dtype=str), "node_ids": np.array(list(nodes.values()), dtype=np.int64)}
+               if nodes else {})}
 
 
 def balance(frame: Structure, t: float, q: np.ndarray, lam: np.ndarray) -> dict[str, Any]:
@@ -272,7 +334,7 @@ def _poly(frame: Structure, name: str, q: np.ndarray, v: np.ndarray | None, lam:
 
 def problem(case: dict[str, Any]) -> Problem:
     """A dynamic frame case as a ``Problem`` for the runner (starts at rest in the reference configuration)."""
-    n_nodes = sum(int(s.get("n_elements", case["model"]["n_elements"])) + 1 for s in case["model"]["rods"]
+    n_nodes = sum(int(s.get("n_elements", case["model"]["n_elements"])) + 1 for s in rods_form(case)["model"]["rods"]
                   if isinstance(s, dict))
     check_work(case, WORK_BYTES_PER_NODE * n_nodes, f"a frame of {n_nodes} nodes")
     frame = build(case)
@@ -281,7 +343,8 @@ def problem(case: dict[str, Any]) -> Problem:
     frame.check_initial_velocity(q0, v0, t=t0)
 
     def arrays(sol: Solution) -> dict[str, Any]:
-        return solution_arrays(frame, np.asarray(sol.t), np.asarray(sol.q), np.asarray(sol.v), np.asarray(sol.lam))
+        return solution_arrays(frame, np.asarray(sol.t), np.asarray(sol.q), np.asarray(sol.v), np.asarray(sol.lam),
+                               node_ids(case, frame))
 
     def summary(sol: Solution) -> dict[str, Any]:
         return balance(frame, float(np.asarray(sol.t)[-1]), np.asarray(sol.q)[-1], np.asarray(sol.lam)[-1])
@@ -325,7 +388,7 @@ def run_static(case: dict[str, Any], frame: Structure, run_dir: Path) -> RunSumm
                        edges=case["output"].get("edge_data", True)) as series:
             for t, qq, ll in zip(ts, q, lam, strict=True):
                 series.write_frame(float(t), _poly(frame, str(case["name"]), qq, None, ll, t1))
-    arrays = solution_arrays(frame, ts, q, v, lam)
+    arrays = solution_arrays(frame, ts, q, v, lam, node_ids(case, frame))
     arrays |= {"load_factor": np.array([s.load_factor for s in path.states]),
                "n_negative": np.array([s.n_negative for s in path.states])}
     with atomic_write(run_dir / "solution.npz") as fh:

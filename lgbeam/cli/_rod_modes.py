@@ -3,8 +3,10 @@ linear buckling load factors (``lgbeam.discretisations.rods.modal``); writes mod
 paraview/modes.pvd (frame k = mode k at the given amplitude, point array ``mode_displacement``).
 ``modes_table`` is shared with the frame cases (``_frame_modes.py``).
 
-modes.csv columns: mode, omega2 (rad²/s²; negative = unstable), omega_rad_s, freq_hz, and with
-``--about static`` omega0_rad_s (about the reference) and ratio = ω²/ω₀²; with ``--buckling``: mode,
+modes.csv columns: mode, omega2 (rad²/s²; negative = unstable), omega_rad_s, freq_hz, period_s, and with
+``--about static`` omega0_rad_s (about the reference) and ratio = ω²/ω₀²; then participation_x/y/z (Γ, kg^½ for
+the mass-normalised shapes), effective_mass_x/y/z (kg) and cumulative_mass_fraction_x/y/z (of the total mass;
+``rods.modal.participation``); with ``--buckling``: mode,
 load_factor (multiple of the case's loads at time.t_end that buckles the rod).
 """
 
@@ -82,19 +84,34 @@ def modes_table(system: Any, case: dict[str, Any], name: str, what: str, *, n: i
     else:
         res = ref
         head = f"{name}: modes of the {what} about its reference (exact tangent, lumped mass, ker B)"
+    part = modal.participation(system, res.shapes, res.q)
+    cum = part.cumulative_fraction
     rows = []
     for k in range(n):
         r: dict[str, Any] = {"mode": k + 1, "omega2": float(res.omega2[k]), "omega_rad_s": float(res.omega[k]),
-                             "freq_hz": float(res.omega[k] / (2 * np.pi))}
+                             "freq_hz": float(res.omega[k] / (2 * np.pi)),
+                             "period_s": float(2 * np.pi / res.omega[k]) if res.omega[k] > 0 else float("nan")}
         if about == "static":
             r["omega0_rad_s"] = float(ref.omega[k])
             r["ratio"] = float(res.omega2[k] / ref.omega2[k])
+        for j, ax in enumerate("xyz"):
+            r[f"participation_{ax}"] = float(part.gamma[k, j])
+        for j, ax in enumerate("xyz"):
+            r[f"effective_mass_{ax}"] = float(part.effective_mass[k, j])
+        for j, ax in enumerate("xyz"):
+            r[f"cumulative_mass_fraction_{ax}"] = float(cum[k, j])
         rows.append(r)
     extra = f"  {'ω₀ [rad/s]':>15}  {'ω²/ω₀²':>10}" if about == "static" else ""
-    lines = [head, f"{'mode':>4}  {'omega [rad/s]':>15}  {'f [Hz]':>13}{extra}"]
+    lines = [head, (f"{'mode':>4}  {'omega [rad/s]':>15}  {'f [Hz]':>13}  {'T [s]':>10}{extra}  "
+                    f"{'m_eff x, y, z [kg]':>32}  {'cumulative x, y, z':>20}")]
     for r in rows:
         tail = f"  {r['omega0_rad_s']:15.8g}  {r['ratio']:10.6f}" if about == "static" else ""
-        lines.append(f"{r['mode']:>4d}  {r['omega_rad_s']:15.8g}  {r['freq_hz']:13.6g}{tail}")
+        me = "  ".join(f"{r[f'effective_mass_{a}']:10.4g}" for a in "xyz")
+        cu = " ".join(f"{r[f'cumulative_mass_fraction_{a}']:6.3f}" for a in "xyz")
+        lines.append(f"{r['mode']:>4d}  {r['omega_rad_s']:15.8g}  {r['freq_hz']:13.6g}  {r['period_s']:10.5g}{tail}  "
+                     f"{me}  {cu}")
+    lines.append(f"total mass {part.total_mass:.6g} kg (members + point masses; the mass held by the supports takes "
+                 "part in no mode); effective masses and participation factors of unit rigid translations along x, y, z")
     zero = np.abs(res.omega2) <= ZERO_MODE * float(np.max(np.abs(res.omega2)))
     if np.any(zero):
         lines.append(f"mode {', '.join(str(k + 1) for k in np.flatnonzero(zero))}: ω² ≈ 0 (round-off against the "

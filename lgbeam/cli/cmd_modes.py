@@ -131,6 +131,15 @@ def linear_beam_data(case: dict[str, Any]) -> dict[str, Any]:
     return _data(case)
 
 
+def default_out(name: str, case: dict[str, Any], buckling: bool, about: str) -> Path:
+    """outputs/<case>/<analysis>[-<load case>]: modes, modes-static or buckling, so that none overwrites another."""
+    what = "buckling" if buckling else "modes-static" if about == "static" else "modes"
+    sel = (case.get("analysis") or {}).get("load_case")
+    if sel:
+        what += "-" + "".join(c if c.isalnum() or c in "-_." else "_" for c in str(sel))
+    return Path("outputs") / name / what
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "modes",
@@ -160,7 +169,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help="override a case key, e.g. --set model.n_elements=64 (repeatable; TOML literal)")
     p.add_argument("--out", type=Path, default=None, metavar="DIR",
-                   help="folder for modes.csv and paraview/ (default: outputs/<case name>/modes)")
+                   help="folder for modes.csv and paraview/ (default: outputs/<case name>/modes, …/modes-static or "
+                   "…/buckling, with -<load case> when analysis.load_case is set)")
     p.set_defaults(func=_run)
 
 
@@ -186,7 +196,7 @@ def _run(args: argparse.Namespace) -> int:
         raise ValueError(f"--amplitude must be a positive fraction of the rod length, got {args.amplitude}")
     if args.n < 1:
         raise ValueError(f"--n must be a positive number of modes, got {args.n}")
-    out = args.out if args.out is not None else Path("outputs") / name / "modes"
+    out = args.out if args.out is not None else default_out(name, case, args.buckling, args.about)
     if kind == "frame":
         from lgbeam.cli._frame_modes import frame_modes_report as report
     else:

@@ -7,6 +7,9 @@
     spread, from ``solution.npz`` (``t``, ``positions (n_t, n_bodies, 3)``);
 ``field.png``
     PDE runs (``x`` and ``psi`` or ``u`` in ``solution.npz``): the field over space and time;
+``load_displacement.png``
+    static runs (``load_factor`` in ``solution.npz``) instead of the time-history pictures: the displacement
+    components of the node that moves most against the load factor (a static path has no time or step size);
 ``energy.png``, ``constraint.png``, ``step_size.png``
     from ``diagnostics.csv`` (header row; columns matched by name: ``t``; ``h``; an energy column
     ``energy`` / ``H`` / ``hamiltonian``; a constraint column ``phi`` / ``phi_norm`` / ``constraint``
@@ -170,6 +173,25 @@ def _plot_solution(sol: dict[str, np.ndarray], fig_dir: Path) -> list[Path]:
     return out
 
 
+def _plot_static(mu: np.ndarray, pos: np.ndarray, fig_dir: Path) -> Path:
+    """load_displacement.png: the displacement of the node that moves most against the load factor."""
+    disp = pos - pos[:1]
+    node = int(np.argmax(np.linalg.norm(disp[-1], axis=-1))) if pos.ndim == 3 else 0
+    u = disp[:, node, :] if pos.ndim == 3 else disp
+    fig = Figure(figsize=(6.4, 4.2))
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    for i, lab in enumerate("xyz"):
+        if np.ptp(u[:, i]) > 0.0:
+            ax.plot(u[:, i], mu, "o-", ms=3, label=f"u_{lab}")
+    ax.set_xlabel("displacement  [length unit of the case, m in SI]")
+    ax.set_ylabel("load factor μ")
+    ax.set_title(f"load–displacement path of node {node} (the one that moves most)")
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    return _save(fig, fig_dir / "load_displacement.png")
+
+
 def plot_run(run_dir: Path) -> list[Path]:
     """Write the pictures of a run folder into ``run_dir/figures``; return their paths.
 
@@ -179,6 +201,11 @@ def plot_run(run_dir: Path) -> list[Path]:
     fig_dir = run_dir / "figures"
     fig_dir.mkdir(exist_ok=True)
     out: list[Path] = []
+    if (run_dir / "solution.npz").is_file():
+        with np.load(run_dir / "solution.npz", allow_pickle=False) as z:
+            if "load_factor" in z.files and "positions" in z.files:
+                return [_plot_static(np.asarray(z["load_factor"], dtype=float), np.asarray(z["positions"], dtype=float),
+                                     fig_dir)]
     if (run_dir / "diagnostics.csv").is_file():
         out += _plot_diagnostics(read_diagnostics(run_dir / "diagnostics.csv"), fig_dir)
     if (run_dir / "solution.npz").is_file():

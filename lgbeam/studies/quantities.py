@@ -12,6 +12,8 @@ with the built-in names
                                            is s = 0) at the saved time T (default: the last), linear between
                                            nodes (exact when S is a node of every mesh: nested meshes, the ends)
 ``displacement(s=S[, rod=R][, t=T])``      the same minus the position at the first saved time
+``position(node=NAME[, t=T])``, ``displacement(node=NAME[, t=T])``   at a named node of a frame case given by
+                                           nodes and members (``node_names`` of the run)
 ``reaction(support=NAME[, t=T])``          a support's reaction (M_x, M_y, M_z, F_x, F_y, F_z), spatial, on the
                                            rod, moment about the support node (``support_names`` of the run)
 ``joint_reaction(joint=NAME[, t=T])``      a frame joint's wrench on its rod b (``joint_names``)
@@ -41,8 +43,8 @@ from lgbeam.io.schema import CaseError
 __all__ = ["BUILTINS", "Quantity", "columns", "evaluate", "parse_quantity"]
 
 BUILTINS: dict[str, tuple[str, ...]] = {  # name -> its parameters (all optional ones included)
-    "position": ("s", "rod", "t"),
-    "displacement": ("s", "rod", "t"),
+    "position": ("s", "rod", "t", "node"),
+    "displacement": ("s", "rod", "t", "node"),
     "reaction": ("support", "t"),
     "joint_reaction": ("joint", "t"),
     "energy": ("t",),
@@ -113,7 +115,9 @@ def parse_quantity(text: str) -> Quantity:
         if bad:
             raise CaseError(f"--quantity {text!r}: {name} has no parameter {bad[0]!r}; its parameters: "
                             f"{', '.join(allowed)}")
-        missing = [k for k in REQUIRED.get(name, ()) if k not in keys]
+        missing = [k for k in REQUIRED.get(name, ()) if k not in keys and not (k == "s" and "node" in keys)]
+        if "node" in keys and ("s" in keys or "rod" in keys):
+            raise CaseError(f"--quantity {text!r}: give node=NAME or s=... (+ rod=...), not both")
         if missing:
             raise CaseError(f"--quantity {text!r}: {name} needs {missing[0]}=..., e.g. "
                             + {"s": "position(s=1.0)", "support": "reaction(support=start)",
@@ -187,6 +191,17 @@ def _at_arclength(npz: dict[str, np.ndarray], q: Quantity, j: int) -> np.ndarray
     return (1.0 - w) * x[k - 1] + w * x[k]
 
 
+def _at_node(npz: dict[str, np.ndarray], q: Quantity, j: int) -> np.ndarray:
+    if "node_names" not in npz:
+        raise CaseError(f"--quantity {q.text}: the run has no named nodes (node=... is for frame cases given by "
+                        "[[model.nodes]] and [[model.members]]); use s=... and rod=...")
+    names = [str(n) for n in np.asarray(npz["node_names"])]
+    want = str(q.param("node"))
+    if want not in names:
+        raise CaseError(f"--quantity {q.text}: no node {want!r}; the run's nodes: {', '.join(names)}")
+    return np.asarray(npz["positions"], dtype=float)[j, int(np.asarray(npz["node_ids"])[names.index(want)])].copy()
+
+
 def _named_row(npz: dict[str, np.ndarray], q: Quantity, what: str, names_key: str, values_key: str) -> np.ndarray:
     if names_key not in npz or values_key not in npz:
         raise CaseError(f"--quantity {q.text}: the run has no {what}s ({names_key} missing from solution.npz)")
@@ -240,10 +255,11 @@ def evaluate(q: Quantity, run_dir: Path, npz: dict[str, np.ndarray] | None = Non
     if npz is None:
         with np.load(run_dir / "solution.npz", allow_pickle=False) as z:
             npz = {k: z[k] for k in z.files}
+    at = _at_node if q.name in ("position", "displacement") and q.param("node") is not None else _at_arclength
     if q.name == "position":
-        v = _at_arclength(npz, q, _time_index(npz, q))
+        v = at(npz, q, _time_index(npz, q))
     elif q.name == "displacement":
-        v = _at_arclength(npz, q, _time_index(npz, q)) - _at_arclength(npz, q, 0)
+        v = at(npz, q, _time_index(npz, q)) - at(npz, q, 0)
     elif q.name == "reaction":
         v = _named_row(npz, q, "support", "support_names", "reactions")
     elif q.name == "joint_reaction":

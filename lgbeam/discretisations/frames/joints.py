@@ -70,7 +70,8 @@ class Joint:
         in the reference configuration.
     kind : "rigid" (all six relative motions fixed), "hinge" (relative rotation about ``axis`` free),
         "ball" (relative rotations free), "elastic" (relative rotations held by ``rotational_stiffness``).
-    axis : "x" | "y" | "z" of ``frame``: the hinge axis.
+    axis : "x" | "y" | "z" of ``frame``: the hinge axis; two letters ("yz") free both rotations (a member-end
+        release of two bending rotations).
     frame : "global", "local" (rod a's reference directors at its node) or explicit axes (rows), fixed to rod a.
     rotational_stiffness : moment per radian about the frame axes (one number or three): required for
         "elastic", allowed on the free rotation of "hinge" and "ball".
@@ -91,8 +92,10 @@ class Joint:
         object.__setattr__(self, "b", _end(where, "b", self.b))
         if self.kind not in JOINT_KINDS:
             raise ValueError(f"{where}: unknown joint kind {self.kind!r}; use one of {', '.join(JOINT_KINDS)}")
-        if self.kind == "hinge" and self.axis not in _AXES:
-            raise ValueError(f"{where}: a hinge needs axis = 'x', 'y' or 'z' of its frame, got {self.axis!r}")
+        if self.kind == "hinge" and not (isinstance(self.axis, str) and 1 <= len(self.axis) <= 2
+                                         and set(self.axis) <= set(_AXES) and len(set(self.axis)) == len(self.axis)):
+            raise ValueError(f"{where}: a hinge needs axis = 'x', 'y' or 'z' of its frame (or two of them, e.g. 'yz': "
+                             f"both rotations free), got {self.axis!r}")
         if self.kind != "hinge" and self.axis is not None:
             raise ValueError(f"{where}: axis is only for kind 'hinge'; drop it")
         object.__setattr__(self, "frame", _frame(where, self.frame))
@@ -112,7 +115,7 @@ class Joint:
         if self.kind == "rigid":
             return _AXES
         if self.kind == "hinge":
-            return tuple(ax for ax in _AXES if ax != self.axis)
+            return tuple(ax for ax in _AXES if ax not in str(self.axis))
         return ()
 
     @property

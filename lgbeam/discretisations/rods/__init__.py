@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from .geometry import arc, constant_strain, helix, minimal_rotation, polyline, straight
-from .loads import DistributedLoad, Gravity, NodalLoad, TimeFunction
+from .loads import DistributedLoad, Gravity, NodalLoad, PointMass, TimeFunction
 from .material import Material
 from .mesh import RodMesh
 from .rod import CosseratRod
 from .supports import Support
 
 __all__ = [
-    "CosseratRod", "DistributedLoad", "Gravity", "Material", "NodalLoad", "RodMesh", "Support",
+    "CosseratRod", "DistributedLoad", "Gravity", "Material", "NodalLoad", "PointMass", "RodMesh", "Support",
     "TimeFunction", "arc", "constant_strain", "helix", "minimal_rotation", "polyline", "straight",
 ]

@@ -67,6 +67,15 @@ class TimeFunction:
         return float(self.func(t))
 
 
+LOAD_FRAMES = ("spatial", "body", "follower")  # "follower" is a synonym of "body" (the load turns with the rod)
+
+
+def _load_frame(frame: object) -> str:
+    if frame not in LOAD_FRAMES:
+        raise ValueError(f"load frame must be 'spatial' or 'body' (= 'follower': it turns with the rod), got {frame!r}")
+    return "body" if frame == "follower" else str(frame)
+
+
 def _vec3(name: str, a: object) -> FloatArray:
     out = np.asarray(a, dtype=float)
     if out.shape != (3,) or not np.all(np.isfinite(out)):
@@ -88,8 +97,7 @@ class NodalLoad:
     def __post_init__(self) -> None:
         object.__setattr__(self, "force", _vec3("nodal load force", self.force))
         object.__setattr__(self, "moment", _vec3("nodal load moment", self.moment))
-        if self.frame not in ("spatial", "body"):
-            raise ValueError(f"load frame must be 'spatial' or 'body' (follower), got {self.frame!r}")
+        object.__setattr__(self, "frame", _load_frame(self.frame))
         object.__setattr__(self, "pair", np.concatenate([self.moment, self.force]))
 
 
@@ -103,13 +111,13 @@ class DistributedLoad:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "force", _vec3("distributed load force", self.force))
-        if self.frame not in ("spatial", "body"):
-            raise ValueError(f"load frame must be 'spatial' or 'body' (follower), got {self.frame!r}")
+        object.__setattr__(self, "frame", _load_frame(self.frame))
 
 
 @dataclass(frozen=True)
 class Gravity:
-    """Uniform gravitational acceleration (spatial), acting on the lumped nodal masses ρA w_i (``CosseratRod.mass_weights``)."""
+    """Uniform gravitational acceleration (spatial), acting on the lumped nodal masses ρA w_i (``CosseratRod.mass_weights``)
+    and the rod's point masses (``CosseratRod.node_mass``)."""
 
     acceleration: FloatArray
 
@@ -120,6 +128,27 @@ class Gravity:
 Load = NodalLoad | DistributedLoad | Gravity
 
 
+@dataclass(frozen=True, kw_only=True)
+class PointMass:
+    """A point mass ``mass`` (kg) with rotary inertia ``inertia`` (kg m², about the node's directors d₁, d₂, d₃)
+    attached to ``node`` (index, negative from the end, "start" or "end"): added to the rod's lumped nodal mass
+    and inertia (so to its dynamics, modes, kinetic energy and the gravity it carries)."""
+
+    node: int | str
+    mass: float = 0.0
+    inertia: FloatArray = field(default_factory=lambda: np.zeros(3))
+
+    def __post_init__(self) -> None:
+        m = float(self.mass)
+        if not np.isfinite(m) or m < 0.0:
+            raise ValueError(f"point mass must be a finite number >= 0 (kg), got {self.mass!r}")
+        J = np.broadcast_to(np.asarray(self.inertia, dtype=float), (3,)).copy()
+        if not np.all(np.isfinite(J)) or np.any(J < 0.0):
+            raise ValueError(f"point mass inertia must be 3 finite numbers >= 0 (kg m²), got {self.inertia!r}")
+        object.__setattr__(self, "mass", m)
+        object.__setattr__(self, "inertia", J)
+
+
 def external_forces(
     t: float,
     p: FloatArray,
@@ -128,6 +157,7 @@ def external_forces(
     weights: FloatArray,
     rhoA: float,
     kernels: LoadKernels | None = None,
+    node_mass: FloatArray | None = None,
 ) -> FloatArray:
     """Body-frame generalised external forces (N+1, 6) = (moment, force) per node at time t.
 
@@ -135,7 +165,8 @@ def external_forces(
     configuration (N+1, 7) of S³⋉R³ may be passed as it is (only its first four columns are read);
     ``node_ids[k]`` is the resolved node of ``loads[k]`` (−1 for non-nodal loads); ``weights`` are
     the trapezoidal nodal lengths ℓ_i; ``kernels``: ``NUMPY_LOADS`` (None) or the compiled twins
-    (``rods._compiled.LOADS``), as the calling rod chose them.
+    (``rods._compiled.LOADS``), as the calling rod chose them; ``node_mass`` (N+1,): the nodal masses that
+    gravity acts on (the rod's ρA w_i plus its point masses; default ρA w_i).
     """
     rotate, add_nodal = kernels or NUMPY_LOADS
     n = p.shape[0]
@@ -152,7 +183,8 @@ def external_forces(
             target = spatial if load.frame == "spatial" else body
             target[:, 3:] += load.time(t) * weights[:, None] * load.force
         else:
-            spatial[:, 3:] += rhoA * weights[:, None] * load.acceleration
+            m = rhoA * weights if node_mass is None else node_mass
+            spatial[:, 3:] += m[:, None] * load.acceleration
     if spatial is not None:  # R_iᵀ a for the spatial moment and force blocks
         body += rotate(quat_conj(p[:, :4]), spatial)
     if idx:

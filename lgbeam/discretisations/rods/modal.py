@@ -124,6 +124,37 @@ def modes(rod: CosseratRod, n_modes: int, *, q: FloatArray | None = None, lam: F
     return RodModes(omega2=res.values, shapes=res.vectors.reshape(n_modes, rod.n_nodes, 6), q=q)
 
 
+@dataclass(frozen=True)
+class Participation:
+    """Modal participation per mode and global direction x, y, z: factors Γ = φᵀM r / φᵀMφ (kg^½ for M-normalised
+    φ), effective masses Γ²φᵀMφ (kg), and the structure's total mass (kg)."""
+
+    gamma: FloatArray  # (n, 3)
+    effective_mass: FloatArray  # (n, 3)
+    total_mass: float
+
+    @property
+    def cumulative_fraction(self) -> FloatArray:
+        """(n, 3) Σ_{j ≤ k} effective mass / total mass."""
+        return np.cumsum(self.effective_mass, axis=0) / self.total_mass
+
+
+def participation(rod: Any, shapes: FloatArray, q: FloatArray | None = None) -> Participation:
+    """Participation of mode shapes (n, n_nodes, 6) (body-frame (Ω, U), any normalisation) in a unit rigid
+    translation r_e of the whole structure along each global axis e: r_e = (0, R_iᵀe) at every node,
+    Γ_e = φᵀM r_e / φᵀMφ, m_eff = (φᵀM r_e)²/φᵀMφ. Summed over all the modes of a constrained system, m_eff is
+    r_eᵀM P r_e (P the M-orthogonal projection onto ker B): the total mass less what the supports hold
+    (Chopra, Dynamics of Structures, §13.2 (modal participation), Clough & Penzien §26-2)."""
+    q = rod._q(rod.q_ref if q is None else q)
+    R = rod.G.rotation(q)  # (n_nodes, 3, 3)
+    m = rod.mass(q).diagonal().reshape(-1, 6)  # lumped: (J₁, J₂, J₃, m, m, m) per node
+    phi = np.asarray(shapes, dtype=float).reshape(len(shapes), -1, 6)
+    # φᵀ M r_e = Σ_i m_i U_iᵀ R_iᵀ e = Σ_i m_i (R_i U_i)·e
+    L = np.einsum("n,knj->kj", m[:, 3], np.einsum("nij,knj->kni", R, phi[:, :, 3:]))
+    mm = np.einsum("nj,knj->k", m, phi * phi)
+    return Participation(gamma=L / mm[:, None], effective_mass=L * L / mm[:, None], total_mass=float(m[:, 3].sum()))
+
+
 def linear_path(rod: CosseratRod, t: float = 0.0) -> tuple[FloatArray, FloatArray, sp.csr_array, sp.csr_array, Any]:
     """(Δ, λ₁, K₀, B, LU of the KKT matrix of K₀) of the first-order load path about the reference."""
     q0 = rod.q_ref

@@ -30,7 +30,7 @@ from lgbeam._typing import FloatArray
 
 from . import _compiled, assembly, kernels, step_core, tangents
 from . import inertia as _inertia
-from .loads import DistributedLoad, Gravity, Load, NodalLoad, external_forces
+from .loads import DistributedLoad, Gravity, Load, NodalLoad, PointMass, external_forces
 from .material import Material
 from .mesh import RodMesh
 from .support_rows import SupportRows
@@ -65,6 +65,7 @@ class CosseratRod:
     inertia : nodal weights of the lumped inertia (``inertia.py``): "lumped" (trapezoidal, seed 004 §4, default),
         "end-corrected" or "end-corrected-3" (Gregory's end corrections: the rigid-body inertia of a straight
         uniform rod to O(h³); docs/rod.md "Spatial accuracy"). Gravity and distributed loads use the same weights.
+    point_masses : PointMass tuple: masses and rotary inertia added to the lumped nodal ones (gravity acts on them).
     compiled : run the compiled kernels (``_compiled.KERNELS``, and an ``S3R3(compiled=True)`` group) instead
         of the numpy ones (``kernels.NUMPY_KERNELS``); None takes ``lgbeam._numba.ENABLED``. Resolved to a
         bool, and the kernels chosen, when the rod is built.
@@ -84,6 +85,7 @@ class CosseratRod:
     radius: float = 0.05
     compiled: bool | None = None
     inertia: str = "lumped"
+    point_masses: tuple[PointMass, ...] = ()
 
     mass_is_constant: bool = field(default=True, init=False)
     _kernels: kernels.RodKernels = field(init=False, repr=False, compare=False)
@@ -99,6 +101,11 @@ class CosseratRod:
         object.__setattr__(self, "q_ref", q)
         object.__setattr__(self, "supports", tuple(self.supports))
         object.__setattr__(self, "loads", tuple(self.loads))
+        object.__setattr__(self, "point_masses", tuple(self.point_masses))
+        for pm in self.point_masses:
+            if not isinstance(pm, PointMass):
+                raise TypeError(f"point_masses must be PointMass objects, got {pm!r}")
+            self.mesh.node_index(pm.node)
         _inertia.check_inertia(self.inertia, self.mesh.n_elements)
         _ = self.support_rows, self._load_nodes  # validate supports (redundant rows) and node references now
         chord = np.linalg.norm(np.diff(self.G.translation(q), axis=0), axis=1)
@@ -170,11 +177,21 @@ class CosseratRod:
 
     @cached_property
     def node_mass(self) -> FloatArray:
-        return self.material.rhoA * self.mass_weights
+        """Nodal masses: ρA w_i plus the point masses."""
+        m = self.material.rhoA * self.mass_weights
+        if self.point_masses:
+            np.add.at(m, [self.mesh.node_index(pm.node) for pm in self.point_masses],
+                      [pm.mass for pm in self.point_masses])
+        return m
 
     @cached_property
     def node_inertia(self) -> FloatArray:
-        return self.material.rhoJ[None, :] * self.mass_weights[:, None]
+        """Nodal rotary inertia (N+1, 3) about the directors: ρJ w_i plus the point masses' inertia."""
+        J = self.material.rhoJ[None, :] * self.mass_weights[:, None]
+        if self.point_masses:
+            np.add.at(J, [self.mesh.node_index(pm.node) for pm in self.point_masses],
+                      np.array([pm.inertia for pm in self.point_masses]))
+        return J
 
     @cached_property
     def _mass(self) -> sp.csr_array:
@@ -286,8 +303,8 @@ class CosseratRod:
         if not self.loads:
             return np.zeros(6 * self.n_nodes)
         return external_forces(
-            t, self._q(q), self.loads, self._load_nodes, self.mass_weights, self.material.rhoA, self._kernels.loads
-        ).ravel()
+            t, self._q(q), self.loads, self._load_nodes, self.mass_weights, self.material.rhoA, self._kernels.loads,
+            self.node_mass if self.point_masses else None).ravel()
 
     def constraints(self, q: FloatArray) -> FloatArray:
         """Φ(q): internal rows (edge-major), then the support rows in the order of ``supports`` (prescribed at t = 0)."""

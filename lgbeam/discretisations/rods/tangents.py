@@ -146,7 +146,7 @@ def spatial_load_pairs(rod: Any, t: float) -> FloatArray | None:
         elif isinstance(load, DistributedLoad) and load.frame == "spatial":
             out[:, 3:] += load.time(t) * w[:, None] * load.force
         elif isinstance(load, Gravity):
-            out[:, 3:] += rod.material.rhoA * w[:, None] * load.acceleration
+            out[:, 3:] += rod.node_mass[:, None] * load.acceleration
         else:
             continue
         found = True

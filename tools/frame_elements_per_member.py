@@ -1,0 +1,58 @@
+"""Error against elements per member on the two-storey steel frame (cases/steel-frame-2storey.toml; docs/frames.md
+"How many elements per member"): roof-corner sway, base moment M_y and f₁ at N = 2 … 16 elements per member, against
+OpenSeesPy (ux review t3 §2a: 8 cubic elements per member, exact for nodal loads) and against lgbeam's own
+Richardson extrapolation of the two finest grids. Prints a table and writes outputs/frame-elements-per-member.csv.
+
+Usage: PYTHONPATH=. python tools/frame_elements_per_member.py [N ...]   (default 2 4 8 16)
+"""
+
+from __future__ import annotations
+
+import csv
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from lgbeam.apps import frame as frame_app
+from lgbeam.apps import load_case
+from lgbeam.discretisations.rods import modal
+from lgbeam.discretisations.rods.statics import solve_static
+
+OPENSEES = {"sway_m": 0.0302618, "base_moment_Nm": -64226.9, "f1_hz": 5.2381}
+
+
+def results(n: int) -> dict[str, float]:
+    st = frame_app.build(load_case("steel-frame-2storey", [f"model.n_elements={n}"])[0])
+    path = solve_static(st, load_steps=1)
+    q = path.final.q
+    i = st.names.index("c3.2")
+    x = st.G.translation(st.split_q(q)[i])[-1] - st.G.translation(st.split_q(st.q_ref)[i])[-1]
+    names, R = st.support_reactions(1.0, q, path.final.lam)
+    return {"sway_m": float(x[0]), "base_moment_Nm": float(R[list(names).index("c1.1:b1"), 1]),
+            "f1_hz": float(modal.modes(st, 1).omega[0] / (2 * np.pi))}
+
+
+def main(ns: list[int]) -> None:
+    rows = [{"n": n, **results(n)} for n in ns]
+    rich = {k: rows[-1][k] + (rows[-1][k] - rows[-2][k]) / 3 for k in OPENSEES}
+    out = Path("outputs") / "frame-elements-per-member.csv"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    keys = list(OPENSEES)
+    with open(out, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["n_elements", *keys, *(f"{k}_err_vs_opensees" for k in keys), *(f"{k}_err_vs_richardson" for k in keys)])
+        for r in rows:
+            w.writerow([r["n"], *(r[k] for k in keys), *(r[k] / OPENSEES[k] - 1 for k in keys),
+                        *(r[k] / rich[k] - 1 for k in keys)])
+    print(f"{'N':>3}  " + "  ".join(f"{k:>16}" for k in keys) + "  rel. error vs OpenSeesPy (sway, moment, f1)")
+    for r in rows:
+        print(f"{r['n']:>3}  " + "  ".join(f"{r[k]:16.8g}" for k in keys) + "  "
+              + "  ".join(f"{r[k] / OPENSEES[k] - 1:+.2e}" for k in keys))
+    print("Richardson (two finest, order 2): " + "  ".join(f"{k} {rich[k]:.8g} ({rich[k] / OPENSEES[k] - 1:+.1e})"
+                                                          for k in keys))
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main([int(a) for a in sys.argv[1:]] or [2, 4, 8, 16])
