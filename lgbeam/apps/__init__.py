@@ -30,6 +30,10 @@ APPS: dict[str, str] = {
     "nls": "lgbeam.apps.spectral",
     "kdv": "lgbeam.apps.spectral",
     "ekf": "lgbeam.apps.ekf",
+    "son-body": "lgbeam.apps.son_body",
+    "balls-orbit": "lgbeam.apps.balls_orbit",
+    "quadrotors": "lgbeam.apps.quadrotors",
+    "heavy-top-lie": "lgbeam.apps.heavy_top_lie",
 }
 
 

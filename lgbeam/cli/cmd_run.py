@@ -97,6 +97,8 @@ def _run_locked(case: dict[str, Any], source: Path | str, run_dir: Path, *, prog
 
         try:
             plot_run(run_dir)
+            if hasattr(app, "figures"):  # the case kind's own panels (e.g. a seed figure), beside the generic ones
+                app.figures(run_dir)
         except (ValueError, OSError) as exc:  # pictures are a convenience; the run itself is complete
             logger.warning("figures not written: %s", exc)
     return summary
