@@ -260,3 +260,11 @@ def test_slgikk_iterates_equal_slgi():
     assert np.abs(Qa - Qb).max() < 1e-11
     assert np.abs(sa.y[:, 9:] - sb.y[:, 16:19]).max() < 1e-11 * np.abs(sa.y[:, 9:]).max()
     assert np.array_equal(sb.y[:, 19:], np.broadcast_to(sb.y[0, 19:], sb.y[:, 19:].shape))
+
+
+def test_ekf_case_draws_true_and_estimated_paths(tmp_path):
+    """Seed 003 Figs 5.1/5.3/5.5 from the ekf case: figures/ekf-paths.png from the truth, the estimates and the
+    landmarks the run stores (the generic tip_trajectory.png drew one path only)."""
+    out, sol = _run(tmp_path, "ekf-line", "time.t_end=3", figures=True)
+    assert {"pose_true", "pose_ekf", "pose_fej", "pose_reduced", "landmarks"} <= set(sol)
+    assert (out / "figures" / "ekf-paths.png").stat().st_size > 20_000
