@@ -62,7 +62,7 @@ LIE = methods_for(CotangentHamiltonian) + methods_for(HomogeneousSpaceODE)
 
 @pytest.mark.parametrize("method", SON)
 def test_son_body_takes_every_polar_method(tmp_path, method):
-    out, sol = _run(tmp_path, "son-body", f"integrator.method={method}", "time.t_end=0.4")
+    _out, sol = _run(tmp_path, "son-body", f"integrator.method={method}", "time.t_end=0.4")
     g = sol["g"]
     assert np.abs(np.einsum("kji,kjl->kil", g, g) - np.eye(3)).max() < 1e-13
     assert np.abs(sol["energy"] - sol["energy"][0]).max() < 1e-4 and sol["m_error"].max() < 1e-3
@@ -70,7 +70,7 @@ def test_son_body_takes_every_polar_method(tmp_path, method):
 
 @pytest.mark.parametrize("method", [m for m in SON if not m.startswith("polar-lp")])
 def test_son_heavy_top_runs_the_hamiltonian_form(tmp_path, method):
-    out, sol = _run(tmp_path, "son-body", "model.body=\"heavy-top\"", f"integrator.method={method}",
+    _out, sol = _run(tmp_path, "son-body", "model.body=\"heavy-top\"", f"integrator.method={method}",
                     "time.t_end=0.4")
     v = sol["vertical_momentum"]
     assert np.abs(v - v[0]).max() < 1e-13 and sol["m_error"].max() < 1e-2  # symmetry about e₃ kept (notes C.8)
@@ -105,7 +105,7 @@ def test_heavy_top_lie_takes_every_method(tmp_path, method):
 
 @pytest.mark.parametrize("method", methods_for(HomogeneousSpaceODE))
 def test_quadrotors_take_every_lie_action_method(tmp_path, method):
-    out, sol = _run(tmp_path, "quadrotors", f"integrator.method={method}", "time.t_end=0.02", "output.every=0.01")
+    _out, sol = _run(tmp_path, "quadrotors", f"integrator.method={method}", "time.t_end=0.02", "output.every=0.01")
     assert sol["positions"].shape == (3, 3, 3) and sol["P"].shape == (3, 42)
     cable = np.linalg.norm(sol["positions"][:, 1:] - sol["positions"][:, :1], axis=-1)
     assert np.allclose(cable, sol["lengths"], atol=1e-6)  # ambient methods drift off |q| = 1 slowly
@@ -143,7 +143,7 @@ def test_run_folder_has_oriented_bodies_and_the_seed_figure(tmp_path, case, sets
 
 def test_son_body_fig41_energy_error_reached_early(tmp_path):
     """Fig. 4.1 (GL2, h = 0.2): the energy error oscillates with max 2.72e-8 (notes C.8), reached by t = 24."""
-    out, sol = _run(tmp_path, "son-body", "time.t_end=24")
+    out, _sol = _run(tmp_path, "son-body", "time.t_end=24")
     assert _summary(out)["extra"]["energy_error_max"] == pytest.approx(2.72e-8, rel=0.01)
 
 
@@ -160,7 +160,7 @@ def test_son_body_defaults_reproduce_figs_41_42(tmp_path):
 
 def test_quadrotors_fig16_first_values(tmp_path):
     """Fig. 16, |y − y_d| at t = 0, 0.5, 1 (RKMK4, h = 0.01): 0.90139, 2.93078, 1.20609 (notes §8.5)."""
-    out, sol = _run(tmp_path, "quadrotors", "time.t_end=1.0")
+    _out, sol = _run(tmp_path, "quadrotors", "time.t_end=1.0")
     k = [int(np.argmin(abs(sol["t"] - t))) for t in (0.0, 0.5, 1.0)]
     assert sol["tracking"][k] == pytest.approx([0.90139, 2.93078, 1.20609], abs=6e-6)
 
@@ -204,7 +204,7 @@ def test_heavy_top_lie_defaults_reproduce_fig3(tmp_path, method, note):
 def test_balls_orbit_defaults_reproduce_fig33(tmp_path):
     """[0, 1000], h = 0.01 (10⁵ steps): sampled every 100 steps as notes B.10 (max |E − E₀| 1.88e-7, bounded;
     max | |q| − 1 | 4.3e-14; momentum components 8.2e-9, round-off accumulation), and about 7–8 orbits."""
-    out, sol = _run(tmp_path, "balls-orbit")
+    _out, sol = _run(tmp_path, "balls-orbit")
     dE = np.abs(sol["energy"] - sol["energy"][0])
     assert dE.max() == pytest.approx(1.88e-7, rel=0.05)
     assert dE[-100:].max() < 1.2 * dE[:100].max()  # bounded, no drift
@@ -215,7 +215,7 @@ def test_balls_orbit_defaults_reproduce_fig33(tmp_path):
 
 def test_balls_orbit_first_orbit_and_invariants(tmp_path):
     """On [0, 5]: E₀ = 0.577514848598 (notes B.10), energy error at the 1e-7 level, |q| = 1 to round-off."""
-    out, sol = _run(tmp_path, "balls-orbit", "time.t_end=5")
+    _out, sol = _run(tmp_path, "balls-orbit", "time.t_end=5")
     assert sol["energy"][0] == pytest.approx(0.577514848598, abs=1e-12)
     assert np.abs(sol["energy"] - sol["energy"][0]).max() < 2e-7 and sol["unit_norm"].max() < 1e-14
 
@@ -240,7 +240,7 @@ def test_seed_controller_needs_atol_and_plain_rule_differs(tmp_path, capsys):
 
 
 def test_output_every_zero_saves_every_step_and_negative_is_refused(tmp_path, capsys):
-    out, sol = _run(tmp_path, "heavy-top-lie", "time.t_end=0.05", "output.every=0")
+    _out, sol = _run(tmp_path, "heavy-top-lie", "time.t_end=0.05", "output.every=0")
     assert sol["t"] == pytest.approx(np.arange(6) * 0.01)
     rc = main(["run", "heavy-top-lie", "--out", str(tmp_path / "neg"), *QUIET, "--set", "output.every=-1"])
     assert rc == 2 and "output.every must be a time interval > 0" in capsys.readouterr().err

@@ -90,7 +90,7 @@ def problem(case: dict[str, Any]) -> Problem:
     def frame(y: np.ndarray):  # type: ignore[no-untyped-def]
         from lgbeam.io.vtk import linked_bodies_frame
 
-        x, q, p, Pi = unpack(y)
+        x, q, p, _Pi = unpack(y)
         R = quat_to_matrix(q)
         balls = x + model.rho @ R.T
         links = np.stack([np.zeros(nb, dtype=int), np.arange(1, nb + 1)], axis=1)

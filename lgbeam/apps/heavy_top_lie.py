@@ -94,7 +94,7 @@ def problem(case: dict[str, Any]) -> Problem:
     def arrays(sol: Solution) -> dict[str, Any]:
         ys = np.asarray(sol.y)
         out: dict[str, Any] = {"t": sol.t, "y": ys, "form": "T*SO(3)" if cot else "se(3)*"}
-        if cot:
+        if isinstance(top, HeavyTopCotangent):
             Q = ys[:, :9].reshape(-1, 3, 3)
             gamma = np.einsum("kji,j->ki", Q, E3)  # Qᵀ e₃
             com = top.length * np.einsum("kij,j->ki", Q, top.axis)
@@ -102,7 +102,7 @@ def problem(case: dict[str, Any]) -> Problem:
                     "energy": np.array([top.hamiltonian(q, p) for q, p in zip(Q, ys[:, 9:])])}
         else:
             gamma = ys[:, 3:]
-            out |= {"Pi": ys[:, :3], "Gamma": gamma, "energy": np.array([top.energy(y) for y in ys])}  # type: ignore[union-attr]
+            out |= {"Pi": ys[:, :3], "Gamma": gamma, "energy": np.array([top.energy(y) for y in ys])}
         out |= {"body_gravity": Ml * gamma, "height": top.length * gamma @ top.axis}
         return out
 
@@ -113,11 +113,11 @@ def problem(case: dict[str, Any]) -> Problem:
 
     def diagnostics(t: float, y: np.ndarray) -> dict[str, float]:
         """The method-independent per-step record: energy, the form's invariants and M l Q⁻¹Γ₀ (Fig. 2 left)."""
-        if cot:
+        if isinstance(top, HeavyTopCotangent):
             Q = y[:9].reshape(3, 3)
             g, energy = Q[2], top.hamiltonian(Q, y[9:])  # Qᵀe₃ is the third row of Q
         else:
-            g, energy = y[3:], top.energy(y)  # type: ignore[union-attr]
+            g, energy = y[3:], top.energy(y)
         return {"energy": energy, **top.invariants(t, y), "body_gravity_x": Ml * float(g[0]),
                 "body_gravity_y": Ml * float(g[1]), "body_gravity_z": Ml * float(g[2])}
 
