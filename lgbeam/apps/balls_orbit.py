@@ -3,7 +3,7 @@ orbit–attitude problem), integrated by the methods for ``RigidBodyInField``: `
 variational integrator (3.23)), ``rattle-so3``, ``shake-quat``, ``lg-stormer-verlet`` (docs/rigid-bodies.md).
 
 Defaults: seed 003 §3.6 (Figs 3.2–3.3): x₀ = (8, 0, 0), q₀ = 1, p₀ = (0, 1, 0), w₀ = 2Π₀ = (1, 2, 3), LGVI at
-h = 0.01 on [0, 1000] (10⁵ steps, about a minute). Notes B.10 (independent re-implementation, sampled every
+h = 0.01 on [0, 1000] (10⁵ steps, about 75 s of CPU). Notes B.10 (independent re-implementation, sampled every
 100 steps): max |E − E₀| = 1.88e-7 (bounded), max | |q| − 1 | = 4.3e-14, max |L − L₀| = 8.2e-9
 (tests/test_seed_cases.py).
 
