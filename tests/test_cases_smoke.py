@@ -15,6 +15,8 @@ from lgbeam.io.vtk import read_pvd
 CASES = sorted((Path(__file__).resolve().parents[1] / "cases").glob("*.toml"))
 SHORT = {"heavy-top": 0.02, "rod": 0.002, "frame": 0.002, "nls": 0.05, "kdv": 0.01, "ekf": 3.0, "spherical-pendulum": 0.1}
 SHORT |= {"rigid-body": 2.0, "spheres": 0.1, "attitude": 0.25, "pseudo-rigid": 0.25}  # seeds 001/002 (issue 25)
+SEED_BODIES = {"son-body": 0.4, "balls-orbit": 0.1, "quadrotors": 0.1, "heavy-top-lie": 0.1}  # issue 25, fixed h
+SHORT |= SEED_BODIES
 
 
 @pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
@@ -38,6 +40,10 @@ def test_case_runs_end_to_end(path, tmp_path):
         assert np.abs(eye - np.eye(3)).max() < 1e-12  # directors orthonormal
     elif kind == "ekf":
         assert "pose_true" in sol and sol["positions"].shape[1:] == (4, 3)  # truth + 3 filters
+    elif kind in SEED_BODIES:  # bodies with attitudes, saved on the step grid
+        assert len(sol["t"]) == 3 and sol["positions"].shape[::2] == (3, 3)
+        rot = sol["rotations"]
+        assert np.abs(np.einsum("...ji,...jk->...ik", rot, rot) - np.eye(3)).max() < 1e-12
     elif kind == "spherical-pendulum":  # seed 000: the chain stays on TS² to round-off
         q = sol["y"].reshape(len(sol["t"]), -1, 2, 3)[:, :, 0]
         assert np.abs(np.linalg.norm(q, axis=-1) - 1).max() < 1e-13 and sol["positions"].shape[2] == 3

@@ -33,6 +33,9 @@ def test_seed003_figures_quick(tmp_path):
     assert {r["method"] for r in rows} == {"polar-lp-gl1", "polar-lp-gl2", "polar-lp-gl3"}
     assert max(float(r["max_casimir_error"]) for r in rows) < 1e-13
     assert (tmp_path / "fig4-1-energy.png").exists() and (tmp_path / "heavy-top.csv").exists()
+    e41 = _rows(tmp_path / "fig4-1-energy.csv")  # Fig. 4.1's rows: t = 0 (ΔH = 0), h, …, T (was shifted by h)
+    assert float(e41[0]["t"]) == 0.0 and float(e41[0]["energy_error"]) == 0.0
+    assert float(e41[1]["t"]) == pytest.approx(0.2) and float(e41[-1]["t"]) == pytest.approx(20.0)
 
 
 @pytest.mark.slow

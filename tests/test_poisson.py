@@ -148,8 +148,9 @@ def test_discrete_gradient_method_conserves_energy():
 
 
 def test_exp_midpoint_energy_bounded_without_drift():
-    """Figs. 2.2/2.4: bounded energy error; the error envelope does not grow from the first to the last
-    quarter of a long run (a drift would grow linearly)."""
+    """Exp-midpoint on the Table 2.3 NLS at n = 41, h = 0.05 (the kind of run behind Fig. 2.2, not its data;
+    Fig. 2.4's DISEX is not run here): bounded energy error, the error envelope does not grow from the first to
+    the last quarter of a long run (a drift would grow linearly)."""
     g = FourierGrid(41)
     sysm = NLS(g, form="complex")
     run = _run(sysm, "exp-midpoint", sysm.from_field(_nls_table_data(g)), 0.05, 100.0, SaveAt(steps=4000))

@@ -36,6 +36,10 @@ APPS: dict[str, str] = {
     "spheres": "lgbeam.apps.spheres",
     "attitude": "lgbeam.apps.attitude",
     "pseudo-rigid": "lgbeam.apps.pseudo_rigid",
+    "son-body": "lgbeam.apps.son_body",
+    "balls-orbit": "lgbeam.apps.balls_orbit",
+    "quadrotors": "lgbeam.apps.quadrotors",
+    "heavy-top-lie": "lgbeam.apps.heavy_top_lie",
 }
 
 

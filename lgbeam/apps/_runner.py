@@ -82,17 +82,25 @@ class Problem:
     work_bytes: float = 0.0
 
 
-def controller_of(integ: dict[str, Any]) -> ConstantStep | AdaptiveStep:
+def controller_of(integ: dict[str, Any], span: tuple[float, float] | None = None) -> ConstantStep | AdaptiveStep:
     """The step-size controller of a case's ``integrator`` table, by ``integrator.controller``:
 
     ``auto`` (default): ConstantStep(integrator.h) when h is given, else the plain adaptive rule; ``constant``:
     ConstantStep(h) (h required); ``i``: AdaptiveStep(integrator.rtol, integrator.atol); ``pi``: the same with
-    the PI rule, β = integrator.beta. ``i`` and ``pi`` ignore h, so ``--set integrator.controller=pi`` makes a
-    fixed-step case adaptive.
+    the PI rule, β = integrator.beta; ``seed``: seed 000's controller (33), absolute tolerance integrator.atol
+    on the 2-norm of the embedded difference, θ = 0.85, α = 1/4, first step (t_end − t0)/100 of the ``span``
+    (``lgbeam.integrators.lie.seed_controller``). ``i``, ``pi`` and ``seed`` ignore h, so
+    ``--set integrator.controller=pi`` makes a fixed-step case adaptive.
     """
     rule = integ.get("controller", "auto")
-    if rule not in ("auto", "constant", "i", "pi"):
-        raise ValueError(f"integrator.controller must be 'auto', 'constant', 'i' or 'pi', got {rule!r}")
+    if rule not in ("auto", "constant", "i", "pi", "seed"):
+        raise ValueError(f"integrator.controller must be 'auto', 'constant', 'i', 'pi' or 'seed', got {rule!r}")
+    if rule == "seed":
+        from lgbeam.integrators.lie import seed_controller
+
+        if integ.get("atol") is None:
+            raise ValueError("integrator.controller = 'seed' needs an absolute tolerance integrator.atol (e.g. 1e-6)")
+        return seed_controller(float(integ["atol"]), h0=None if span is None else (span[1] - span[0]) / 100)
     h = integ.get("h")
     if rule == "constant" or (rule == "auto" and h is not None):
         if h is None:
@@ -131,7 +139,10 @@ def frame_bytes(frame: Any, edges: bool = True) -> float:
 def check_budget(case: dict[str, Any], problem: Problem) -> dict[str, float]:
     """Estimate the memory and disk of the run; ValueError above ``output.max_memory_gb``/``max_disk_gb``."""
     tm, out = case["time"], case["output"]
-    n_frames = math.floor((tm["t_end"] - tm["t0"]) / out["every"]) + 2
+    if not out["every"] >= 0:
+        raise ValueError(f"output.every must be a time interval > 0 (or 0: every accepted step), got {out['every']!r}")
+    n_frames = (math.floor((tm["t_end"] - tm["t0"]) / out["every"]) + 2 if out["every"] > 0
+                else int(case["integrator"].get("max_steps", 10**6)) + 1)  # every step: at most max_steps
     state = _nbytes(problem.y0)
     frame = problem.frame(problem.y0) if out["vtk"] else None
     vtu = 0.0 if frame is None else frame_bytes(frame, edges=out.get("edge_data", True))
@@ -139,6 +150,11 @@ def check_budget(case: dict[str, Any], problem: Problem) -> dict[str, float]:
     disk = n_frames * (vtu + 3 * state)  # solution.npz: states, positions, rotations, reactions, resultants (2.3×)
     est = {"frames": float(n_frames), "memory_gb": memory / GIB, "disk_gb": disk / GIB}
     if n_frames > out.get("max_frames", math.inf):
+        if out["every"] == 0:
+            raise ValueError(
+                f"output.every = 0 saves every accepted step: up to integrator.max_steps + 1 = {n_frames} output "
+                f"times, above output.max_frames = {out['max_frames']}; lower integrator.max_steps, give an "
+                "output interval output.every > 0, or raise output.max_frames")
         raise ValueError(
             f"this run would save {n_frames} output times (every {out['every']:g} from {tm['t0']:g} to "
             f"{tm['t_end']:g}), above output.max_frames = {out['max_frames']}; raise output.every or "
@@ -261,7 +277,7 @@ def run_problem(case: dict[str, Any], run_dir: Path, problem: Problem, *, progre
     run_dir = Path(run_dir)
     check_compatible(method_entry(integ["method"]).make(), problem.system)  # before the method's options
     method = make_method(integ["method"], **problem.method_options)
-    controller = controller_of(integ)
+    controller = controller_of(integ, (tm["t0"], tm["t_end"]))
     budget = check_budget(case, problem)
     times: list[float] = []
     states: list[Any] = []
@@ -297,7 +313,7 @@ def run_problem(case: dict[str, Any], run_dir: Path, problem: Problem, *, progre
     bar = Progress(tm["t0"], tm["t_end"], enabled=progress)
     try:
         sol = integrate(problem.system, method, problem.y0, (tm["t0"], tm["t_end"]), controller=controller,
-                        save=SaveAt(every=out["every"], observers=(collect,), store=False),
+                        save=SaveAt(every=out["every"] or None, observers=(collect,), store=False),
                         diagnostics=problem.diagnostics, progress=bar.update if progress else None,
                         max_steps=int(integ["max_steps"]), record=record, checkpoint=ckpt, resume=state,
                         on_signal="return")

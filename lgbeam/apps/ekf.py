@@ -189,6 +189,35 @@ def _write_vtk(pvd: Path, out: dict[str, Any], filters: tuple[str, ...]) -> None
                                                {"heading": heading, "body": which}, {}))
 
 
+def figures(run_dir: Path) -> list[Path]:
+    """figures/ekf-paths.png: seed 003 Figs 5.1/5.3/5.5 — the true path, each filter's estimated path (first
+    realisation) and the landmarks, x horizontal, y vertical, equal scale; beside it each filter's position
+    error over time (the Tables 5.1–5.6 quantity)."""
+    from lgbeam.apps._figures import new_figure, save
+
+    with np.load(Path(run_dir) / "solution.npz", allow_pickle=False) as z:
+        sol = {k: z[k] for k in z.files}
+    filters = [str(f) for f in sol["filters"]]
+    fig = new_figure(13, 5.5)
+    a = fig.add_subplot(1, 2, 1)
+    lm = sol["landmarks"]
+    a.plot(lm[:, 0], lm[:, 1], ".", color="0.6", ms=2, label=f"landmarks ({len(lm)})")
+    a.plot(sol["pose_true"][:, 0], sol["pose_true"][:, 1], "k-", lw=1.5, label="true path")
+    for i, f in enumerate(filters):
+        p = sol[f"pose_{f}"]
+        a.plot(p[:, 0], p[:, 1], "--", color=f"C{i}", lw=1.0, label=f"{f} estimate")
+    a.plot(sol["pose_true"][:1, 0], sol["pose_true"][:1, 1], "ko", ms=5)
+    a.set(xlabel="x [m]", ylabel="y [m]", title="Figs 5.1/5.3/5.5: true and estimated paths, landmarks")
+    a.set_aspect("equal", adjustable="datalim")
+    a.legend(fontsize=7)
+    b = fig.add_subplot(1, 2, 2)
+    for i, f in enumerate(filters):
+        b.plot(sol["t"], sol[f"dp_{f}"], color=f"C{i}", lw=0.8, label=f)
+    b.set(xlabel="t [s]", ylabel="position error [m]", title="position error, first realisation")
+    b.legend(fontsize=7)
+    return [save(fig, run_dir, "ekf-paths.png")]
+
+
 def errors(solution: dict[str, Any], reference: dict[str, Any]) -> dict[str, float]:
     """Each filter's mean position (m) and heading (rad) error against the simulated truth (see the module
     docstring; ``reference`` is accepted for the study interface and not used)."""

@@ -96,6 +96,43 @@ def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False, resume: 
     return run_problem(case, run_dir, problem(case), progress=progress, resume=resume)
 
 
+def figures(run_dir: Path) -> list[Path]:
+    """figures/pendulum-components.png: seed 000 Fig. 9, the six components of (q_i, w_i) of the first links (at
+    most four) over time at the saved states (every accepted step with the case's defaults), and Fig. 11 (a), the
+    accepted steps of the run against t (rejected trial steps marked)."""
+    from lgbeam.apps._figures import load_run, new_figure, save
+
+    sol, _ = load_run(run_dir)
+    t = sol["t"]
+    y = sol["y"].reshape(len(t), -1, 2, 3)
+    n = min(y.shape[1], 4)
+    fig = new_figure(5 * (n + 1), 3.8)
+    for i in range(n):
+        a = fig.add_subplot(1, n + 1, i + 1)
+        for k, c in enumerate("xyz"):
+            a.plot(t, y[:, i, 0, k], "-", color=f"C{k}", lw=0.8, label=f"q{i + 1}⁽{k + 1}⁾")
+            a.plot(t, y[:, i, 1, k], "--", color=f"C{k}", lw=0.8, label=f"w{i + 1}⁽{k + 1}⁾")
+        a.set(xlabel="t", title=f"Fig. 9: components of (q{i + 1}, w{i + 1})")
+        a.legend(fontsize=6, ncol=2)
+    a = fig.add_subplot(1, n + 1, n + 1)
+    full = _all_rows(run_dir)
+    acc = (full["accepted"] > 0.5) & (full["h"] > 0)
+    a.semilogy(full["t"][acc], full["h"][acc], ".-", ms=2, lw=0.5, label=f"accepted ({int(acc.sum())})")
+    rej = full["accepted"] < 0.5
+    if rej.any():
+        a.semilogy(full["t"][rej], full["h"][rej], "x", color="C3", ms=4, label=f"rejected ({int(rej.sum())})")
+    a.set(xlabel="t", ylabel="h", title="Fig. 11 (a): step sizes")
+    a.legend(fontsize=7)
+    return [save(fig, run_dir, "pendulum-components.png")]
+
+
+def _all_rows(run_dir: Path) -> dict[str, np.ndarray]:
+    """Every row of diagnostics.csv (accepted and rejected trial steps)."""
+    from lgbeam.io.plots import read_diagnostics
+
+    return read_diagnostics(Path(run_dir) / "diagnostics.csv")
+
+
 def errors(solution: dict[str, Any], reference: dict[str, Any]) -> dict[str, float]:
     """2-norm of the state difference in R^{6N} at the reference's final time (seed 000's error measure)."""
     k = index_at_reference_end(solution, reference)

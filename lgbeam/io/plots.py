@@ -150,7 +150,7 @@ def _plot_solution(sol: dict[str, np.ndarray], fig_dir: Path) -> list[Path]:
         ax1.set_xlabel("t")
         ax1.set_ylabel("tip position")
         ax1.legend()
-        a, b = np.argsort(np.ptp(tip, axis=0))[::-1][:2]
+        a, b = sorted(np.argsort(np.ptp(tip, axis=0))[::-1][:2])  # the plane of largest spread, x before y before z
         ax2.plot(tip[:, a], tip[:, b])
         ax2.plot(tip[:1, a], tip[:1, b], "o", label="start")
         ax2.set_xlabel("xyz"[a])

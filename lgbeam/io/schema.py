@@ -93,10 +93,11 @@ def integrator_section(methods: tuple[str, ...], default: str, *, h: float | Non
         "rtol": Key(float, rtol, doc="relative tolerance (adaptive)"),
         "atol": Key(float, atol, doc="absolute tolerance (adaptive)"),
         "max_steps": Key(int, 1_000_000, doc="step cap (accepted + rejected)"),
-        "controller": Key(str, "auto", choices=("auto", "constant", "i", "pi"),
+        "controller": Key(str, "auto", choices=("auto", "constant", "i", "pi", "seed"),
                           doc="step-size control: 'auto' (constant steps h when h is given, else 'i'), 'constant' "
                           "(needs h), 'i' (adaptive, the plain rule of seed 004 (22)) or 'pi' (adaptive, PI control: "
-                          "fewer rejected steps at a stability-bound step); 'i'/'pi' ignore h (docs/half-explicit.md)"),
+                          "fewer rejected steps at a stability-bound step); 'i'/'pi' ignore h (docs/half-explicit.md); "
+                          "'seed': seed 000's controller (33), absolute tolerance atol, first step T/100"),
         "beta": Key(float, PI_BETA, doc="the PI rule's β (controller = 'pi'; DOPRI5's 0.04, 0.04–0.08 usual; "
                     "β < 1/(1.75 (p̂ + 1)))"),
         **extra,
@@ -114,7 +115,9 @@ def output_section(every: float, *, edge_data: bool = False) -> dict[str, Key]:
     frames carry per-edge cells (rods, frames)."""
     edges = {"edge_data": Key(bool, True, doc="also write paraview/<name>-edges.pvd: each edge a line cell with "
                               "its section resultants, strains and curvature as cell data (exact edge values)")}
-    return {"every": Key(float, every, doc="output interval in time units (also the ParaView frames)"),
+    return {"every": Key(float, every, doc="output interval in time units (also the ParaView frames); 0: every "
+                         "accepted step (the steps are then the controller's alone: a method without dense output "
+                         "otherwise shortens steps to land on the output times)"),
             "vtk": Key(bool, True, doc="write the ParaView series"), **(edges if edge_data else {}),
             "checkpoint_seconds": Key(float, 60.0, doc="write checkpoint.npz every this many wall seconds "
                                       "(for lgbeam run --resume); 0 disables"),

@@ -56,8 +56,8 @@ from lgbeam.io.run import check_name
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Frame", "PVDSeries", "PolyFrame", "line_frame", "read_pvd", "rigid_body_frame", "rod_frame",
-           "write_vtp"]
+__all__ = ["Frame", "PVDSeries", "PolyFrame", "line_frame", "linked_bodies_frame", "read_pvd", "rigid_body_frame",
+           "rod_frame", "write_vtp"]
 
 
 
@@ -497,6 +497,28 @@ def rigid_body_frame(
     pd = _frames_data(rotations, quaternions, n, "rigid_body_frame")
     pd |= _vector_data(point_data, n, "rigid body point")
     return Frame(pts, [("vertex", np.arange(n)[:, None])], pd, {})
+
+
+def linked_bodies_frame(positions: Any, rotations: Any, links: Any = (), *, points: Any = None,
+                        point_data: dict[str, Any] | None = None) -> Frame:
+    """Rigid bodies as ``n`` vertices with frames d1, d2, d3 and quaternion, plus extra ``points`` (e.g. balls,
+    a payload; frame = identity there) and ``links`` — line cells ``(k, 2)`` between any of the ``n + m``
+    points (rods, cables). ``point_data`` arrays cover all ``n + m`` points. The ParaView picture of a
+    multibody system: glyph the vertices by d1/d2/d3, draw the lines as tubes."""
+    body = _as_points(np.atleast_2d(positions))
+    extra = np.zeros((0, 3)) if points is None else _as_points(np.atleast_2d(points))
+    pts = np.vstack([body, extra])
+    n, total = body.shape[0], body.shape[0] + extra.shape[0]
+    R = np.concatenate([np.asarray(rotations, dtype=float).reshape(n, 3, 3), np.broadcast_to(np.eye(3),
+                                                                                          (total - n, 3, 3))])
+    pd = _frames_data(R, None, total, "linked_bodies_frame")
+    pd["is_body"] = (np.arange(total) < n).astype(float)
+    pd |= _vector_data(point_data, total, "linked bodies point")
+    cells = [("vertex", np.arange(total)[:, None])]
+    lk = np.asarray(links, dtype=np.int64).reshape(-1, 2)
+    if lk.size:
+        cells.append(("line", lk))
+    return Frame(pts, cells, pd, {})
 
 
 def line_frame(x: Any, fields: dict[str, Any]) -> Frame:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -119,6 +120,41 @@ class HeavyTopCotangent(_TopData):
 
 
 @dataclass(frozen=True)
+class HeavyTopKK(_TopData):
+    """The heavy top as a quadratic Hamiltonian on T*S, S = SO(3) × R³ (seed 000 §3.4.3, (29)–(32), "SLGIKK"):
+
+        H((Q, q), (π, p)) = ½ π·w + ½ |p − QᵀΓ₀|² − ½ |QᵀΓ₀|²,   w = Q I⁻¹ Qᵀ π,   p = −M g l X (constant),
+
+    spatial momenta (π, p), Γ₀ = e₃; f = ((w, p − QᵀΓ₀), (π × w − Γ₀ × Q p, 0)) (π × w as in
+    ``HeavyTopCotangent``). State [g.ravel(), π, p] with g = [[Q, q], [0, 1]] (SO3xR3 storage), (22,). Since p is
+    constant and R³ abelian, SLGI on it gives the (Q, π) iterates of SLGI on (21)–(22) (notes §5.2): the test
+    of that claim, and the SLGIKK line of Fig. 2.
+    """
+
+    @cached_property
+    def group(self) -> Any:
+        from lgbeam.groups.direct import SO3xR3
+
+        return SO3xR3()
+
+    def _p(self) -> FloatArray:
+        return -self.mgl * self.axis
+
+    def hamiltonian(self, g: FloatArray, mu: FloatArray) -> float:
+        Q, pi, p = g[:3, :3], mu[:3], mu[3:]
+        w = Q @ ((Q.T @ pi) / self.inertia)
+        return 0.5 * float(pi @ w) + 0.5 * float((p - Q.T @ E3) @ (p - Q.T @ E3)) - 0.5 * float((Q.T @ E3) @ (Q.T @ E3))
+
+    def hamiltonian_field(self, g: FloatArray, mu: FloatArray) -> tuple[FloatArray, FloatArray]:
+        Q, pi, p = g[:3, :3], mu[:3], mu[3:]
+        w = Q @ ((Q.T @ pi) / self.inertia)
+        return np.concatenate([w, p - Q.T @ E3]), np.concatenate([cross(pi, w) - cross(E3, Q @ p), np.zeros(3)])
+
+    def initial_state(self) -> FloatArray:
+        return np.concatenate([np.eye(4).ravel(), self.initial_spatial_momentum(), self._p()])
+
+
+@dataclass(frozen=True)
 class HeavyTopLiePoisson(_TopData):
     """The heavy top on se(3)* ∋ (Π, Γ) under the coadjoint action of SE(3) (seed 000 (23)–(24))."""
 
@@ -169,4 +205,4 @@ class RigidBodyLiePoisson:
         return cross(y, y / self.inertia)
 
 
-__all__ = ["HeavyTopCotangent", "HeavyTopLiePoisson", "RigidBodyLiePoisson"]
+__all__ = ["HeavyTopCotangent", "HeavyTopKK", "HeavyTopLiePoisson", "RigidBodyLiePoisson"]
