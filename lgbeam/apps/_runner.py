@@ -141,8 +141,14 @@ def check_budget(case: dict[str, Any], problem: Problem) -> dict[str, float]:
     tm, out = case["time"], case["output"]
     if not out["every"] >= 0:
         raise ValueError(f"output.every must be a time interval > 0 (or 0: every accepted step), got {out['every']!r}")
-    n_frames = (math.floor((tm["t_end"] - tm["t0"]) / out["every"]) + 2 if out["every"] > 0
-                else int(case["integrator"].get("max_steps", 10**6)) + 1)  # every step: at most max_steps
+    integ = case["integrator"]
+    fixed = integ.get("h") is not None and integ.get("controller", "auto") in ("auto", "constant")
+    if out["every"] > 0:
+        n_frames = math.floor((tm["t_end"] - tm["t0"]) / out["every"]) + 2
+    elif fixed:  # every step of a constant step size
+        n_frames = math.ceil((tm["t_end"] - tm["t0"]) / integ["h"] * (1 - 1e-12)) + 1
+    else:  # every step of an adaptive run: at most max_steps
+        n_frames = int(integ.get("max_steps", 10**6)) + 1
     state = _nbytes(problem.y0)
     frame = problem.frame(problem.y0) if out["vtk"] else None
     vtu = 0.0 if frame is None else frame_bytes(frame, edges=out.get("edge_data", True))
@@ -150,7 +156,7 @@ def check_budget(case: dict[str, Any], problem: Problem) -> dict[str, float]:
     disk = n_frames * (vtu + 3 * state)  # solution.npz: states, positions, rotations, reactions, resultants (2.3×)
     est = {"frames": float(n_frames), "memory_gb": memory / GIB, "disk_gb": disk / GIB}
     if n_frames > out.get("max_frames", math.inf):
-        if out["every"] == 0:
+        if out["every"] == 0 and not fixed:
             raise ValueError(
                 f"output.every = 0 saves every accepted step: up to integrator.max_steps + 1 = {n_frames} output "
                 f"times, above output.max_frames = {out['max_frames']}; lower integrator.max_steps, give an "
