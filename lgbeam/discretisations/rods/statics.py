@@ -345,7 +345,8 @@ def _initial(rod: CosseratRod, t: float, q0: FloatArray | None, check_rigid: boo
     q = np.array(rod.q_ref if q0 is None else q0, dtype=float).reshape(rod.n_nodes, 7)
     if check_rigid:
         B = rod.constraint_jacobian_t(t, q) if eq.m else sp.csr_array((0, eq.n))
-        stability.check_no_rigid_motion(rod.G, q, B, "a static analysis", springs=rod.support_springs(t, q))
+        stability.check_no_rigid_motion(rod.G, q, B, "a static analysis", springs=rod.support_springs(t, q),
+                                        parts=rod.parts() if hasattr(rod, "parts") else None)
     return eq, q, np.zeros(eq.m)
 
 
