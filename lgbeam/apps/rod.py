@@ -265,15 +265,23 @@ _METHOD_KEYS = {"rho_inf": "gen-alpha", "index": "gen-alpha", "quadrature": "rat
 
 
 def method_options(case: dict[str, Any]) -> dict[str, Any]:
-    """The method's own case keys (integrator.rho_inf, .index: gen-alpha; .quadrature: rattle-lgvi)."""
+    """The method's own case keys (integrator.rho_inf, .index: gen-alpha; .quadrature: rattle-lgvi). A key of
+    another method is ignored with a note when the case file sets it (``--set integrator.method=rattle-lgvi``
+    on a gen-α case) and refused when ``--set`` gives it (the user asked for something that cannot happen)."""
+    from lgbeam.io.cases import was_set
+
     integ = case["integrator"]
     out = {}
     for key, method in _METHOD_KEYS.items():
         if integ.get(key) is None:
             continue
         if integ["method"] != method:
-            raise ValueError(f"integrator.{key} applies to method {method!r} only, not {integ['method']!r}; "
-                             f"remove it or set integrator.method = {method!r}")
+            if was_set(case, f"integrator.{key}"):
+                raise ValueError(f"--set integrator.{key} applies to method {method!r} only, not "
+                                 f"{integ['method']!r}; drop it or set integrator.method = {method!r}")
+            logger.warning("integrator.%s = %r of the case file applies to method %r only; ignored for %r",
+                           key, integ[key], method, integ["method"])
+            continue
         out[key] = integ[key]
     return out
 
@@ -304,6 +312,8 @@ def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False, resume: 
     if case["analysis"]["kind"] == "static":
         if resume:
             raise ValueError("a static analysis has no checkpoint to resume; run it again")
+        n_nodes = int(case["model"]["n_elements"]) + 1
+        check_work(case, WORK_BYTES_PER_NODE * n_nodes, f"a rod of {n_nodes} nodes")  # the static path: ~the same
         rod, q0, _ = build(case)
         summary = _run_static(case, rod, q0, Path(run_dir))
     else:
