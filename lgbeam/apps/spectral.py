@@ -125,7 +125,7 @@ def problem(case: dict[str, Any]) -> tuple[Problem, Any]:
 
     frame = lambda y: line_frame(grid.x, {field_name: system.to_field(y)})
     return Problem(system, y0, frame, arrays, summary=summary, diagnostics=lambda t, y: system.invariants(y),
-                   method_options=options, work_bytes=WORK_BYTES_PER_NODE * grid.n), exact
+                   method_options=options, work_bytes=WORK_BYTES_PER_NODE * grid.n_nodes), exact
 
 
 def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False, resume: bool = False) -> RunSummary:
