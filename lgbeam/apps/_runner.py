@@ -119,6 +119,8 @@ def frame_bytes(frame: Any, edges: bool = True) -> float:
 def check_budget(case: dict[str, Any], problem: Problem) -> dict[str, float]:
     """Estimate the memory and disk of the run; ValueError above ``output.max_memory_gb``/``max_disk_gb``."""
     tm, out = case["time"], case["output"]
+    if not out["every"] > 0.0:
+        raise ValueError(f"output.every must be a positive time interval, got {out['every']!r}")
     n_frames = math.floor((tm["t_end"] - tm["t0"]) / out["every"]) + 2
     state = _nbytes(problem.y0)
     frame = problem.frame(problem.y0) if out["vtk"] else None

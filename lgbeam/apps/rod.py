@@ -142,15 +142,29 @@ SCHEMA: dict[str, Any] = {
 _LOAD_KEYS = {"node", "force", "moment", "frame", "time", "scale", "times", "values", "t_on"}
 
 
+def _number(spec: dict[str, Any], key: str, where: str, default: float) -> float:
+    v = spec.get(key, default)
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise ValueError(f"{where}.{key} must be a number, got {v!r}")
+    return float(v)
+
+
+def _numbers(spec: dict[str, Any], key: str, where: str) -> tuple[float, ...]:
+    v = spec.get(key, [])
+    if not isinstance(v, list) or any(isinstance(x, bool) or not isinstance(x, (int, float)) for x in v):
+        raise ValueError(f"{where}.{key} must be an array of numbers, got {v!r}")
+    return tuple(float(x) for x in v)
+
+
 def _time_function(spec: dict[str, Any], where: str) -> TimeFunction:
     kind = spec.get("time", "constant")
-    scale = float(spec.get("scale", 1.0))
+    scale = _number(spec, "scale", where, 1.0)
     if kind == "table":
-        return TimeFunction("table", times=tuple(spec.get("times", ())),
-                            values=tuple(scale * float(v) for v in spec.get("values", ())))
+        return TimeFunction("table", times=_numbers(spec, "times", where),
+                            values=tuple(scale * v for v in _numbers(spec, "values", where)))
     if kind not in ("constant", "step", "spaghetti"):
         raise ValueError(f"{where}.time = {kind!r}: use 'constant', 'step', 'spaghetti' (seed 004 eq. (24)) or 'table'")
-    return TimeFunction(kind, value=scale, t_on=float(spec.get("t_on", 0.0)))
+    return TimeFunction(kind, value=scale, t_on=_number(spec, "t_on", where, 0.0))
 
 
 def _loads(case: dict[str, Any]) -> tuple[Any, ...]:

@@ -240,10 +240,11 @@ def _name(a: FloatArray, w: FloatArray, centre: FloatArray, scale: float) -> str
         d = a / np.linalg.norm(a)
         k = int(np.argmax(np.abs(d)))
         return f"translation along {axes[k]}" if abs(abs(d[k]) - 1.0) < 1e-9 else f"translation along {_fmt(d)}"
-    n2 = float(w @ w)
-    point = centre + np.cross(w, a) / n2
-    pitch = float(w @ a) / n2
-    d = w / np.sqrt(n2)
+    ws = w * scale  # O(1): |w|² itself underflows for a structure of astronomical size
+    n2 = float(ws @ ws)
+    point = centre + scale * np.cross(ws, a) / n2
+    pitch = scale * float(ws @ a) / n2
+    d = ws / np.sqrt(n2)
     k = int(np.argmax(np.abs(d)))
     axis = axes[k] if abs(abs(d[k]) - 1.0) < 1e-9 else _fmt(d)
     what = "rotation" if abs(pitch) < 1e-9 * scale else f"screw motion (pitch {pitch:.4g})"
