@@ -48,8 +48,8 @@ NESTED = {
     "cantilever-tip-load": ['loads.nodal=[{{node = "end", force = [0.0, 0.0, -1.0], scale = {v}}}]',
                             'loads.nodal=[{{node = "end", force = {v}}}]',
                             'loads.nodal=[{{node = {v}, force = [0.0, 0.0, -1.0]}}]',
-                            'loads.nodal=[{{node = "end", force = [0.0, 0.0, -1.0], time = "table", times = {v}, '
-                            'values = [1.0, 2.0]}}]'],
+                            ('loads.nodal=[{{node = "end", force = [0.0, 0.0, -1.0], time = "table", times = {v}, '
+                             'values = [1.0, 2.0]}}]')],
 }
 
 

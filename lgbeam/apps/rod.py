@@ -145,7 +145,7 @@ _LOAD_KEYS = {"node", "force", "moment", "frame", "time", "scale", "times", "val
 def _number(spec: dict[str, Any], key: str, where: str, default: float) -> float:
     v = spec.get(key, default)
     if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise ValueError(f"{where}.{key} must be a number, got {v!r}")
+        raise ValueError(f"{where}.{key} must be a number, got {v!r}")  # noqa: TRY004 - a user error: exit 2
     return float(v)
 
 

@@ -55,9 +55,8 @@ def _node_ranks(S: sp.csr_array, B: sp.csr_array, n_nodes: int) -> np.ndarray:
 
     Sc = sp.coo_array(S)
     Bc = sp.coo_array(B)
-    ones = lambda k: np.ones(k, dtype=np.int32)  # noqa: E731
-    Sn = sp.csr_array((ones(Sc.nnz), (Sc.row // 6, Sc.col // 6)), shape=(n_nodes, n_nodes))
-    Bn = sp.csr_array((ones(Bc.nnz), (Bc.row, Bc.col // 6)), shape=(B.shape[0], n_nodes))
+    Sn = sp.csr_array((np.ones(Sc.nnz, dtype=np.int32), (Sc.row // 6, Sc.col // 6)), shape=(n_nodes, n_nodes))
+    Bn = sp.csr_array((np.ones(Bc.nnz, dtype=np.int32), (Bc.row, Bc.col // 6)), shape=(B.shape[0], n_nodes))
     P = sp.coo_array(Sn + Bn.T @ Bn)
     natural = np.arange(n_nodes)
     bw = int(np.abs(P.row - P.col).max(initial=0))
