@@ -153,3 +153,15 @@ def test_overridden_keys_are_recorded_but_not_part_of_the_case():
     assert case.overridden == {"integrator.h", "time"}
     assert case.was_set("integrator.h") and case.was_set("time.t_end") and not case.was_set("integrator.rho_inf")
     assert dict(case) == case and "overridden" not in case
+
+
+# ------------------------------------------------------------------ what test_case_fuzz.py found
+@pytest.mark.parametrize(("case", "sets", "message"), [
+    ("nls-soliton", ["initial.amplitude=1e300"], "the initial data overflow"),
+    ("portal-frame", ["loads.gravity=[{a = 1}]"], "gravity acceleration must be 3 finite numbers"),
+    ("cantilever-tip-load", ['loads.nodal=[{node="end", force=[0.0, 0.0, -1.0], scale=["a", "b", "c"]}]'],
+     "loads.nodal[0].scale must be a number"),
+    ("heavy-top", ["output.every=0.0"], "output.every must be a positive time interval"),
+])
+def test_fuzz_findings_are_one_line_refusals(capsys, tmp_path, case, sets, message):
+    assert message in refused(*lgbeam_run(capsys, tmp_path, case, *sets))

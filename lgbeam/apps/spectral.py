@@ -67,6 +67,18 @@ def build(case: dict[str, Any]) -> tuple[Any, np.ndarray, Any]:
     """(system, y0, exact(t) or None) from a validated case (refused first when too big for memory)."""
     n = int(case["grid"]["n"])
     check_work(case, WORK_BYTES_PER_NODE * max(n, 0), f"a grid of {n} nodes", "use a coarser grid (grid.n)")
+    advice = "check initial.amplitude, velocity, wavenumber and the grid"
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            system, y0, exact = _build(case)
+    except OverflowError as exc:
+        raise ValueError(f"the initial data overflow ({exc}); {advice}") from None
+    if not np.all(np.isfinite(y0)):
+        raise ValueError(f"the initial data are not finite; {advice}")
+    return system, y0, exact
+
+
+def _build(case: dict[str, Any]) -> tuple[Any, np.ndarray, Any]:
     grid = FourierGrid(int(case["grid"]["n"]), float(case["grid"]["length"]))
     ini = case["initial"]
     L = grid.length
