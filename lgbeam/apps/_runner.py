@@ -178,13 +178,13 @@ def check_budget(case: dict[str, Any], problem: Problem) -> dict[str, float]:
     return est
 
 
-def check_work(case: dict[str, Any], work_bytes: float, what: str) -> None:
+def check_work(case: dict[str, Any], work_bytes: float, what: str,
+               advice: str = "use a coarser mesh (model.n_elements)") -> None:
     """Refuse, before anything is built, a model whose working memory alone exceeds output.max_memory_gb."""
     limit = case["output"]["max_memory_gb"]
     if work_bytes > limit * GIB:
-        raise ValueError(f"{what} needs about {work_bytes / GIB:.3g} GiB of memory to integrate, above "
-                         f"output.max_memory_gb = {limit:g}; use a coarser mesh (model.n_elements) or raise "
-                         "output.max_memory_gb")
+        raise ValueError(f"{what} needs about {work_bytes / GIB:.3g} GiB of memory, above "
+                         f"output.max_memory_gb = {limit:g}; {advice} or raise output.max_memory_gb")
 
 
 def load_checkpoint(run_dir: Path) -> dict[str, Any]:

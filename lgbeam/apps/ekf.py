@@ -73,8 +73,27 @@ SCHEMA: dict[str, Any] = {
         "seed": Key(int, 2019, doc="base seed"),
     },
     "time": {"t_end": Key(float, None, doc="stop time (s); default: the whole trajectory")},
-    "output": {"every": Key(float, 1.0, doc="save interval (s)"), "vtk": Key(bool, True, doc="write ParaView files")},
+    "output": {"every": Key(float, 1.0, doc="save interval (s)"), "vtk": Key(bool, True, doc="write ParaView files"),
+               "max_memory_gb": Key(float, 8.0, doc="refuse a run whose estimated memory exceeds this (GiB)")},
 }
+
+
+def check_size(case: dict[str, Any], scenario: Scenario) -> None:
+    """Refuse, before anything is simulated, a scenario whose working memory exceeds output.max_memory_gb: the
+    simulation holds every landmark in every body frame ((K + 1) × L × 2 numbers and their masks, about six
+    such arrays), the filters a dense (3 + 2m)² covariance of the m visible landmarks and its products."""
+    from lgbeam.apps._runner import check_work
+
+    K = scenario.n_steps
+    T = K / scenario.odometry.rate_hz
+    path = scenario.trajectory.pose(np.linspace(0.0, T, min(K + 1, 10_001)))[:, :2]
+    w = scenario.camera.max_range + scenario.landmarks.margin
+    area = float(np.prod(path.max(axis=0) - path.min(axis=0) + 2 * w))
+    n_landmarks = scenario.landmarks.density(scenario.camera) * area
+    m = scenario.landmarks.features_per_step
+    work = 8.0 * (6.0 * (K + 1) * n_landmarks * 2 + 8.0 * (3 + 2 * m) ** 2)
+    check_work(case, work, f"a run of {K} steps with about {n_landmarks:.3g} landmarks ({m:g} visible a step)",
+               "shorten the trajectory (time.t_end, trajectory.laps / length) or lower landmarks.features_per_step")
 
 
 def build(case: dict[str, Any]) -> tuple[Scenario, tuple[str, ...]]:
@@ -124,6 +143,7 @@ def _rot3(theta: np.ndarray) -> np.ndarray:
 def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False) -> RunSummary:
     """Run the realisations; write solution.npz, diagnostics.csv and paraview/<name>.pvd."""
     scenario, filters = build(case)
+    check_size(case, scenario)
     run_dir = Path(run_dir)
     n_real = case["monte_carlo"]["realisations"]
     first: dict[str, Any] = {}

@@ -58,7 +58,7 @@ from lgbeam.systems import ConstrainedMechanicalSystem
 
 logger = logging.getLogger(__name__)
 
-WORK_BYTES_PER_NODE = 20_000
+WORK_BYTES_PER_NODE = 20_000  # measured: 20 kB a node for the static path at 3000-12000 nodes (docs/frames.md)
 ROD_KEYS = ("name", "start", "end", "points", "length", "n_elements", "roll", "constraints", "material")
 JOINT_KEYS = ("a", "b", "kind", "axis", "frame", "rotational_stiffness", "name")
 LOAD_KEYS = ("rod", "node", "force", "moment", "frame", "time", "scale", "times", "values", "t_on")
@@ -332,11 +332,20 @@ def _poly(frame: Structure, name: str, q: np.ndarray, v: np.ndarray | None, lam:
     return PolyFrame(*engineering_frame(frame, q, v, lam, t, name=name))
 
 
+def check_size(case: dict[str, Any]) -> None:
+    """Refuse, before anything is built, a frame whose working memory (WORK_BYTES_PER_NODE a node, measured
+    for the static path and HEDOP5 alike) exceeds output.max_memory_gb."""
+    n_nodes = 0
+    for spec in rods_form(case)["model"]["rods"]:  # a nodes + members case in its rods form
+        n = spec.get("n_elements", case["model"]["n_elements"]) if isinstance(spec, dict) else None
+        if isinstance(n, int) and not isinstance(n, bool) and n > 0:  # anything else: build() says what is wrong
+            n_nodes += n + 1
+    check_work(case, WORK_BYTES_PER_NODE * n_nodes, f"a frame of {n_nodes} nodes")
+
+
 def problem(case: dict[str, Any]) -> Problem:
     """A dynamic frame case as a ``Problem`` for the runner (starts at rest in the reference configuration)."""
-    n_nodes = sum(int(s.get("n_elements", case["model"]["n_elements"])) + 1 for s in rods_form(case)["model"]["rods"]
-                  if isinstance(s, dict))
-    check_work(case, WORK_BYTES_PER_NODE * n_nodes, f"a frame of {n_nodes} nodes")
+    check_size(case)
     frame = build(case)
     q0, v0 = frame.q_ref.copy(), np.zeros(frame.n_dofs)
     name, t0 = str(case["name"]), float(case["time"]["t0"])
@@ -361,6 +370,7 @@ def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False, resume: 
     if case["analysis"]["kind"] == "static":
         if resume:
             raise ValueError("a static analysis has no checkpoint to resume; run it again")
+        check_size(case)
         summary = run_static(case, build(case), run_dir)
     else:
         summary = run_problem(case, run_dir, problem(case), progress=progress, resume=resume)

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from lgbeam.apps import RunSummary
-from lgbeam.apps._runner import Problem, index_at_reference_end, run_problem
+from lgbeam.apps._runner import Problem, check_work, index_at_reference_end, run_problem
 from lgbeam.integrators.registry import methods_for
 from lgbeam.io.schema import Key, integrator_section, output_section, time_section
 from lgbeam.io.vtk import Frame
@@ -45,12 +45,16 @@ SCHEMA: dict[str, Any] = {
 }
 
 
+WORK_BYTES_PER_LINK = 2_000  # measured ~0.8 kB a link (hs-rkmk5, N = 1e5), with margin
+
+
 def build(case: dict[str, Any]) -> tuple[SphericalPendulumChain, np.ndarray]:
     """(chain, y0) of a validated case; ValueError (exit 2) for inconsistent data or a start off TS²."""
     m, ini = case["model"], case["initial"]
     n = m["n"]
     if n < 1:
         raise ValueError(f"case key 'model.n' must be a positive number of links, got {n}")
+    check_work(case, WORK_BYTES_PER_LINK * n, f"a chain of {n} links", "use fewer links (model.n)")
     masses = m["masses"] or [1.0] * n
     lengths = m["lengths"] or [m["length"]] * n
     if len(masses) != n or len(lengths) != n:
@@ -88,7 +92,8 @@ def problem(case: dict[str, Any]) -> Problem:
 
     return Problem(chain, y0, frame, arrays,
                    summary=lambda sol: {"unit_q_max": float(sol.summary["unit_q"]["max"]),
-                                        "q_dot_w_max": float(sol.summary["q_dot_w"]["max"])})
+                                        "q_dot_w_max": float(sol.summary["q_dot_w"]["max"])},
+                   work_bytes=WORK_BYTES_PER_LINK * chain.n)
 
 
 def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False, resume: bool = False) -> RunSummary:

@@ -142,15 +142,29 @@ SCHEMA: dict[str, Any] = {
 _LOAD_KEYS = {"node", "force", "moment", "frame", "time", "scale", "times", "values", "t_on"}
 
 
+def _number(spec: dict[str, Any], key: str, where: str, default: float) -> float:
+    v = spec.get(key, default)
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise ValueError(f"{where}.{key} must be a number, got {v!r}")  # noqa: TRY004 - a user error: exit 2
+    return float(v)
+
+
+def _numbers(spec: dict[str, Any], key: str, where: str) -> tuple[float, ...]:
+    v = spec.get(key, [])
+    if not isinstance(v, list) or any(isinstance(x, bool) or not isinstance(x, (int, float)) for x in v):
+        raise ValueError(f"{where}.{key} must be an array of numbers, got {v!r}")
+    return tuple(float(x) for x in v)
+
+
 def _time_function(spec: dict[str, Any], where: str) -> TimeFunction:
     kind = spec.get("time", "constant")
-    scale = float(spec.get("scale", 1.0))
+    scale = _number(spec, "scale", where, 1.0)
     if kind == "table":
-        return TimeFunction("table", times=tuple(spec.get("times", ())),
-                            values=tuple(scale * float(v) for v in spec.get("values", ())))
+        return TimeFunction("table", times=_numbers(spec, "times", where),
+                            values=tuple(scale * v for v in _numbers(spec, "values", where)))
     if kind not in ("constant", "step", "spaghetti"):
         raise ValueError(f"{where}.time = {kind!r}: use 'constant', 'step', 'spaghetti' (seed 004 eq. (24)) or 'table'")
-    return TimeFunction(kind, value=scale, t_on=float(spec.get("t_on", 0.0)))
+    return TimeFunction(kind, value=scale, t_on=_number(spec, "t_on", where, 0.0))
 
 
 def _loads(case: dict[str, Any]) -> tuple[Any, ...]:
@@ -265,15 +279,23 @@ _METHOD_KEYS = {"rho_inf": "gen-alpha", "index": "gen-alpha", "quadrature": "rat
 
 
 def method_options(case: dict[str, Any]) -> dict[str, Any]:
-    """The method's own case keys (integrator.rho_inf, .index: gen-alpha; .quadrature: rattle-lgvi)."""
+    """The method's own case keys (integrator.rho_inf, .index: gen-alpha; .quadrature: rattle-lgvi). A key of
+    another method is ignored with a note when the case file sets it (``--set integrator.method=rattle-lgvi``
+    on a gen-α case) and refused when ``--set`` gives it (the user asked for something that cannot happen)."""
+    from lgbeam.io.cases import was_set
+
     integ = case["integrator"]
     out = {}
     for key, method in _METHOD_KEYS.items():
         if integ.get(key) is None:
             continue
         if integ["method"] != method:
-            raise ValueError(f"integrator.{key} applies to method {method!r} only, not {integ['method']!r}; "
-                             f"remove it or set integrator.method = {method!r}")
+            if was_set(case, f"integrator.{key}"):
+                raise ValueError(f"--set integrator.{key} applies to method {method!r} only, not "
+                                 f"{integ['method']!r}; drop it or set integrator.method = {method!r}")
+            logger.warning("integrator.%s = %r of the case file applies to method %r only; ignored for %r",
+                           key, integ[key], method, integ["method"])
+            continue
         out[key] = integ[key]
     return out
 
@@ -304,6 +326,8 @@ def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False, resume: 
     if case["analysis"]["kind"] == "static":
         if resume:
             raise ValueError("a static analysis has no checkpoint to resume; run it again")
+        n_nodes = int(case["model"]["n_elements"]) + 1
+        check_work(case, WORK_BYTES_PER_NODE * n_nodes, f"a rod of {n_nodes} nodes")  # the static path: ~the same
         rod, q0, _ = build(case)
         summary = _run_static(case, rod, q0, Path(run_dir))
     else:

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from lgbeam.apps import RunSummary
-from lgbeam.apps._runner import Problem, run_problem
+from lgbeam.apps._runner import Problem, check_work, run_problem
 from lgbeam.discretisations.spectral import NLS, FourierGrid, KdV, kdv_soliton, nls_plane_wave, nls_soliton
 from lgbeam.integrators.registry import methods_for
 from lgbeam.io.schema import Key, integrator_section, output_section, time_section
@@ -60,8 +60,25 @@ SCHEMA: dict[str, Any] = {
 }
 
 
+WORK_BYTES_PER_NODE = 2_000  # measured ~0.6 kB a node (disex, grid.n = 1e5 and 4e5); margin for the stages
+
+
 def build(case: dict[str, Any]) -> tuple[Any, np.ndarray, Any]:
-    """(system, y0, exact(t) or None) from a validated case."""
+    """(system, y0, exact(t) or None) from a validated case (refused first when too big for memory)."""
+    n = int(case["grid"]["n"])
+    check_work(case, WORK_BYTES_PER_NODE * max(n, 0), f"a grid of {n} nodes", "use a coarser grid (grid.n)")
+    advice = "check initial.amplitude, velocity, wavenumber and the grid"
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            system, y0, exact = _build(case)
+    except OverflowError as exc:
+        raise ValueError(f"the initial data overflow ({exc}); {advice}") from None
+    if not np.all(np.isfinite(y0)):
+        raise ValueError(f"the initial data are not finite; {advice}")
+    return system, y0, exact
+
+
+def _build(case: dict[str, Any]) -> tuple[Any, np.ndarray, Any]:
     grid = FourierGrid(int(case["grid"]["n"]), float(case["grid"]["length"]))
     ini = case["initial"]
     L = grid.length
@@ -120,7 +137,7 @@ def problem(case: dict[str, Any]) -> tuple[Problem, Any]:
 
     frame = lambda y: line_frame(grid.x, {field_name: system.to_field(y)})
     return Problem(system, y0, frame, arrays, summary=summary, diagnostics=lambda t, y: system.invariants(y),
-                   method_options=options), exact
+                   method_options=options, work_bytes=WORK_BYTES_PER_NODE * grid.n_nodes), exact
 
 
 def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False, resume: bool = False) -> RunSummary:

@@ -52,7 +52,8 @@ _ADVICE: dict[Status, str] = {
     Status.MAX_STEPS: "raise max_steps (case key integrator.max_steps) or loosen the tolerances",
     Status.STEP_UNDERFLOW: "loosen rtol/atol, lower h_min, or check the model (a step blew up at every size tried)",
     Status.NONFINITE: "reduce the step size (integrator.h) or use an adaptive method (rtol/atol)",
-    Status.SINGULAR: "check the constraints and supports (redundant or contradictory rows), or reduce the step",
+    Status.SINGULAR: "reduce the step (integrator.h) when earlier steps or the start solved, else check the "
+                     "constraints and supports (redundant or contradictory rows)",
     Status.SOLVER_FAILED: "use a smaller integrator.h, raise integrator.max_iter, or another method",
     Status.ENERGY_GROWTH: "the solution blew up: reduce integrator.h or use an adaptive method (rtol/atol)",
     Status.MASS_GROWTH: "the solution blew up (its mass grew): reduce integrator.h or use another method",

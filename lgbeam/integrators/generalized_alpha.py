@@ -272,7 +272,8 @@ class GeneralizedAlpha:
         try:
             return self._step(system, t, h, y, cache)
         except SingularNewtonMatrix as exc:
-            return Step(y, cache, status=Status.SINGULAR, detail=f"generalized-α Newton matrix at t = {t + h:.6g}: {exc}")
+            return Step(y, cache, status=Status.SINGULAR, detail=f"generalized-α Newton matrix at t = {t + h:.6g}: "
+                        f"{exc}; the constraints were solved at t = {t:.6g}, so the step h = {h:.3g} is likely too large")
         except FloatingPointError as exc:
             return Step(y, cache, status=Status.NONFINITE, detail=f"floating-point error in the Newton iteration: {exc}")
 

@@ -256,7 +256,8 @@ class RattleLGVI:
         try:
             return self._step(system, t, h, y, cache)
         except (SingularNewtonMatrix, SingularStageMatrix) as exc:
-            return Step(y, cache, status=Status.SINGULAR, detail=f"rattle-lgvi Newton matrix at t = {t + h:.6g}: {exc}")
+            return Step(y, cache, status=Status.SINGULAR, detail=f"rattle-lgvi Newton matrix at t = {t + h:.6g}: {exc}; "
+                        f"the constraints were solved at t = {t:.6g}, so the step h = {h:.3g} is likely too large")
         except FloatingPointError as exc:
             return Step(y, cache, status=Status.NONFINITE, detail=f"floating-point error in the Newton iteration: {exc}")
 

@@ -27,8 +27,8 @@ from lgbeam.io.schema import CaseError, validate
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["apply_override", "case_dirs", "dumps_toml", "find_case", "list_cases", "load_case_with",
-           "parse_value", "read_toml", "write_toml"]
+__all__ = ["Case", "apply_override", "case_dirs", "dumps_toml", "find_case", "list_cases", "load_case_with",
+           "parse_value", "read_toml", "was_set", "write_toml"]
 
 
 def case_dirs() -> list[Path]:
@@ -107,9 +107,29 @@ def apply_override(case: dict[str, Any], override: str) -> None:
     node[leaf] = parse_value(text.strip())
 
 
+class Case(dict):  # type: ignore[type-arg]
+    """A resolved case: a plain ``dict`` of its keys (written, compared and digested as one) that also knows
+    ``overridden``, the dotted keys given on the command line (``--set``). An option that does not apply to
+    the chosen method is ignored with a note when it comes from the case file and refused when it was set
+    (``lgbeam.apps.rod.method_options``)."""
+
+    overridden: frozenset[str] = frozenset()
+
+    def was_set(self, dotted: str) -> bool:
+        """Whether ``dotted`` (or a table above it, e.g. ``--set integrator={...}``) came from ``--set``."""
+        parts = dotted.split(".")
+        return any(".".join(parts[:k]) in self.overridden for k in range(1, len(parts) + 1))
+
+
+def was_set(case: dict[str, Any], dotted: str) -> bool:
+    """``Case.was_set`` for any case dict (a plain dict: nothing came from ``--set``)."""
+    return isinstance(case, Case) and case.was_set(dotted)
+
+
 def load_case_with(name_or_path: str | os.PathLike[str], overrides: list[str] | None,
                    get_app: Any) -> tuple[dict[str, Any], Path]:
-    """Find, read, override and validate a case; return ``(resolved case, source path)``.
+    """Find, read, override and validate a case; return ``(resolved case, source path)``; the case is a
+    ``Case`` (a dict) that records which keys ``overrides`` set.
 
     The ``kind`` key selects the app (``get_app(kind)``, e.g. ``lgbeam.apps.get_app``) whose ``SCHEMA``
     validates the case; a missing ``name`` defaults to the file's stem when the schema has a ``name`` key.
@@ -132,11 +152,12 @@ def load_case_with(name_or_path: str | os.PathLike[str], overrides: list[str] | 
     if "name" in schema and "name" not in case:
         case["name"] = path.stem
     try:
-        resolved = validate(case, schema)
+        resolved = Case(validate(case, schema))
         if "name" in resolved:
             check_name(resolved["name"])
     except (CaseError, ValueError) as exc:
         raise CaseError(f"{path}: {exc}") from exc
+    resolved.overridden = frozenset(ov.partition("=")[0].strip() for ov in overrides or [])
     return resolved, path
 
 

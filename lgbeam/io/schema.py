@@ -44,17 +44,45 @@ def _check_value(dotted: str, key: Key, value: Any) -> Any:
     ok = isinstance(value, types) and not (isinstance(value, bool) and bool not in types)
     if not ok:
         raise CaseError(f"case key '{dotted}' must be a {key.type_name()}, got {value!r} ({type(value).__name__})")
-    if isinstance(value, float) and not math.isfinite(value):
-        raise CaseError(f"case key '{dotted}' must be a finite number, got {value!r}")
-    if isinstance(value, list) and any(isinstance(v, float) and not math.isfinite(v) for v in _flat(value)):
-        raise CaseError(f"case key '{dotted}' must hold finite numbers, got {value!r}")
+    bad = _nonfinite(value, dotted)
+    if bad is not None:
+        raise CaseError(f"case key '{bad[0]}' must be a finite number, got {bad[1]!r}")
+    if isinstance(value, list) and _numeric_list(key):
+        size = len(key.default) if isinstance(key.default, list) and key.default else None
+        if not all(_is_number(v) for v in value) or (size is not None and len(value) != size):
+            what = f"{size} numbers" if size is not None else "a number or an array of numbers"
+            raise CaseError(f"case key '{dotted}' must be {what}, got {value!r}")
     if key.choices is not None and value not in key.choices:
         raise CaseError(f"case key '{dotted}' = {value!r} is not one of {', '.join(map(str, key.choices))}")
     return value
 
 
-def _flat(value: Any) -> list[Any]:
-    return [x for v in value for x in (_flat(v) if isinstance(v, list) else [v])]
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _numeric_list(key: Key) -> bool:
+    """A list key that holds numbers: one that also takes a single number, or whose default is numbers."""
+    types = key.type if isinstance(key.type, tuple) else (key.type,)
+    default = key.default
+    return (float in types and list in types) or (
+        isinstance(default, list) and bool(default) and all(_is_number(v) for v in default))
+
+
+def _nonfinite(value: Any, where: str) -> tuple[str, Any] | None:
+    """(dotted path, value) of the first nan/inf anywhere in ``value``, descending into arrays and tables
+    (``loads.nodal[0].scale``); None when every number is finite."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else (where, value)
+    if isinstance(value, list):
+        for i, v in enumerate(value):
+            if (bad := _nonfinite(v, f"{where}[{i}]")) is not None:
+                return bad
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            if (bad := _nonfinite(v, f"{where}.{k}")) is not None:
+                return bad
+    return None
 
 
 def validate(case: dict[str, Any], schema: dict[str, Any], prefix: str = "") -> dict[str, Any]:

@@ -165,6 +165,28 @@ class Structure:
         except ValueError as err:
             raise ValueError(f"rod {rod!r}: {err}") from None
 
+    def parts(self) -> list[tuple[tuple[str, ...], np.ndarray]]:
+        """The connected parts of the structure (rods linked by joints): (rod names, global node indices) each;
+        one part for a connected frame (static and modal analyses check every part for free rigid motions)."""
+        names = self.names
+        root = list(range(len(names)))
+
+        def find(i: int) -> int:
+            while root[i] != i:
+                root[i] = root[root[i]]
+                i = root[i]
+            return i
+
+        for jt in self.joints:
+            a, b = find(names.index(jt.a[0])), find(names.index(jt.b[0]))
+            root[max(a, b)] = min(a, b)
+        groups: dict[int, list[int]] = {}
+        for k in range(len(names)):
+            groups.setdefault(find(k), []).append(k)
+        o = self.node_offsets
+        return [(tuple(names[k] for k in ks), np.concatenate([np.arange(o[k], o[k + 1]) for k in ks]))
+                for ks in groups.values()]
+
     @cached_property
     def joint_rows(self) -> JointRows:
         """The joints resolved to global nodes and checked (one-line ValueError naming the joint)."""

@@ -77,7 +77,10 @@ def _load_frame(frame: object) -> str:
 
 
 def _vec3(name: str, a: object) -> FloatArray:
-    out = np.asarray(a, dtype=float)
+    try:
+        out = np.asarray(a, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be 3 finite numbers, got {a!r}") from None
     if out.shape != (3,) or not np.all(np.isfinite(out)):
         raise ValueError(f"{name} must be 3 finite numbers, got {a!r}")
     return out

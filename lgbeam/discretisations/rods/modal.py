@@ -115,7 +115,8 @@ def modes(rod: CosseratRod, n_modes: int, *, q: FloatArray | None = None, lam: F
     _check_modes(rod, n_modes, "modes")
     q = rod._q(rod.q_ref if q is None else q)
     B = _constraints(rod, q, t)
-    stability.check_no_rigid_motion(rod.G, q, B, "a modal analysis", springs=rod.support_springs(t, q))
+    stability.check_no_rigid_motion(rod.G, q, B, "a modal analysis", springs=rod.support_springs(t, q),
+                                    parts=rod.parts() if hasattr(rod, "parts") else None)
     K, M = tangent(rod, q, lam, load_factor, t), sp.csr_array(rod.mass(q))
     shift = -1e-8 * float(np.max(np.abs(K.diagonal()))) / float(np.max(M.diagonal()))
     res = stability.constrained_eigs(K, M, B, n_modes, sigma=shift)
@@ -159,7 +160,8 @@ def linear_path(rod: CosseratRod, t: float = 0.0) -> tuple[FloatArray, FloatArra
     """(Δ, λ₁, K₀, B, LU of the KKT matrix of K₀) of the first-order load path about the reference."""
     q0 = rod.q_ref
     B = _constraints(rod, q0, t)
-    stability.check_no_rigid_motion(rod.G, q0, B, "a buckling analysis", springs=rod.support_springs(t, q0))
+    stability.check_no_rigid_motion(rod.G, q0, B, "a buckling analysis", springs=rod.support_springs(t, q0),
+                                    parts=rod.parts() if hasattr(rod, "parts") else None)
     K0 = tangent(rod, q0, None, 0.0, t)
     n, m = K0.shape[0], B.shape[0]
     A = sp.block_array([[K0, B.T], [B, None]], format="csc") if m else K0.tocsc()

@@ -46,26 +46,47 @@ ZERO_TOL = 1e-12  # eigenvalues of the scaled KKT matrix within this of 0 count 
 SYM_TOL = 1e-8  # relative skew part above which a tangent counts as non-symmetric (non-conservative loads)
 
 
-def _node_of_rows(B: sp.csr_array) -> np.ndarray:
-    """Largest node touched by each constraint row (rows with no entry: node 0)."""
-    B = sp.csr_array(B)
-    if B.shape[0] == 0:
-        return np.zeros(0, dtype=np.intp)
+def _node_ranks(S: sp.csr_array, B: sp.csr_array, n_nodes: int) -> np.ndarray:
+    """Position of every node in a bandwidth-reducing order of the node graph (nodes coupled by S or by one
+    constraint row): the natural order (a rod's), unless a reverse Cuthill–McKee order is narrower — a frame's
+    joint rows couple the end of one rod to the start or end of another, which in the natural order makes the
+    band as wide as a whole rod (a dense band matrix of rod × structure size)."""
+    from scipy.sparse.csgraph import reverse_cuthill_mckee
+
+    Sc = sp.coo_array(S)
+    Bc = sp.coo_array(B)
+    Sn = sp.csr_array((np.ones(Sc.nnz, dtype=np.int32), (Sc.row // 6, Sc.col // 6)), shape=(n_nodes, n_nodes))
+    Bn = sp.csr_array((np.ones(Bc.nnz, dtype=np.int32), (Bc.row, Bc.col // 6)), shape=(B.shape[0], n_nodes))
+    P = sp.coo_array(Sn + Bn.T @ Bn)
+    natural = np.arange(n_nodes)
+    bw = int(np.abs(P.row - P.col).max(initial=0))
+    if bw <= 8:
+        return natural
+    order = reverse_cuthill_mckee(sp.csr_matrix(P), symmetric_mode=True)
+    rank = np.empty(n_nodes, dtype=np.intp)
+    rank[order] = natural
+    return rank if int(np.abs(rank[P.row] - rank[P.col]).max(initial=0)) < bw else natural
+
+
+def _node_of_rows(B: sp.csr_array, rank: np.ndarray | None = None) -> np.ndarray:
+    """Largest node (by ``rank``, default the node index) touched by each constraint row (no entry: 0)."""
+    Bc = sp.coo_array(B)
     last = np.zeros(B.shape[0], dtype=np.intp)
-    nnz_rows = np.flatnonzero(np.diff(B.indptr))
-    # column indices are sorted per row in canonical CSR: the last entry of each row is its largest column
-    Bc = B.copy()
-    Bc.sort_indices()
-    last[nnz_rows] = Bc.indices[Bc.indptr[nnz_rows + 1] - 1] // 6
+    if Bc.nnz:
+        node = Bc.col // 6
+        np.maximum.at(last, Bc.row, node if rank is None else rank[node])
     return last
 
 
 def kkt_matrix(S: Any, B: Any) -> tuple[sp.csr_array, np.ndarray]:
-    """The saddle-point matrix [[S, Bᵀ], [B, 0]] and the node-by-node ordering that makes it banded."""
+    """The saddle-point matrix [[S, Bᵀ], [B, 0]] and the node-by-node ordering that makes it banded (each
+    constraint row after the last node it couples)."""
     S, B = sp.csr_array(S), sp.csr_array(B)
     n, m = S.shape[0], B.shape[0]
+    rank = _node_ranks(S, B, n // 6) if n % 6 == 0 else np.arange(-(-n // 6))
     A = sp.block_array([[S, B.T], [B, None]], format="csr") if m else S
-    key = np.concatenate([np.arange(n) // 6 * 2, 2 * _node_of_rows(B) + 1]) if m else np.arange(n) // 6 * 2
+    dofs = 2 * rank[np.arange(n) // 6]
+    key = np.concatenate([dofs, 2 * _node_of_rows(B, rank) + 1]) if m else dofs
     perm = np.argsort(key, kind="stable")
     return A, perm
 
@@ -218,10 +239,11 @@ def _name(a: FloatArray, w: FloatArray, centre: FloatArray, scale: float) -> str
         d = a / np.linalg.norm(a)
         k = int(np.argmax(np.abs(d)))
         return f"translation along {axes[k]}" if abs(abs(d[k]) - 1.0) < 1e-9 else f"translation along {_fmt(d)}"
-    n2 = float(w @ w)
-    point = centre + np.cross(w, a) / n2
-    pitch = float(w @ a) / n2
-    d = w / np.sqrt(n2)
+    ws = w * scale  # O(1): |w|² itself underflows for a structure of astronomical size
+    n2 = float(ws @ ws)
+    point = centre + scale * np.cross(ws, a) / n2
+    pitch = scale * float(ws @ a) / n2
+    d = ws / np.sqrt(n2)
     k = int(np.argmax(np.abs(d)))
     axis = axes[k] if abs(abs(d[k]) - 1.0) < 1e-9 else _fmt(d)
     what = "rotation" if abs(pitch) < 1e-9 * scale else f"screw motion (pitch {pitch:.4g})"
@@ -247,7 +269,8 @@ def free_rigid_motions(G: Any, q: FloatArray, B: Any, tol: float = 1e-8, springs
     if Y.shape[0] == 0:
         null = np.eye(6)
     else:
-        _, sv, vt = np.linalg.svd(Y, full_matrices=True)
+        # economy SVD: vt is 6 x 6 whenever Y has >= 6 rows (a full U would be a dense rows x rows matrix)
+        _, sv, vt = np.linalg.svd(Y, full_matrices=Y.shape[0] < 6)
         sv = np.concatenate([sv, np.zeros(6 - sv.size)])
         null = vt[sv <= tol]
     null = _canonical(null)
@@ -279,12 +302,37 @@ def _canonical(null: FloatArray) -> FloatArray:
     return M
 
 
-def check_no_rigid_motion(G: Any, q: FloatArray, B: Any, what: str, springs: Any = None) -> None:
+def check_no_rigid_motion(G: Any, q: FloatArray, B: Any, what: str, springs: Any = None,
+                          parts: Any = None) -> None:
     """Raise ValueError naming the free rigid motions, if any (static and modal analyses need none); spring
-    supports (``springs``: their stiffness) hold a motion as a constraint row does."""
+    supports (``springs``: their stiffness) hold a motion as a constraint row does. ``parts``: the connected
+    parts of a structure, [(rod names, global node indices)] (``Structure.parts``); each part not joined to a
+    support is named with the motions it leaves free (a whole-structure check cannot see a loose member)."""
     free = free_rigid_motions(G, q, B, springs=springs)
     if free:
         raise ValueError(
             f"{what} needs supports that fix every rigid motion; {' and '.join(free)} "
             f"{'is' if len(free) == 1 else 'are'} free: add a support (e.g. clamp an end), a spring support on it, or fix that motion"
         )
+    if parts is None or len(parts) < 2:
+        return
+    q = np.asarray(q).reshape(-1, 7)
+    Bc = None if B is None else sp.csc_array(B)
+    Kc = None if springs is None else sp.csc_array(springs)
+    for names, nodes in parts:
+        cols = (6 * np.asarray(nodes)[:, None] + np.arange(6)).ravel()
+        sub = [None if A is None else _nonzero_rows(sp.csr_array(A[:, cols])) for A in (Bc, Kc)]
+        free = free_rigid_motions(G, q[nodes], sub[0], springs=sub[1])
+        if free:
+            rods = ", ".join(map(repr, names))
+            motions = (f"all six rigid motions ({' and '.join(free)})" if len(free) == 6 else " and ".join(free))
+            raise ValueError(
+                f"{what} needs supports that fix every rigid motion; rod{'s' if len(names) > 1 else ''} {rods} "
+                f"{'are' if len(names) > 1 else 'is'} joined to no support, so {motions} "
+                f"{'is' if len(free) == 1 else 'are'} free: join {'them' if len(names) > 1 else 'it'} to the "
+                "structure (model.joints) or add a support")
+
+
+def _nonzero_rows(A: sp.csr_array) -> sp.csr_array:
+    A.eliminate_zeros()
+    return A[np.flatnonzero(np.diff(A.indptr))]

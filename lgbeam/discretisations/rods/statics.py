@@ -126,6 +126,9 @@ class StaticPath:
         }
 
 
+HUGE_DEFLECTION = 1e3  # a load whose linear deflection exceeds this many sizes of the structure is a wrong input
+
+
 class _Equations:
     """R, Φ and the Newton matrix of one rod at time t, with the scales of the merit and norms."""
 
@@ -345,7 +348,8 @@ def _initial(rod: CosseratRod, t: float, q0: FloatArray | None, check_rigid: boo
     q = np.array(rod.q_ref if q0 is None else q0, dtype=float).reshape(rod.n_nodes, 7)
     if check_rigid:
         B = rod.constraint_jacobian_t(t, q) if eq.m else sp.csr_array((0, eq.n))
-        stability.check_no_rigid_motion(rod.G, q, B, "a static analysis", springs=rod.support_springs(t, q))
+        stability.check_no_rigid_motion(rod.G, q, B, "a static analysis", springs=rod.support_springs(t, q),
+                                        parts=rod.parts() if hasattr(rod, "parts") else None)
     return eq, q, np.zeros(eq.m)
 
 
@@ -427,8 +431,26 @@ class _Path:
             message += f" ({ev})"
         return StaticPath(tuple(self.states), status, message, tuple(self.events), self.cutbacks)
 
+    def linear_deflection(self) -> float:
+        """The largest nodal displacement of the linear response to the target loads at the start, in units of
+        the structure's size (nan when the start tangent is singular)."""
+        eq, st = self.eq, self.states[0]
+        K, B = eq.tangent(st.q, st.lam, 0.0)
+        lu = eq.factor(K, B)
+        x = None if lu is None else _solve(lu, np.concatenate([eq.load(st.q), np.zeros(eq.m)]))
+        if x is None:
+            return float("nan")
+        u = np.abs(x[: eq.n].reshape(-1, 6)[:, 3:])
+        return float(self.target * np.max(u, initial=0.0) / eq.L)  # max-norm: no overflow for absurd loads
+
     def failed(self, mu_try: float, nw: _Newton) -> StaticPath:
         last = self.states[-1]
+        ratio = self.linear_deflection()
+        if ratio > HUGE_DEFLECTION:
+            return self.finish("failed", (
+                f"static Newton failed at load factor {mu_try:.6g} ({nw.reason}); the loads are far beyond what this "
+                f"structure carries: their linear deflection is {ratio:.3g} times its size ({self.eq.L:.4g}), so check "
+                "the loads' magnitude and units (a limit point is not the likely cause)"))
         return self.finish("failed", (
             f"static Newton failed at load factor {mu_try:.6g} with the smallest allowed load step "
             f"(initial step / 2^{self.max_cutbacks}) "
