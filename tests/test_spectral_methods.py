@@ -221,3 +221,21 @@ def test_fig24_disex_blow_up_ends_with_a_status():
     sysm = NLS(g)
     run = integrate(sysm, "disex", sysm.from_field(_nls_table_data(g)), (0.0, 20.0), controller=ConstantStep(0.01))
     assert run.status == Status.ENERGY_GROWTH and 10.0 < run.t[-1] < 15.0
+
+
+def test_fixed_point_stops_at_round_off_stagnation():
+    """A tolerance no iterate can meet (1e-20): the fixed point stops where its increments stop shrinking at
+    the round-off floor (≤ 100 ε·|Q|), converged, long before max_iter, at a Q whose stage residual is
+    round-off (the stage equation is the independent truth)."""
+    from lgbeam.discretisations.spectral import kdv_soliton
+    from lgbeam.integrators.poisson.base import stage_map
+
+    g = FourierGrid(255, 40.0)
+    kdv = KdV(g, nu=1.0)
+    u = kdv_soliton(g.x, 0.0, c=4.0, nu=1.0, x0=15.0, length=40.0)  # amplitude 12
+    for h in (0.002, 0.004):  # contraction |h/2|·k_max·max|u| ≈ 0.24, 0.48
+        base = kdv.phi(0, 0.5 * h, u)
+        G = stage_map(kdv, base, 0.5 * h)
+        res = FixedPoint(tol=1e-20).solve(G, base)
+        assert res.converged and res.iterations < 40 and res.residual <= 100 * np.finfo(float).eps
+        assert np.abs(G(res.x) - res.x).max() <= 20 * np.finfo(float).eps * np.abs(res.x).max()

@@ -44,12 +44,30 @@ class PoissonMethod:
         return {"energy": float(system.hamiltonian(y))}
 
 
-def solved(y: Array, res: Any, cache: Any = None, iterations: int | None = None) -> Step[Array, Any]:
-    """The ``Step`` of a nonlinear stage solve ``res`` (a ``FixedPointResult``) that produced ``y``."""
+def stage_advice(stage: str | None) -> str:
+    """What to change when a stage solve of stage solver ``stage`` (None: a method without the choice) failed."""
+    if stage == "fixed-point":
+        return ("the fixed-point stage solver (integrator.stage = 'fixed-point') did not converge: set "
+                "integrator.stage = 'auto' or 'newton' (Newton–Krylov), or a smaller integrator.h")
+    if stage in ("auto", "newton"):
+        return (f"the stage solver (integrator.stage = {stage!r}, Newton–Krylov where the fixed point cannot "
+                "contract) did not converge: use a smaller integrator.h")
+    return ("this method's fixed point does not contract at this step (it has no integrator.stage choice): use a "
+            "smaller integrator.h, or exp-midpoint / disex / exp-suzuki4 with integrator.stage = 'auto'")
+
+
+def solved(y: Array, res: Any, cache: Any = None, iterations: int | None = None,
+           stage: str | None = "") -> Step[Array, Any]:
+    """The ``Step`` of a nonlinear stage solve ``res`` (a ``FixedPointResult``) that produced ``y``.
+
+    ``stage``: the stage solver that ran (``stage_advice``; "" for the methods outside this module's family,
+    whose message stays the bare residual)."""
     its = res.iterations if iterations is None else iterations
     if res.converged:
         return Step(y, cache, iterations=its)
     detail = f"relative increment {res.residual:.3g} after {its} iterations ({res.reason})"
+    if stage != "":
+        detail = f"{detail}; {stage_advice(stage)}"
     return Step(y, cache, status=Status.SOLVER_FAILED, detail=detail, iterations=its)
 
 

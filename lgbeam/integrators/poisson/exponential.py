@@ -149,7 +149,7 @@ class ExponentialMidpoint(_Predicting):
             incs = memory.buffer(degree, ey, 1)
             np.subtract(res.x, ey, out=incs[0])
             memory.remember(degree, system, h, y1, incs)
-        return solved(y1, res, memory)
+        return solved(y1, res, memory, stage=self.stage)
 
 
 @dataclass(frozen=True)
@@ -202,7 +202,7 @@ class Disex(_Predicting):
             its += res.iterations
             w = 2.0 * res.x - ey
             if not res.converged:
-                return solved(system.phi(0, 0.5 * bi * h, w), res, memory, its)
+                return solved(system.phi(0, 0.5 * bi * h, w), res, memory, its, stage=self.stage)
             if incs is not None:
                 np.subtract(res.x, ey, out=incs[i])
             nxt = b[i + 1] if i + 1 < len(b) else 0.0
@@ -270,7 +270,7 @@ class EnergyPreservingExponential(_Predicting):
             incs = memory.buffer(degree, ey, 1)
             np.subtract(res.x, ey, out=incs[0])
             memory.remember(degree, system, h, res.x, incs)
-        return solved(res.x, res, memory)
+        return solved(res.x, res, memory, stage=None)
 
 
 @dataclass(frozen=True)

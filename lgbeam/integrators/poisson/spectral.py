@@ -167,7 +167,7 @@ class SpectralComposition(_SpectralMethod):
                 res = self._iterate(system, ey, c, cs[i], None if pred is None else pred[i], lip)
                 its += res.iterations
                 if not res.converged:
-                    return solved(system.from_spectral(ey), res, run, its)
+                    return solved(system.from_spectral(ey), res, run, its, stage=self.stage)
                 if incs is not None:
                     np.subtract(res.x, ey, out=incs[i])
                 w = 2.0 * res.x - ey
@@ -242,7 +242,7 @@ class SpectralEnergyComposition(_SpectralMethod):
             res = self.solver.solve(G, from_s(ev if pred is None else ev + pred[i]))
             its += res.iterations
             if not res.converged:
-                return solved(y0, res, run, its)
+                return solved(y0, res, run, its, stage=None)
             if incs is not None:
                 np.subtract(last[0], ev, out=incs[i])
             y0, v0 = res.x, last[0]
