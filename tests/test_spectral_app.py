@@ -222,3 +222,19 @@ def test_stage_key_reaches_the_method_and_is_refused_where_it_cannot(tmp_path):
     assert spectral.method_options(case["integrator"]) == {}  # explicit: no solver keys (used to be refused)
     (tmp_path / "euler").mkdir()
     assert spectral.run(case, tmp_path / "euler").status == "ok"
+
+
+def test_fig21_runs_outside_the_checkout_root(tmp_path, monkeypatch):
+    """Seed audit defect: ``python -m lgbeam.studies.spectral_panels --fig21`` read a path relative to the
+    working directory; it now finds the checkout's Table 2.3 CSV from anywhere, and a missing --source is a
+    one-line error with exit code 2 and nothing written."""
+    from lgbeam.studies import spectral_panels
+
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "figs"
+    assert spectral_panels.main(["--fig21", "--out", str(out)]) == 0
+    assert (out / "spectral-fig2.1.png").stat().st_size > 1000
+    assert spectral_panels.hmax_source(tmp_path / "none") == spectral_panels.CHECKOUT / "outputs" / "summary" / \
+        "spectral-hmax-nls.csv"
+    assert spectral_panels.main(["--fig21", "--source", str(tmp_path / "no.csv"), "--out", str(tmp_path / "o")]) == 2
+    assert not (tmp_path / "o").exists()
