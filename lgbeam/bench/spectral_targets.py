@@ -188,7 +188,7 @@ def run(out_dir: Path, quick: bool = False, problems: tuple[str, ...] | None = N
             w.writerow({k: (f"{v:.4g}" if isinstance(v, float) else v) for k, v in r.items()})
     for r in rows:
         p = r["param"] if isinstance(r["param"], str) else f"{r['param']:.4g}"
-        print(f"{r['problem']:12s} {r['method']:14s} {p:>9s} {str(r['tol']):>6s} cpu {r['cpu_s']:8.4g} "
+        print(f"{r['problem']:12s} {r['method']:14s} {p:>9s} {r['tol']!s:>6s} cpu {r['cpu_s']:8.4g} "
               f"err {r['error']:9.2e} dH {r['energy_error']:9.2e} x best peer {r['ratio_best_peer']:6.3g} "
               f"x ETDRK4 {r['ratio_etdrk4']:6.3g} {r['status']} {r['note']}")
     return rows
