@@ -108,7 +108,7 @@ def method_options(integ: dict[str, Any]) -> dict[str, Any]:
     explicit), for which "auto" and "fixed-point" are the same, so only 'newton'/'exact' are refused for them.
     """
     entry = method_entry(integ["method"])
-    options = {key: integ[key] for key in ("tol", "max_iter", "stage") if key in entry.options}
+    options: dict[str, Any] = {key: integ[key] for key in ("tol", "max_iter", "stage") if key in entry.options}
     if "stage" not in entry.options and integ["stage"] not in ("auto", "fixed-point"):
         raise ValueError(f"integrator.stage = {integ['stage']!r} needs a method with a stage solver choice "
                          f"(exp-midpoint, disex, exp-suzuki4, ...); {integ['method']!r} has none: "
