@@ -45,6 +45,7 @@ from lgbeam.solve import ConstantStep, SaveAt, integrate
 logger = logging.getLogger(__name__)
 
 TARGETS = (1e-6, 1e-8)
+REF_STEPS = 20000  # the two-soliton reference: ETDRK4 at h = T/REF_STEPS
 REPEATS = 3
 PEERS = ("etdrk4", "etd35")
 COMPOSITION = {"predictor": "cubic", "stage": "auto"}
@@ -97,7 +98,7 @@ def problem(name: str, n: int, T: float) -> tuple[Any, np.ndarray, Callable[[], 
         x = system.grid.x
         y0 = kdv_soliton(x, 0.0, c=4.0, nu=1.0, x0=15.0, length=L) + kdv_soliton(x, 0.0, c=1.0, nu=1.0, x0=22.0,
                                                                                    length=L)
-        return system, y0, lambda: _etdrk4(system, y0, T, T / 20000)
+        return system, y0, lambda: _etdrk4(system, y0, T, T / REF_STEPS)
     raise ValueError(f"unknown targets problem {name!r}; choose one of {', '.join(PROBLEMS)}")
 
 
