@@ -221,3 +221,90 @@ def test_fig24_disex_blow_up_ends_with_a_status():
     sysm = NLS(g)
     run = integrate(sysm, "disex", sysm.from_field(_nls_table_data(g)), (0.0, 20.0), controller=ConstantStep(0.01))
     assert run.status == Status.ENERGY_GROWTH and 10.0 < run.t[-1] < 15.0
+
+
+def test_fixed_point_stops_at_round_off_stagnation():
+    """A tolerance no iterate can meet (1e-20): the fixed point stops where its increments stop shrinking at
+    the round-off floor (≤ 100 ε·|Q|), converged, long before max_iter, at a Q whose stage residual is
+    round-off (the stage equation is the independent truth)."""
+    from lgbeam.discretisations.spectral import kdv_soliton
+    from lgbeam.integrators.poisson.base import stage_map
+
+    g = FourierGrid(255, 40.0)
+    kdv = KdV(g, nu=1.0)
+    u = kdv_soliton(g.x, 0.0, c=4.0, nu=1.0, x0=15.0, length=40.0)  # amplitude 12
+    for h in (0.002, 0.004):  # contraction |h/2|·k_max·max|u| ≈ 0.24, 0.48
+        base = kdv.phi(0, 0.5 * h, u)
+        G = stage_map(kdv, base, 0.5 * h)
+        res = FixedPoint(tol=1e-20).solve(G, base)
+        assert res.converged and res.iterations < 40 and res.residual <= 100 * np.finfo(float).eps
+        assert np.abs(G(res.x) - res.x).max() <= 20 * np.finfo(float).eps * np.abs(res.x).max()
+
+
+def _linear_growth(name, system, y0, h):
+    """Largest |eigenvalue| of the one-step map linearised about the uniform defocusing background (in the
+    frame rotating with it), by central differences in the real coordinates (Re ψ, Im ψ)."""
+    m = make_method(name, stage="exact")
+
+    def step(y):
+        return m.step(system, 0.0, h, y, m.init(system, 0.0, y0)[1]).y
+
+    base = step(y0)
+    rot = np.conj(base[0] / abs(base[0]))
+    n, eps = y0.size, 1e-6
+    J = np.zeros((2 * n, 2 * n))
+    for j in range(2 * n):
+        d = np.zeros(n, complex)
+        d[j % n] = eps if j < n else 1j * eps
+        col = (step(y0 + d) - step(y0 - d)) * rot / (2 * eps)
+        J[:n, j], J[n:, j] = col.real, col.imag
+    return float(np.abs(np.linalg.eigvals(J)).max())
+
+
+@pytest.mark.parametrize("name", ["exp-midpoint", "exp-suzuki4", "disex"])
+def test_stable_step_bound_holds_and_is_sharp_for_the_midpoint(name, caplog):
+    """The resonance-free bound h(ρ(SA) + Σ|γ|·L) < π (stability.py): below it the linearised step map about
+    a defocusing plane-wave background (a Bogoliubov-stable state) has no eigenvalue off the unit circle
+    (|μ| ≤ 1 + 1e-4: FD noise on the double eigenvalues of ±k is ~1e-5); for exp-midpoint the first
+    resonance h(k_max² + 2a²) = π sits 1.6 % above the bound and is unstable there (|μ| ≈ 1.02 a step).
+    Measured scan 0.3…3 × bound: first unstable band exp-midpoint 1.01×, exp-suzuki4 1.19×, disex 1.16×."""
+    import logging
+
+    from lgbeam.integrators.poisson.stability import stable_step_bound
+
+    g = FourierGrid(33)  # k_max = 16
+    sysm = NLS(g, kappa=1.0, form="complex")
+    y0 = np.full(33, 1.0, complex)
+    weights = (1.0,) if name == "exp-midpoint" else make_method(name).coefficients.b
+    bound = stable_step_bound(sysm, y0, weights)
+    assert bound == pytest.approx(np.pi / (256.0 + 6.0 * np.sum(np.abs(weights))), rel=1e-12)
+    for f in (0.5, 0.9, 0.99):
+        assert _linear_growth(name, sysm, y0, f * bound) <= 1 + 1e-4, f
+    if name == "exp-midpoint":
+        assert _linear_growth(name, sysm, y0, 1.01 * bound) >= 1.01
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="lgbeam.integrators.poisson.stability"):
+        integrate(sysm, make_method(name, stage="exact"), y0, (0.0, 3 * 0.99 * bound),
+                  controller=ConstantStep(0.99 * bound), diagnostics=False)
+        assert not caplog.records
+        integrate(sysm, make_method(name, stage="exact"), y0, (0.0, 3 * 1.5 * bound),
+                  controller=ConstantStep(1.5 * bound), diagnostics=False)
+    assert len(caplog.records) == 1 and "resonance-free step" in caplog.records[0].getMessage()
+
+
+def test_blowup_invariants_see_a_blow_up_that_diagnostics_false_misses():
+    """The review's Peregrine datum (N = 511, L = 40): DISEX (exact stage) at h = 0.01 blows up by t = 1.1.
+    With diagnostics=False the run still ends "ok" (the driver checks nothing); the method's
+    ``blowup_invariants`` (what the driver's always-on check calls) show H grown > 10× |H₀| while the
+    mass, a quadratic invariant every exponential-midpoint composition keeps, is unchanged to round-off."""
+    L = 40.0
+    g = FourierGrid(511, L)
+    sysm = NLS(g, kappa=-1.0, form="complex")
+    xp, t0 = g.x - L / 2, -1.0
+    y0 = (1.0 - 4.0 * (1 + 4j * t0) / (1 + 4 * xp**2 + 16 * t0**2)).astype(complex)
+    m = make_method("disex", stage="auto", tol=1e-10)
+    run = integrate(sysm, m, y0, (0.0, 2.0), controller=ConstantStep(0.01), diagnostics=False, save=LAST)
+    first, last = m.blowup_invariants(sysm, 0.0, y0, None), m.blowup_invariants(sysm, 2.0, run.y[-1], None)
+    assert set(first) == {"energy", "mass"} and first["energy"] == pytest.approx(sysm.hamiltonian(y0), rel=1e-14)
+    assert abs(last["energy"]) > 10 * abs(first["energy"])  # measured 1.4e5 against −258
+    assert last["mass"] == pytest.approx(first["mass"], rel=1e-10)

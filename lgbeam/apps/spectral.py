@@ -21,7 +21,8 @@ import numpy as np
 from lgbeam.apps import RunSummary
 from lgbeam.apps._runner import Problem, check_work, run_problem
 from lgbeam.discretisations.spectral import NLS, FourierGrid, KdV, kdv_soliton, nls_plane_wave, nls_soliton
-from lgbeam.integrators.registry import methods_for
+from lgbeam.integrators.poisson.stage import STAGE_SOLVERS
+from lgbeam.integrators.registry import method_entry, methods_for
 from lgbeam.io.schema import Key, integrator_section, output_section, time_section
 from lgbeam.solve import Solution
 from lgbeam.systems import SemilinearPoissonSystem, SpectralPoissonSystem
@@ -54,7 +55,12 @@ SCHEMA: dict[str, Any] = {
         (*methods_for(SemilinearPoissonSystem), *methods_for(SpectralPoissonSystem)), "energy-exp", h=0.01,
         rtol=None, atol=None,
         tol=Key(float, 1e-14, doc="fixed-point relative tolerance"),
-        max_iter=Key(int, 100, doc="fixed-point iteration limit per solve")),
+        max_iter=Key(int, 100, doc="fixed-point iteration limit per solve"),
+        stage=Key(str, "auto", choices=STAGE_SOLVERS,
+                  doc="stage solver of exp-midpoint, disex and the exp-* compositions: 'auto' (exact stage on NLS; "
+                  "on KdV the fixed point where it contracts, Newton–Krylov where it cannot), 'newton', 'exact' "
+                  "(NLS only) or 'fixed-point' (Tables 2.3/2.4); the other methods solve by the fixed point "
+                  "(docs/exponential-integrators.md)")),
     "time": time_section(1.0),
     "output": output_section(0.1),
 }
@@ -112,6 +118,21 @@ def _build(case: dict[str, Any]) -> tuple[Any, np.ndarray, Any]:
     raise ValueError(f"initial.kind = {ini['kind']!r} is for NLS; KdV takes soliton or cos")
 
 
+def method_options(integ: dict[str, Any]) -> dict[str, Any]:
+    """The case's solver keys (tol, max_iter, stage) that ``integrator.method`` takes.
+
+    ``integrator.stage`` goes to the methods with a stage option; the others solve by the fixed point (or are
+    explicit), for which "auto" and "fixed-point" are the same, so only 'newton'/'exact' are refused for them.
+    """
+    entry = method_entry(integ["method"])
+    options: dict[str, Any] = {key: integ[key] for key in ("tol", "max_iter", "stage") if key in entry.options}
+    if "stage" not in entry.options and integ["stage"] not in ("auto", "fixed-point"):
+        raise ValueError(f"integrator.stage = {integ['stage']!r} needs a method with a stage solver choice "
+                         f"(exp-midpoint, disex, exp-suzuki4, ...); {integ['method']!r} has none: "
+                         "drop integrator.stage or choose another integrator.method")
+    return options
+
+
 def problem(case: dict[str, Any]) -> tuple[Problem, Any]:
     """(the runner's ``Problem``, exact(t) or None) of a validated ``nls``/``kdv`` case."""
     from lgbeam.io.vtk import line_frame
@@ -119,7 +140,7 @@ def problem(case: dict[str, Any]) -> tuple[Problem, Any]:
     system, y0, exact = build(case)
     field_name = "psi" if case["kind"] == "nls" else "u"
     grid = system.grid
-    options = {"tol": case["integrator"]["tol"], "max_iter": case["integrator"]["max_iter"]}
+    options = method_options(case["integrator"])
 
     def arrays(sol: Solution) -> dict[str, Any]:
         fields = np.stack([system.to_field(y) for y in sol.y])

@@ -46,7 +46,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--long", action="store_true",
                    help="spectral only: the long-run comparison with the peers (lgbeam.bench.spectral_long)")
     p.add_argument("--targets", action="store_true",
-                   help="spectral only: issue 18's cost targets against ETDRK4 (lgbeam.bench.spectral_targets)")
+                   help="spectral only: cost at errors 1e-6/1e-8 against ETDRK4 and rkstiff's ETD35 (optional: pip install rkstiff) on NLS and KdV solitons (lgbeam.bench.spectral_targets)")
     p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="with --long: runs in N single-threaded processes (default: the CPU count)")
     p.add_argument("--sections", default=None, metavar="LIST",

@@ -3,7 +3,9 @@
 ``python -m lgbeam.studies.spectral_panels [--fig21] [--panels] [--map] [--quick] [--out outputs/summary]``
 
 - ``--fig21``: Fig. 2.1, h_max against n (log–log) for NLS from the merged Table 2.3 data
-  (``outputs/summary/spectral-hmax-nls.csv``), ours solid, the thesis' dashed → ``spectral-fig2.1.png``.
+  (``--source``; default ``spectral-hmax-nls.csv`` in ``--out``, else the checkout's
+  ``outputs/summary/spectral-hmax-nls.csv``, found from any working directory), ours solid, the thesis'
+  dashed → ``spectral-fig2.1.png``.
 - ``--panels``: the energy-error and trajectory-error panels of Figs. 2.2 (exp-midpoint, NLS n = 161,
   h = 0.01), 2.3 (energy-exp, h = 0.1), 2.4 (DISEX, h = 0.01) on the table case ``nls-table`` over [0, 20],
   and 2.6 (exp-midpoint, KdV n = 401, h = 5e-4), 2.7 (energy-exp, h = 0.005) on ``kdv-zk`` over [0, 1]
@@ -22,6 +24,7 @@ import argparse
 import csv
 import logging
 import math
+import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -35,6 +38,8 @@ from lgbeam.integrators.registry import make_method
 from lgbeam.solve import ConstantStep, SaveAt, integrate
 
 logger = logging.getLogger(__name__)
+
+CHECKOUT = Path(__file__).resolve().parents[2]  # the repository root of this package's checkout
 
 PANELS = {  # figure -> (case, n, method, h, T, save every)
     "2.2": ("nls-table", 161, "exp-midpoint", 0.01, 20.0, 0.1),
@@ -157,6 +162,20 @@ def fig21(out: Path, source: Path) -> Path:
     return path
 
 
+def hmax_source(out: Path, source: Path | None = None) -> Path:
+    """The Table 2.3 CSV of ``--fig21``: ``source`` if given, else ``out``/spectral-hmax-nls.csv, else the one
+    in the checkout (``outputs/summary`` next to the package), whatever the working directory."""
+    name = "spectral-hmax-nls.csv"
+    candidates = [source] if source is not None else [out / name, CHECKOUT / "outputs" / "summary" / name]
+    for path in candidates:
+        if path is not None and path.is_file():
+            return path
+    raise FileNotFoundError(
+        f"no Table 2.3 data at {' or '.join(str(c) for c in candidates)}: pass --source PATH, or write it with "
+        "`lgbeam study nls-table --hmax ...` and `python -m lgbeam.studies.spectral_figures --merge-hmax nls ...` "
+        "(docs/spectral.md)")
+
+
 def _write(path: Path, rows: list[dict[str, Any]]) -> None:
     with open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]))
@@ -173,10 +192,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--quick", action="store_true", help="short horizons (smoke)")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--out", type=Path, default=Path("outputs/summary"))
+    p.add_argument("--source", type=Path, default=None, help="--fig21: the merged Table 2.3 CSV")
     args = p.parse_args(argv)
-    args.out.mkdir(parents=True, exist_ok=True)
+    source = None
     if args.fig21:
-        print(fig21(args.out, Path("outputs/summary/spectral-hmax-nls.csv")))
+        try:
+            source = hmax_source(args.out, args.source)
+        except FileNotFoundError as exc:
+            print(f"spectral_panels: error: {exc}", file=sys.stderr)
+            return 2
+    args.out.mkdir(parents=True, exist_ok=True)
+    if source is not None:
+        print(fig21(args.out, source))
     if args.panels:
         for r in panels(args.out, args.quick)[-1:]:
             print(r)

@@ -39,17 +39,43 @@ class PoissonMethod:
         return np.array(y0, copy=True), None
 
     def diagnostics(self, system: Any, t: float, y: Array, cache: Any) -> dict[str, float]:
+        return self.blowup_invariants(system, t, y, cache)
+
+    def blowup_invariants(self, system: Any, t: float, y: Array, cache: Any) -> dict[str, float]:
+        """The invariants of the driver's always-on blow-up check (also with ``diagnostics=False``; factor
+        ``BLOWUP_FACTOR`` against the initial values): H = ½⟨y, Ay⟩ + U (one transform pair on a Fourier grid)
+        and, where the system has ``l2_mass``, the mass (O(n)). The energy is the one that catches the
+        exponential-midpoint compositions' blow-ups: they keep the quadratic mass to round-off while H grows
+        (issue 26; all 25 blow-ups of the review stopped with energy_growth)."""
         if supports(system, HasL2Mass):
             return {"energy": float(system.hamiltonian(y)), "mass": float(system.l2_mass(y))}
         return {"energy": float(system.hamiltonian(y))}
 
 
-def solved(y: Array, res: Any, cache: Any = None, iterations: int | None = None) -> Step[Array, Any]:
-    """The ``Step`` of a nonlinear stage solve ``res`` (a ``FixedPointResult``) that produced ``y``."""
+def stage_advice(stage: str | None) -> str:
+    """What to change when a stage solve of stage solver ``stage`` (None: a method without the choice) failed."""
+    if stage == "fixed-point":
+        return ("the fixed-point stage solver (integrator.stage = 'fixed-point') did not converge: set "
+                "integrator.stage = 'auto' or 'newton' (Newton–Krylov), or a smaller integrator.h")
+    if stage in ("auto", "newton"):
+        return (f"the stage solver (integrator.stage = {stage!r}, Newton–Krylov where the fixed point cannot "
+                "contract) did not converge: use a smaller integrator.h")
+    return ("this method's fixed point does not contract at this step (it has no integrator.stage choice): use a "
+            "smaller integrator.h, or exp-midpoint / disex / exp-suzuki4 with integrator.stage = 'auto'")
+
+
+def solved(y: Array, res: Any, cache: Any = None, iterations: int | None = None,
+           stage: str | None = "") -> Step[Array, Any]:
+    """The ``Step`` of a nonlinear stage solve ``res`` (a ``FixedPointResult``) that produced ``y``.
+
+    ``stage``: the stage solver that ran (``stage_advice``; "" for the methods outside this module's family,
+    whose message stays the bare residual)."""
     its = res.iterations if iterations is None else iterations
     if res.converged:
         return Step(y, cache, iterations=its)
     detail = f"relative increment {res.residual:.3g} after {its} iterations ({res.reason})"
+    if stage != "":
+        detail = f"{detail}; {stage_advice(stage)}"
     return Step(y, cache, status=Status.SOLVER_FAILED, detail=detail, iterations=its)
 
 

@@ -24,6 +24,7 @@ from lgbeam.integrators.base import Step
 from lgbeam.integrators.poisson.base import PoissonMethod, nonlinear_field, solved, stage_map
 from lgbeam.integrators.poisson.coefficients import DISEX6, DisexCoefficients
 from lgbeam.integrators.poisson.solver import FixedPoint
+from lgbeam.integrators.poisson.stability import warn_above_stable_step
 from lgbeam.integrators.poisson.stage import check_stage_mode, check_stage_system, solve_stage
 from lgbeam.systems import HasDiscreteGradient, HasFusedPhiS, SemilinearPoissonSystem, supports
 
@@ -55,13 +56,14 @@ class _StageMemory:
     that a prediction costs 2p + 1 array operations a step, whatever s.
     """
 
-    __slots__ = ("hs", "slots", "system", "y")
+    __slots__ = ("hs", "slots", "system", "warned", "y")
 
     def __init__(self) -> None:
         self.system: Any = None
         self.y: Any = None
         self.hs: list[float] = []
         self.slots: list[Array] = []
+        self.warned = False  # the stable-step check of the run's first step is done (``stability``)
 
     def predict(self, degree: int, system: Any, h: float, y: Array) -> Array | None:
         """Predicted increments, shape (s, n), or None (no predictor, or no continuing history)."""
@@ -130,26 +132,29 @@ class ExponentialMidpoint(_Predicting):
         super().__post_init__()
         check_stage_mode(self.stage)
 
-    def init(self, system: Any, t0: float, y0: Array) -> tuple[Array, _StageMemory | None]:
+    def init(self, system: Any, t0: float, y0: Array) -> tuple[Array, _StageMemory]:
         check_stage_system(self.stage, system, self.name)
-        return super().init(system, t0, y0)
+        return np.array(y0, copy=True), _StageMemory()  # always a memory: it also carries the first-step check
 
     def step(self, system: SemilinearPoissonSystem, t: float, h: float, y: Array,
-             memory: _StageMemory | None) -> Step[Array, _StageMemory | None]:
+             memory: _StageMemory) -> Step[Array, _StageMemory]:
+        if not memory.warned:
+            memory.warned = True
+            warn_above_stable_step(self.name, system, y, h, (1.0,))
         ey = system.phi(0, 0.5 * h, y)
         degree = PREDICTORS[self.predictor]
-        pred = memory.predict(degree, system, h, y) if memory is not None else None
+        pred = memory.predict(degree, system, h, y)
         x0 = ey if pred is None else ey + pred[0]
         if self.stage == "fixed-point":  # the default: Tables 2.3/2.4 (bit for bit)
             res = self.solver.solve(stage_map(system, ey, 0.5 * h), x0)
         else:
             res = solve_stage(self.stage, self.solver, system, ey, 0.5 * h, x0)
         y1 = system.phi(0, 0.5 * h, 2.0 * res.x - ey)
-        if memory is not None and res.converged:
+        if degree >= 0 and res.converged:
             incs = memory.buffer(degree, ey, 1)
             np.subtract(res.x, ey, out=incs[0])
             memory.remember(degree, system, h, y1, incs)
-        return solved(y1, res, memory)
+        return solved(y1, res, memory, stage=self.stage)
 
 
 @dataclass(frozen=True)
@@ -171,16 +176,16 @@ class Disex(_Predicting):
         super().__post_init__()
         check_stage_mode(self.stage)
 
-    def init(self, system: Any, t0: float, y0: Array) -> tuple[Array, _StageMemory | None]:
+    def init(self, system: Any, t0: float, y0: Array) -> tuple[Array, _StageMemory]:
         check_stage_system(self.stage, system, self.name)
-        return super().init(system, t0, y0)
+        return np.array(y0, copy=True), _StageMemory()  # always a memory: it also carries the first-step check
 
     @property
     def order(self) -> int:
         return self.coefficients.order
 
     def step(self, system: SemilinearPoissonSystem, t: float, h: float, y: Array,
-             memory: _StageMemory | None) -> Step[Array, _StageMemory | None]:
+             memory: _StageMemory) -> Step[Array, _StageMemory]:
         """Sub-steps Z_i = E(b_i h/2)(2Q_i − E(b_i h/2) Z_{i−1}), Q_i = E(b_i h/2)Z_{i−1} + (b_i h/2) f(Q_i).
 
         The closing half-flow of sub-step i and the opening half-flow of sub-step i+1 are fused into
@@ -188,11 +193,14 @@ class Disex(_Predicting):
         transforms plus the iterations instead of 2s.
         """
         b = self.coefficients.b
+        if not memory.warned:
+            memory.warned = True
+            warn_above_stable_step(self.name, system, y, h, b)
         degree = PREDICTORS[self.predictor]
-        pred = memory.predict(degree, system, h, y) if memory is not None else None
+        pred = memory.predict(degree, system, h, y)
         its = 0
         ey = system.phi(0, 0.5 * b[0] * h, y)
-        incs = memory.buffer(degree, ey, len(b)) if memory is not None else None
+        incs = memory.buffer(degree, ey, len(b)) if degree >= 0 else None
         for i, bi in enumerate(b):
             x0 = ey if pred is None else ey + pred[i]
             if self.stage == "fixed-point":  # the default: Tables 2.3/2.4 (bit for bit)
@@ -202,12 +210,12 @@ class Disex(_Predicting):
             its += res.iterations
             w = 2.0 * res.x - ey
             if not res.converged:
-                return solved(system.phi(0, 0.5 * bi * h, w), res, memory, its)
+                return solved(system.phi(0, 0.5 * bi * h, w), res, memory, its, stage=self.stage)
             if incs is not None:
                 np.subtract(res.x, ey, out=incs[i])
             nxt = b[i + 1] if i + 1 < len(b) else 0.0
             ey = system.phi(0, 0.5 * (bi + nxt) * h, w)
-        if memory is not None and incs is not None:
+        if incs is not None:
             memory.remember(degree, system, h, ey, incs)
         return Step(ey, memory, iterations=its)
 
@@ -270,7 +278,7 @@ class EnergyPreservingExponential(_Predicting):
             incs = memory.buffer(degree, ey, 1)
             np.subtract(res.x, ey, out=incs[0])
             memory.remember(degree, system, h, res.x, incs)
-        return solved(res.x, res, memory)
+        return solved(res.x, res, memory, stage=None)
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,7 @@ from lgbeam.integrators.poisson.coefficients import DisexCoefficients
 from lgbeam.integrators.poisson.compositions import SUZUKI4, composition
 from lgbeam.integrators.poisson.exponential import PREDICTORS, _Predicting, _StageMemory
 from lgbeam.integrators.poisson.solver import FixedPoint, FixedPointResult
+from lgbeam.integrators.poisson.stability import warn_above_stable_step
 from lgbeam.integrators.poisson.stage import (
     AUTO_CONTRACTION,
     NewtonKrylov,
@@ -74,10 +75,11 @@ class _Run:
     """The run's cache: the predictor history, the last state returned with its coefficients (the next step
     then skips one transform) and the multipliers of the last step size."""
 
-    __slots__ = ("h", "memory", "mults", "system", "v", "y")
+    __slots__ = ("h", "memory", "mults", "system", "v", "warned", "y")
 
     def __init__(self, memory: _StageMemory | None) -> None:
         self.memory = memory
+        self.warned = False  # the stable-step check of the run's first step is done (``stability``)
         self.system: Any = None
         self.y: Any = None
         self.v: Any = None
@@ -146,6 +148,9 @@ class SpectralComposition(_SpectralMethod):
 
     def step(self, system: Any, t: float, h: float, y: Array, run: _Run) -> Step[Array, _Run]:
         b = self.coefficients.b  # type: ignore[union-attr]
+        if not run.warned:
+            run.warned = True
+            warn_above_stable_step(self.name, system, y, h, b)
         flows, cs = self._multipliers(run, system, h)
         memory = run.memory
         degree = PREDICTORS[self.predictor]
@@ -167,7 +172,7 @@ class SpectralComposition(_SpectralMethod):
                 res = self._iterate(system, ey, c, cs[i], None if pred is None else pred[i], lip)
                 its += res.iterations
                 if not res.converged:
-                    return solved(system.from_spectral(ey), res, run, its)
+                    return solved(system.from_spectral(ey), res, run, its, stage=self.stage)
                 if incs is not None:
                     np.subtract(res.x, ey, out=incs[i])
                 w = 2.0 * res.x - ey
@@ -242,7 +247,7 @@ class SpectralEnergyComposition(_SpectralMethod):
             res = self.solver.solve(G, from_s(ev if pred is None else ev + pred[i]))
             its += res.iterations
             if not res.converged:
-                return solved(y0, res, run, its)
+                return solved(y0, res, run, its, stage=None)
             if incs is not None:
                 np.subtract(last[0], ev, out=incs[i])
             y0, v0 = res.x, last[0]
