@@ -295,6 +295,7 @@ def _integrate(system: Any, method: Any, y0: Any, t_span: tuple[float, float], c
         out_y: list[Any] = []
         stop = False
         guard = _Guard(system, method, st0.y, constraint_tol, drift_factor)
+        guard.active = energy_growth is not None or constraint_tol is not None or drift_factor is not None
         if resume is None:
             first = diag(t0, st0.y, st0.cache)
             rec.start(tuple(first) + (("err_raw",) if measure else ()))
@@ -535,10 +536,11 @@ class _Guard:
         self.phi_tol = constraint_tol if constraint_tol is not None else math.inf
         self.drift = drift_factor if budget else None
         self.pending: tuple[float, float, float] | None = None
+        self.active = True  # False when every check is off (energy_growth, constraint_tol, drift_factor None)
 
     def values(self, t: float, y: Any, cache: Any, d: dict[str, float]) -> dict[str, float]:
         """{phi, energy, mass} that the checks need (those the system has)."""
-        if "energy" in d or "phi" in d or "mass" in d:
+        if "energy" in d or "phi" in d or "mass" in d or not self.active:
             return d
         if self.own is not None:
             return dict(self.own(self.system, t, y, cache))
