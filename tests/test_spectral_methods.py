@@ -292,19 +292,26 @@ def test_stable_step_bound_holds_and_is_sharp_for_the_midpoint(name, caplog):
     assert len(caplog.records) == 1 and "resonance-free step" in caplog.records[0].getMessage()
 
 
-def test_blowup_invariants_see_a_blow_up_that_diagnostics_false_misses():
-    """The review's Peregrine datum (N = 511, L = 40): DISEX (exact stage) at h = 0.01 blows up by t = 1.1.
-    With diagnostics=False the run still ends "ok" (the driver checks nothing); the method's
-    ``blowup_invariants`` (what the driver's always-on check calls) show H grown > 10× |H₀| while the
-    mass, a quadratic invariant every exponential-midpoint composition keeps, is unchanged to round-off."""
+def test_diagnostics_false_still_stops_a_blow_up():
+    """The review's Peregrine datum (N = 511, L = 40): DISEX (exact stage) at h = 0.01 blows up by t = 1.1. With
+    diagnostics=False the driver's always-on check (the method's ``blowup_invariants``) stops it with
+    ``energy_growth`` at the last good state; with every check switched off the same run ends "ok" on a state whose
+    H grew > 10× |H₀| while the mass, a quadratic invariant every exponential-midpoint composition keeps, is
+    unchanged to round-off (so the energy, not the mass, is the check that catches it)."""
     L = 40.0
     g = FourierGrid(511, L)
     sysm = NLS(g, kappa=-1.0, form="complex")
     xp, t0 = g.x - L / 2, -1.0
     y0 = (1.0 - 4.0 * (1 + 4j * t0) / (1 + 4 * xp**2 + 16 * t0**2)).astype(complex)
     m = make_method("disex", stage="auto", tol=1e-10)
-    run = integrate(sysm, m, y0, (0.0, 2.0), controller=ConstantStep(0.01), diagnostics=False, save=LAST)
+    stopped = integrate(sysm, m, y0, (0.0, 2.0), controller=ConstantStep(0.01), diagnostics=False, save=LAST)
+    assert stopped.status is Status.ENERGY_GROWTH and 0.5 < stopped.stats["t_final"] < 2.0, stopped.message
+    run = integrate(sysm, m, y0, (0.0, 2.0), controller=ConstantStep(0.01), diagnostics=False, save=LAST,
+                    energy_growth=None)
+    assert run.status is Status.OK
     first, last = m.blowup_invariants(sysm, 0.0, y0, None), m.blowup_invariants(sysm, 2.0, run.y[-1], None)
     assert set(first) == {"energy", "mass"} and first["energy"] == pytest.approx(sysm.hamiltonian(y0), rel=1e-14)
     assert abs(last["energy"]) > 10 * abs(first["energy"])  # measured 1.4e5 against −258
     assert last["mass"] == pytest.approx(first["mass"], rel=1e-10)
+    held = m.blowup_invariants(sysm, 0.0, stopped.y[-1], None)  # the last good state is not blown up
+    assert abs(held["energy"]) <= 10 * abs(first["energy"])
