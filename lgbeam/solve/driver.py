@@ -57,7 +57,7 @@ from lgbeam.solve.contracts import check_compatible
 from lgbeam.solve.record import MemoryRecord
 from lgbeam.solve.save import SaveAt
 from lgbeam.solve.solution import Solution
-from lgbeam.systems import HasEnergyBudget, MechanicalState, supports
+from lgbeam.systems import ConstrainedMechanicalSystem, HasEnergyBudget, MechanicalState, supports
 
 logger = logging.getLogger(__name__)
 
@@ -524,7 +524,7 @@ class _Guard:
 
     def __init__(self, system: Any, method: Any, y0: Any, constraint_tol: Any, drift_factor: float | None) -> None:
         self.system, self.method = system, method
-        self.mech = isinstance(y0, MechanicalState)
+        self.mech = isinstance(y0, MechanicalState) and supports(system, ConstrainedMechanicalSystem)
         self.own = getattr(method, "blowup_invariants", None)  # a method's cheap invariants (e.g. NLS's mass)
         budget = self.mech and supports(system, HasEnergyBudget)
         if constraint_tol is BY_METHOD:

@@ -111,6 +111,18 @@ class _Predicting(PoissonMethod):
     def init(self, system: Any, t0: float, y0: Array) -> tuple[Array, _StageMemory | None]:
         return np.array(y0, copy=True), (_StageMemory() if PREDICTORS[self.predictor] >= 0 else None)
 
+    def checkpoint(self, cache: Any) -> dict[str, bool] | None:
+        """The run cache as data (``HasCheckpoint``): only whether the first step's stable-step check ran. The
+        predictor history and the last step's coefficients are rebuilt by the resumed steps (they start a stage
+        solve, they are not its result: the resumed run agrees to the stage tolerance)."""
+        return None if cache is None else {"warned": bool(getattr(cache, "warned", False))}
+
+    def restore(self, system: Any, y: Array, data: dict[str, bool] | None) -> Any:
+        _, cache = self.init(system, 0.0, y)
+        if cache is not None and data is not None:
+            cache.warned = bool(data["warned"])
+        return cache
+
 
 @dataclass(frozen=True)
 class ExponentialMidpoint(_Predicting):
