@@ -88,19 +88,19 @@ SCHEMA: dict[str, Any] = {
     "loads": {
         "nodal": Key(list, [], doc="list of {rod, node, force, moment, frame, time, scale, times, values, t_on}"),
         "distributed": Key(list, [], doc="list of {rod, force (per length), frame, time, scale, times, values}"),
-        "gravity": Key(list, None, doc="gravitational acceleration [gx, gy, gz] on every rod"),
+        "gravity": Key(list, None, doc="gravitational acceleration [gx, gy, gz] on every rod", unit="m/s²"),
         "cases": Key(list, [], doc="[[loads.cases]] tables: name, nodal, distributed, gravity (added to the loads "
                      "above when selected)"),
         "combinations": Key(list, [], doc="[[loads.combinations]] tables: name, factors = {case = factor, ...}"),
     },
-    "integrator": integrator_section(tuple(methods_for(ConstrainedMechanicalSystem)), "hedop5",
+    "integrator": integrator_section(tuple(methods_for(ConstrainedMechanicalSystem)), "hedop5", time_unit="s",
                                      **{k: v for k, v in ROD_SCHEMA["integrator"].items()
                                         if k in ("rho_inf", "index", "quadrature")}),
-    "time": time_section(),
+    "time": time_section(unit="s"),
     "analysis": dict(ROD_SCHEMA["analysis"]) | {
         "load_case": Key(str, None, doc="the load case or combination applied with the loads of [loads] (default: "
                          "every [[loads.cases]] once)")},
-    "output": output_section(0.05, edge_data=True),
+    "output": output_section(0.05, edge_data=True, time_unit="s"),
 }
 
 

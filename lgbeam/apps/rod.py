@@ -53,9 +53,9 @@ logger = logging.getLogger(__name__)
 _NUM = (float, list)
 SUPPORTS = ("clamped", "pinned", "free", "prescribed")
 _MOTION = {
-    "angular_velocity": Key(list, [0.0, 0.0, 0.0], doc="prescribed: spatial angular velocity ω about the node"),
-    "velocity": Key(list, [0.0, 0.0, 0.0], doc="prescribed: translational velocity u of the node"),
-    "ramp": Key(float, 0.0, doc="prescribed: smooth ramp time of ω, u from 0 (0: no ramp)"),
+    "angular_velocity": Key(list, [0.0, 0.0, 0.0], doc="prescribed: spatial angular velocity ω about the node", unit="rad/s"),
+    "velocity": Key(list, [0.0, 0.0, 0.0], doc="prescribed: translational velocity u of the node", unit="m/s"),
+    "ramp": Key(float, 0.0, doc="prescribed: smooth ramp time of ω, u from 0 (0: no ramp)", unit="s"),
 }
 
 WORK_BYTES_PER_NODE = 20_000  # working memory of a HEDOP5 run per node (measured: ~13 kB/node at N = 2000-16000)
@@ -66,35 +66,35 @@ SCHEMA: dict[str, Any] = {
     "description": Key(str, "", doc="one-line description"),
     "model": {
         "n_elements": Key(int, doc="number of edges N (N+1 nodes)"),
-        "length": Key(float, doc="rod length L"),
+        "length": Key(float, doc="rod length L", unit="m"),
         "geometry": Key(str, "straight", doc="initial centreline", choices=("straight", "arc", "helix", "polyline")),
-        "start": Key(list, [0.0, 0.0, 0.0], doc="position of the node s = 0"),
+        "start": Key(list, [0.0, 0.0, 0.0], doc="position of the node s = 0", unit="m"),
         "direction": Key(list, [1.0, 0.0, 0.0], doc="initial tangent d3 at s = 0"),
-        "roll": Key(float, 0.0, doc="rotation of d1, d2 about d3 at s = 0 (rad)"),
-        "radius": Key(float, None, doc="arc/helix radius"),
-        "pitch": Key(float, 0.0, doc="helix rise per turn"),
-        "points": Key(list, None, doc="polyline vertices [[x, y, z], ...]"),
+        "roll": Key(float, 0.0, doc="rotation of d1, d2 about d3 at s = 0 (rad)", unit="rad"),
+        "radius": Key(float, None, doc="arc/helix radius", unit="m"),
+        "pitch": Key(float, 0.0, doc="helix rise per turn", unit="m"),
+        "points": Key(list, None, doc="polyline vertices [[x, y, z], ...]", unit="m"),
         "constraints": Key(str, "kirchhoff", doc="internal constraints",
                            choices=("kirchhoff", "kirchhoff+inextensible", "inextensible", "none")),
         "inertia": Key(str, "lumped", doc="nodal weights of the lumped inertia: 'lumped' (trapezoidal), 'end-corrected' "
                        "or 'end-corrected-3' (Gregory end corrections; docs/rod.md Spatial accuracy)",
                        choices=("lumped", "end-corrected", "end-corrected-3")),
         "transverse": Key(str, "d1", doc="deflection direction for the linear beam (lgbeam modes)", choices=("d1", "d2")),
-        "display_radius": Key(float, None, doc="tube radius in ParaView (default L/100)"),
+        "display_radius": Key(float, None, doc="tube radius in ParaView (default L/100)", unit="m"),
         "material": {
-            "EA": Key(float, None, doc="axial stiffness"),
-            "GA": Key(_NUM, None, doc="shear stiffness (GA1, GA2)"),
-            "EI": Key(_NUM, None, doc="bending stiffness (EI1, EI2)"),
-            "GJ": Key(float, None, doc="torsional stiffness"),
-            "rhoA": Key(float, None, doc="mass per length"),
-            "rhoJ": Key(_NUM, None, doc="rotary inertia per length (3 values or one)"),
-            "E": Key(float, None, doc="Young's modulus (with G, rho, section)"),
-            "G": Key(float, None, doc="shear modulus"),
-            "rho": Key(float, None, doc="density"),
+            "EA": Key(float, None, doc="axial stiffness", unit="N"),
+            "GA": Key(_NUM, None, doc="shear stiffness (GA1, GA2)", unit="N"),
+            "EI": Key(_NUM, None, doc="bending stiffness (EI1, EI2)", unit="N m²"),
+            "GJ": Key(float, None, doc="torsional stiffness", unit="N m²"),
+            "rhoA": Key(float, None, doc="mass per length", unit="kg/m"),
+            "rhoJ": Key(_NUM, None, doc="rotary inertia per length (3 values or one)", unit="kg m"),
+            "E": Key(float, None, doc="Young's modulus (with G, rho, section)", unit="Pa"),
+            "G": Key(float, None, doc="shear modulus", unit="Pa"),
+            "rho": Key(float, None, doc="density", unit="kg/m³"),
             "section": Key(str, None, doc="cross-section", choices=("circle", "rectangle")),
-            "section_radius": Key(float, None, doc="radius of a circular section"),
-            "width": Key(float, None, doc="rectangle width (along d1)"),
-            "height": Key(float, None, doc="rectangle height (along d2)"),
+            "section_radius": Key(float, None, doc="radius of a circular section", unit="m"),
+            "width": Key(float, None, doc="rectangle width (along d1)", unit="m"),
+            "height": Key(float, None, doc="rectangle height (along d2)", unit="m"),
             "damping": Key(float, 0.0, doc="Kelvin–Voigt damping C_d on all strain rates (stress C_d·ẇ)"),
         },
     },
@@ -107,19 +107,19 @@ SCHEMA: dict[str, Any] = {
     },
     "loads": {
         "nodal": Key(list, [], doc="list of {node, force, moment, frame, time, scale, times, values, t_on}"),
-        "gravity": Key(list, None, doc="gravitational acceleration [gx, gy, gz]"),
+        "gravity": Key(list, None, doc="gravitational acceleration [gx, gy, gz]", unit="m/s²"),
         "distributed": Key(list, [], doc="list of {force (per length), frame, time, scale, times, values}"),
     },
     "initial": {
-        "velocity": Key(list, [0.0, 0.0, 0.0], doc="rigid translational velocity (spatial)"),
-        "angular_velocity": Key(list, [0.0, 0.0, 0.0], doc="rigid angular velocity about the origin (spatial)"),
+        "velocity": Key(list, [0.0, 0.0, 0.0], doc="rigid translational velocity (spatial)", unit="m/s"),
+        "angular_velocity": Key(list, [0.0, 0.0, 0.0], doc="rigid angular velocity about the origin (spatial)", unit="rad/s"),
     },
     "integrator": integrator_section(
-        tuple(methods_for(ConstrainedMechanicalSystem)), "hedop5",
+        tuple(methods_for(ConstrainedMechanicalSystem)), "hedop5", time_unit="s",
         rho_inf=Key(float, None, doc="gen-alpha: spectral radius at infinity ρ∞ in [0, 1] (default 0.9)"),
         index=Key(str, None, doc="gen-alpha: constraint form", choices=("3", "2-stabilised")),
         quadrature=Key(str, None, doc="rattle-lgvi: potential quadrature", choices=("midpoint", "trapezoidal"))),
-    "time": time_section(),
+    "time": time_section(unit="s"),
     "analysis": {
         "kind": Key(str, "dynamic", doc="'dynamic' (time integration) or 'static' (equilibrium under the loads "
                     "at time.t_end, Lie group Newton; the settled state of a damped case)", choices=("dynamic", "static")),
@@ -136,7 +136,7 @@ SCHEMA: dict[str, Any] = {
         "branch_switch": Key(bool, True, doc="static: at a detected bifurcation switch to the branch along the critical mode"),
         "stability": Key(bool, True, doc="static: count negative eigenvalues of the tangent on ker B at every state"),
     },
-    "output": output_section(0.05, edge_data=True),
+    "output": output_section(0.05, edge_data=True, time_unit="s"),
 }
 
 _LOAD_KEYS = {"node", "force", "moment", "frame", "time", "scale", "times", "values", "t_on"}

@@ -18,7 +18,7 @@ from typing import Any
 
 from lgbeam._version import __version__
 
-COMMANDS = ("list", "run", "study", "sweep", "render", "modes", "bench")
+COMMANDS = ("list", "run", "study", "sweep", "render", "modes", "bench", "keys")
 
 
 def build_parser() -> argparse.ArgumentParser:

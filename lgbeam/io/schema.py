@@ -22,12 +22,14 @@ class CaseError(ValueError):
 
 @dataclass(frozen=True)
 class Key:
-    """One case-file key: its type(s), default (``REQUIRED`` if none) and a one-line doc."""
+    """One case-file key: its type(s), default (``REQUIRED`` if none), a one-line doc and its SI unit where it has
+    one (``unit``: "m", "N m", "kg/m³"; "" when dimensionless or not stated; ``lgbeam keys KIND`` prints it)."""
 
     type: type | tuple[type, ...]
     default: Any = REQUIRED
     doc: str = ""
     choices: tuple[Any, ...] | None = None
+    unit: str = ""
 
     def type_name(self) -> str:
         types = self.type if isinstance(self.type, tuple) else (self.type,)
@@ -110,14 +112,16 @@ def validate(case: dict[str, Any], schema: dict[str, Any], prefix: str = "") -> 
 
 
 def integrator_section(methods: tuple[str, ...], default: str, *, h: float | None = None,
-                       rtol: float | None = 1e-6, atol: float | None = 1e-8, **extra: Key) -> dict[str, Key]:
+                       rtol: float | None = 1e-6, atol: float | None = 1e-8, time_unit: str = "",
+                       **extra: Key) -> dict[str, Key]:
     """The ``integrator`` section every case kind shares: method (any registered name; ``methods`` are the ones
     that fit the kind, named in the doc — a method that does not fit is refused by the driver's contract
-    check with what the system lacks), h (fixed step; None: adaptive), rtol/atol (adaptive), max_steps, the
-    adaptive step-size rule (controller, beta) and the kind's own ``extra`` keys."""
+    check with what the system lacks), h (fixed step; None: adaptive; its unit ``time_unit``), rtol/atol (adaptive),
+    max_steps, the adaptive step-size rule (controller, beta) and the kind's own ``extra`` keys."""
     return {
         "method": Key(str, default, doc=f"integration method: {', '.join(methods)} (`lgbeam list --methods`)"),
-        "h": Key(float, h, doc="fixed step size; omit for adaptive stepping (methods with an error estimate)"),
+        "h": Key(float, h, doc="fixed step size; omit for adaptive stepping (methods with an error estimate)",
+                 unit=time_unit),
         "rtol": Key(float, rtol, doc="relative tolerance (adaptive)"),
         "atol": Key(float, atol, doc="absolute tolerance (adaptive)"),
         "max_steps": Key(int, 1_000_000, doc="step cap (accepted + rejected)"),
@@ -132,12 +136,12 @@ def integrator_section(methods: tuple[str, ...], default: str, *, h: float | Non
     }
 
 
-def time_section(t_end: Any = REQUIRED) -> dict[str, Key]:
-    """The ``time`` section: t0 and t_end."""
-    return {"t0": Key(float, 0.0, doc="start time"), "t_end": Key(float, t_end, doc="end time")}
+def time_section(t_end: Any = REQUIRED, *, unit: str = "") -> dict[str, Key]:
+    """The ``time`` section: t0 and t_end (``unit``: "s" for the SI kinds, "" for the nondimensional ones)."""
+    return {"t0": Key(float, 0.0, doc="start time", unit=unit), "t_end": Key(float, t_end, doc="end time", unit=unit)}
 
 
-def output_section(every: float, *, edge_data: bool = False) -> dict[str, Key]:
+def output_section(every: float, *, edge_data: bool = False, time_unit: str = "") -> dict[str, Key]:
     """The ``output`` section: the save interval (a time), the ParaView series, checkpoints and the size limits
     a run is checked against before it starts; ``edge_data``: the key ``output.edge_data`` of the kinds whose
     frames carry per-edge cells (rods, frames)."""
@@ -145,7 +149,7 @@ def output_section(every: float, *, edge_data: bool = False) -> dict[str, Key]:
                               "its section resultants, strains and curvature as cell data (exact edge values)")}
     return {"every": Key(float, every, doc="output interval in time units (also the ParaView frames); 0: every "
                          "accepted step (the steps are then the controller's alone: a method without dense output "
-                         "otherwise shortens steps to land on the output times)"),
+                         "otherwise shortens steps to land on the output times)", unit=time_unit),
             "vtk": Key(bool, True, doc="write the ParaView series"), **(edges if edge_data else {}),
             "checkpoint_seconds": Key(float, 60.0, doc="write checkpoint.npz every this many wall seconds "
                                       "(for lgbeam run --resume); 0 disables"),
