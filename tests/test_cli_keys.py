@@ -34,9 +34,9 @@ def test_keys_command(capsys):
     out = capsys.readouterr().out
     row = next(line for line in out.splitlines() if line.startswith("model.material.E "))
     assert row.split()[-1] == "Pa" and "—" in row  # unit, no default (optional)
-    assert re.search(r"^model\.length\s+number\s+required\s+m$", out, re.M)
-    assert re.search(r"^time\.t_end\s+number\s+required\s+s$", out, re.M)
-    assert re.search(r"^integrator\.method\s+string\s+\"hedop5\"", out, re.M)
+    assert re.search(r"^model\.length\s+number\s+required\s+m$", out, re.MULTILINE)
+    assert re.search(r"^time\.t_end\s+number\s+required\s+s$", out, re.MULTILINE)
+    assert re.search(r"^integrator\.method\s+string\s+\"hedop5\"", out, re.MULTILINE)
     assert main(["keys", "no-such-kind"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "unknown case kind 'no-such-kind'" in err[0] and "frame" in err[0]
@@ -56,7 +56,7 @@ def test_template_is_toml_and_validates_once_filled(kind, capsys):
 def _load_examples() -> list[str]:
     text = (ROOT / "docs" / "rod.md").read_text(encoding="utf-8")
     section = text.split("## Loads: gravity, distributed and nodal", 1)[1].split("\n## ", 1)[0]
-    return re.findall(r"```toml\n(.*?)```", section, re.S)
+    return re.findall(r"```toml\n(.*?)```", section, re.DOTALL)
 
 
 def _spatial_loads(case: dict, q: np.ndarray | None = None, t: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
@@ -86,7 +86,7 @@ def test_load_examples_of_the_docs():
     assert np.abs(M).max() == 0.0
     _, F = _spatial_loads(distributed, t=0.5)  # the table ramp at half: 250 N/m over 1 m
     np.testing.assert_allclose(F.sum(axis=0), [0.0, 0.0, -250.0], rtol=1e-12, atol=1e-9)
-    rod, q_ref, _ = get_app("rod").build(follower)
+    _, q_ref, _ = get_app("rod").build(follower)
     _, F = _spatial_loads(follower)
     np.testing.assert_allclose(F[-1], [0.0, 0.0, -10.0], atol=1e-12)  # 10 N along d1 = -e_z
     r = np.array([np.cos(np.pi / 4), 0.0, np.sin(np.pi / 4), 0.0])  # the whole rod turned 90 degrees about y
