@@ -86,8 +86,10 @@ SCHEMA: dict[str, Any] = {
     "supports": Key(list, [], doc="[[supports]] tables: rod + node | s, kind | fix, axis, frame, stiffness, "
                     "rotational_stiffness, motion, name (docs/supports.md)"),
     "loads": {
-        "nodal": Key(list, [], doc="list of {rod, node, force, moment, frame, time, scale, times, values, t_on}"),
-        "distributed": Key(list, [], doc="list of {rod, force (per length), frame, time, scale, times, values}"),
+        "nodal": Key(list, [], doc="list of {rod, node, force, moment, frame, time, scale, times, values, t_on}",
+                     unit="N, N m"),
+        "distributed": Key(list, [], doc="list of {rod, force (per length), frame, time, scale, times, values}",
+                           unit="N/m"),
         "gravity": Key(list, None, doc="gravitational acceleration [gx, gy, gz] on every rod", unit="m/s²"),
         "cases": Key(list, [], doc="[[loads.cases]] tables: name, nodal, distributed, gravity (added to the loads "
                      "above when selected)"),

@@ -106,9 +106,9 @@ SCHEMA: dict[str, Any] = {
         "at": Key(list, [], doc=AT_DOC),
     },
     "loads": {
-        "nodal": Key(list, [], doc="list of {node, force, moment, frame, time, scale, times, values, t_on}"),
+        "nodal": Key(list, [], doc="list of {node, force, moment, frame, time, scale, times, values, t_on} (docs/rod.md Loads)", unit="N, N m"),
         "gravity": Key(list, None, doc="gravitational acceleration [gx, gy, gz]", unit="m/s²"),
-        "distributed": Key(list, [], doc="list of {force (per length), frame, time, scale, times, values}"),
+        "distributed": Key(list, [], doc="list of {force (per length), frame, time, scale, times, values}", unit="N/m"),
     },
     "initial": {
         "velocity": Key(list, [0.0, 0.0, 0.0], doc="rigid translational velocity (spatial)", unit="m/s"),
