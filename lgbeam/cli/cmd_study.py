@@ -5,8 +5,9 @@ as a Dask task: a local cluster of ``--jobs`` worker processes by default, ``--s
 existing cluster (or ``synchronous``/``threads``/``processes``). Errors are measured against a reference
 run (``--reference KEY=V``, repeatable, run in ``<study>/runs/reference/``; default with one ``--vary``: its
 last value) with the app's ``errors(solution, reference)``. A run that raises or whose worker dies is tried
-once more and then reported as a row, never fatal. Rerunning into the same ``--out`` skips the complete runs
-(``lgbeam.studies.runner.is_complete``). The study folder receives ``study.csv`` (parameters, error
+once more and then reported as a row, never fatal; a retried run's row says why in its note. Rerunning into
+the same ``--out`` skips the complete runs (``lgbeam.studies.runner.is_complete``). SIGINT (Ctrl-C) or
+SIGTERM stops the study promptly: the runs in flight end ``interrupted``, exit code 130 or 143. The study folder receives ``study.csv`` (parameters, error
 norms, wall time, steps, status, attempts), ``study.png`` (log-log errors against the first ``--vary`` key
 with fitted orders) and ``provenance.json`` (with the fitted orders).
 
@@ -25,14 +26,18 @@ largest stable step per grid size ``grid.n`` and method; one or more sizes) and 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
+import signal
 import sys
-import time
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 from lgbeam.apps import load_case
-from lgbeam.cli.cmd_run import EXIT_INTERRUPTED, add_case_arguments, run_case
+from lgbeam.cli.cmd_run import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated, add_case_arguments, run_case
 from lgbeam.io.run import Stopwatch, make_run_dir, write_provenance
+from lgbeam.studies.parallel import deferred_interrupts
 from lgbeam.studies.runner import (
     REFERENCE,
     RunSpec,
@@ -91,17 +96,59 @@ def add_grid_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def execute_run(spec: RunSpec) -> dict[str, Any]:
-    """Run one grid point into its folder with ``lgbeam run``'s ``run_case`` (in a Dask worker)."""
+    """Run one grid point into its folder with ``lgbeam run``'s ``run_case`` (in a Dask worker).
+
+    An interrupt (``lgbeam.studies.parallel.interrupt_running``) never cuts the replacement of an earlier try's
+    folder in two, and a run stopped before ``run_case`` wrote its provenance still gets one (``interrupted``).
+    """
     spec.register_app()
-    run_dir = make_run_dir(spec.label, spec.run_dir, force=True)  # an incomplete earlier try is replaced
-    t0 = time.perf_counter()
-    summary = run_case(spec.case, spec.source, run_dir, progress=False, figures=False)
+    clock = Stopwatch()
+    with deferred_interrupts():
+        run_dir = make_run_dir(spec.label, spec.run_dir, force=True)  # an incomplete earlier try is replaced
+    try:
+        summary = run_case(spec.case, spec.source, run_dir, progress=False, figures=False)
+    except KeyboardInterrupt:
+        if not (run_dir / "provenance.json").exists():
+            write_provenance(run_dir, status="interrupted", wall_time_s=clock.elapsed(), started=clock.started,
+                             case_name=str(spec.case.get("name", "")))
+        raise
+    if summary.status == "interrupted" and threading.current_thread() is threading.main_thread():
+        # --scheduler synchronous: the driver caught SIGINT/SIGTERM and ended this run; the study stops too
+        raise Terminated if summary.extra.get("signal") == signal.SIGTERM else KeyboardInterrupt
     return {"status": summary.status, "steps": summary.n_steps, "rejected": summary.n_rejected,
-            "wall_time_s": time.perf_counter() - t0}
+            "wall_time_s": clock.elapsed()}
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    raise Terminated
+
+
+@contextlib.contextmanager
+def sigterm_interrupts() -> Iterator[None]:
+    """SIGTERM raised as ``Terminated`` (a ``KeyboardInterrupt``) in the main thread: a study stops on it as on
+    Ctrl-C (the runs in flight end ``interrupted``) and exits 143."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def run_grid(args: argparse.Namespace, *, default_reference: bool, command: str) -> int:
     """The common body of ``lgbeam study`` and ``lgbeam sweep``."""
+    with sigterm_interrupts():
+        try:
+            return _run_grid(args, default_reference=default_reference, command=command)
+        except KeyboardInterrupt as exc:  # while the grid was being checked: nothing ran yet
+            print(f"lgbeam {command}: interrupted by {'SIGTERM' if isinstance(exc, Terminated) else 'SIGINT'} "
+                  "before any run started", file=sys.stderr)
+            return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
+
+
+def _run_grid(args: argparse.Namespace, *, default_reference: bool, command: str) -> int:
     if args.jobs is not None and args.jobs < 1:
         raise ValueError(f"--jobs must be at least 1, got {args.jobs}")
     varies = [parse_vary(v, min_values=2 if command == "study" and len(args.vary) == 1 else 1) for v in args.vary]
@@ -122,10 +169,11 @@ def run_grid(args: argparse.Namespace, *, default_reference: bool, command: str)
     try:
         res = run_study(plan, study_dir, execute_run, scheduler=args.scheduler, jobs=args.jobs,
                         progress=not args.quiet)
-    except KeyboardInterrupt:
-        print(f"lgbeam {command}: interrupted; finished runs are in {study_dir / 'runs'}; run the same command "
-              f"with --out {study_dir} to continue", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:
+        name = "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"
+        print(f"lgbeam {command}: interrupted by {name}; the runs in flight were stopped, finished runs are in "
+              f"{study_dir / 'runs'}; run the same command with --out {study_dir} to continue", file=sys.stderr)
+        return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
     print(format_table(res.rows))
     if res.orders:
         key = plan.varies[0][0]
@@ -141,6 +189,8 @@ def run_grid(args: argparse.Namespace, *, default_reference: bool, command: str)
     if not res.reference_ok:
         print(f"lgbeam {command}: reference run {plan.reference} did not finish ({res.reference_status}); "
               "no errors computed", file=sys.stderr)
+    for label, why in res.retried.items():
+        print(f"lgbeam {command}: run {label} was retried ({'; '.join(why)})", file=sys.stderr)
     failed = [r for r in res.rows if not str(r["status"]).startswith("ok")]
     if failed:
         print(f"lgbeam {command}: {len(failed)} of {len(res.rows)} runs did not end ok; see study.csv", file=sys.stderr)
@@ -170,10 +220,11 @@ def _run_hmax(args, base: dict[str, Any], name: str, key: str, values: list[Any]
     study_dir = make_run_dir(name, args.out, force=args.force, prefix="hmax-")
     clock = Stopwatch()
     try:
-        rows = list(study(base, values, methods, study_dir))
-    except KeyboardInterrupt:
+        with sigterm_interrupts():
+            rows = list(study(base, values, methods, study_dir))
+    except KeyboardInterrupt as exc:
         print(f"lgbeam study: interrupted; partial output is in {study_dir}", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
     write_csv(study_dir / "hmax.csv", rows)
     write_provenance(study_dir, status="ok", wall_time_s=clock.elapsed(), started=clock.started,
                      case_name=name, extra={"hmax": {"ns": values, "methods": methods}})
