@@ -64,7 +64,9 @@ import sys
 import threading
 import time
 import traceback
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,6 +78,8 @@ __all__ = ["Interrupted", "RunFailed", "TaskOutcome", "dask_client", "default_jo
 CONNECT_TIMEOUT_S = 10.0  # how long to wait for --scheduler ADDRESS before giving up
 INTERRUPT_GRACE_S = 60.0  # after an interrupt, how long the runs in flight get to record themselves
 CLOSE_TIMEOUT_S = 20.0  # how long closing the local cluster may take before its workers are killed
+POLL_S = 0.25  # how often the loop over the tasks looks at the cluster while nothing finishes
+NO_WORKER_S = 600.0  # a local cluster without any worker this long (none could be restarted): its tasks fail
 CLUSTER_CONFIG = {
     "distributed.scheduler.allowed-failures": 0,
     "distributed.deploy.lost-worker-timeout": "86400s",
@@ -290,59 +294,88 @@ def _in_process(fn: Callable[[Any], Any], items: list[Any], retries: int, thread
         bar.update(1)
         return o
 
+    pool = ThreadPoolExecutor(threads, thread_name_prefix="lgbeam-run")
     try:
         return list(dask.compute(*[dask.delayed(one)(i) for i in range(len(items))], scheduler="threads",
-                                 num_workers=threads))
+                                 pool=pool))
     except KeyboardInterrupt:
+        pool.shutdown(wait=False, cancel_futures=True)  # nothing queued starts any more
         deadline = time.monotonic() + INTERRUPT_GRACE_S
         while interrupt_running() or (_RUNNING and time.monotonic() < deadline):
             time.sleep(0.05)  # the runs record themselves as interrupted before the threads are left behind
         raise
+    finally:
+        pool.shutdown(wait=False)
+
+
+def _live_workers(client: Any) -> int:
+    """The workers the scheduler knows now (a fresh query, not the client's cached view)."""
+    try:
+        return len(client.scheduler_info()["workers"])
+    except (OSError, KeyError, TimeoutError):
+        return 0
 
 
 def _on_cluster(client: Any, fn: Callable[[Any], Any], items: list[Any], retries: int, bar: Any,
                 done: Callable[[int, TaskOutcome], None], limit: int | None, label: Callable[[int], str]
                 ) -> list[TaskOutcome]:
-    """The tasks on a Dask cluster, at most ``limit`` at a time (None: all at once), each resubmitted after a
-    failure up to ``retries`` times; on an interrupt the runs in flight are stopped (``_stop``)."""
-    from distributed import as_completed
+    """The tasks on a Dask cluster, each resubmitted after a failure up to ``retries`` times.
 
-    index: dict[Any, tuple[int, int]] = {}  # future -> (item index, attempt)
+    ``limit`` (a local cluster of ``limit`` single-threaded workers): a task is submitted only when a worker
+    that the scheduler knows *now* is free, so a worker never holds a task it is not running, and a run whose
+    worker died waits for the restarted worker (or another free one) instead of queueing behind a busy one.
+    ``None`` (an external scheduler): everything is submitted at once and the scheduler places it. On an
+    interrupt the runs in flight are stopped (``_stop``)."""
+    from distributed import wait
+
+    in_flight: dict[Any, tuple[int, int]] = {}  # future -> (item index, attempt)
     history: dict[int, list[str]] = {}
-    waiting = list(range(len(items)))[::-1]  # not yet submitted, next at the end
-
-    def submit(i: int, attempt: int) -> Any:
-        fut = client.submit(_guarded, fn, items[i], pure=False, retries=0)
-        index[fut] = (i, attempt)
-        return fut
-
+    queue: deque[tuple[int, int]] = deque((i, 1) for i in range(len(items)))  # retries go to the front
     results: list[TaskOutcome | None] = [None] * len(items)
-    first = [submit(waiting.pop(), 1) for _ in range(min(len(waiting), limit or len(waiting)))]
-    pending = as_completed(first)
+    no_workers_since: float | None = None
     try:
-        for fut in pending:
-            i, attempt = index.pop(fut)
-            if fut.status == "finished":
-                results[i] = TaskOutcome(fut.result(), None, attempt, tuple(history.get(i, ())))
-            else:
-                error = _describe(fut.exception())
-                fut.release()
-                if attempt <= retries:
-                    logger.warning("run %s failed (%s); trying again (try %d of %d)", label(i), error, attempt + 1,
-                                   retries + 1)
-                    history.setdefault(i, []).append(error)
-                    pending.add(submit(i, attempt + 1))
-                    continue
-                results[i] = TaskOutcome(None, error, attempt, tuple(history.get(i, ())))
-            if waiting:
-                pending.add(submit(waiting.pop(), 1))
-            done(i, results[i])  # type: ignore[arg-type]
-            bar.update(1)
+        while queue or in_flight:
+            free = 0 if not queue else len(queue) if limit is None else \
+                min(limit, _live_workers(client)) - len(in_flight)
+            while queue and free > 0:
+                i, attempt = queue.popleft()
+                in_flight[client.submit(_guarded, fn, items[i], pure=False, retries=0)] = (i, attempt)
+                free -= 1
+            if not in_flight:  # every worker is gone (restarting, or for good)
+                no_workers_since = no_workers_since or time.monotonic()
+                if time.monotonic() - no_workers_since > NO_WORKER_S:
+                    for i, attempt in queue:
+                        results[i] = TaskOutcome(None, f"no Dask worker left to run it (none for {NO_WORKER_S:.0f} "
+                                                 "s)", attempt, tuple(history.get(i, ())))
+                        done(i, results[i])  # type: ignore[arg-type]
+                    break
+                time.sleep(POLL_S)
+                continue
+            no_workers_since = None
+            try:
+                finished, _ = wait(list(in_flight), timeout=POLL_S, return_when="FIRST_COMPLETED")
+            except TimeoutError:
+                continue
+            for fut in finished:
+                i, attempt = in_flight.pop(fut)
+                if fut.status == "finished":
+                    results[i] = TaskOutcome(fut.result(), None, attempt, tuple(history.get(i, ())))
+                else:
+                    error = _describe(fut.exception())
+                    fut.release()
+                    if attempt <= retries:
+                        logger.warning("run %s failed (%s); trying again (try %d of %d)", label(i), error,
+                                       attempt + 1, retries + 1)
+                        history.setdefault(i, []).append(error)
+                        queue.appendleft((i, attempt + 1))
+                        continue
+                    results[i] = TaskOutcome(None, error, attempt, tuple(history.get(i, ())))
+                done(i, results[i])  # type: ignore[arg-type]
+                bar.update(1)
     except KeyboardInterrupt:
-        _stop(client, list(index))
+        _stop(client, list(in_flight))
         raise
     return results  # type: ignore[return-value]
-
 
 def _stop(client: Any, in_flight: list[Any]) -> None:
     """Stop the runs in flight: a ``KeyboardInterrupt`` in their threads on every worker (``interrupt_running``),
