@@ -67,11 +67,15 @@ def _status(run: Path) -> str | None:
 
 
 def _alive(pid: int) -> bool:
+    """The process runs (a zombie, dead but not yet reaped, does not)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    return True
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return True
 
 
 def _rows(out: Path) -> list[dict[str, str]]:
@@ -205,7 +209,7 @@ def _fault_then_rerun(tmp_path: Path, uninterrupted, seed: int, sig: int) -> str
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT], ids=["SIGKILL", "SIGINT"])
 def test_20_faults_at_random_moments_then_a_rerun_is_bit_for_bit(tmp_path, uninterrupted, sig):
     seen = [_fault_then_rerun(tmp_path, uninterrupted, 1000 + seed, sig) for seed in range(20)]
     print("\n".join(seen))
