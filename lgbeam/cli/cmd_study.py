@@ -7,9 +7,10 @@ run (``--reference KEY=V``, repeatable, run in ``<study>/runs/reference/``; defa
 last value) with the app's ``errors(solution, reference)``. A run that raises or whose worker dies is tried
 once more and then reported as a row, never fatal; a retried run's row says why in its note. Rerunning into
 the same ``--out`` skips the complete runs (``lgbeam.studies.runner.is_complete``). SIGINT (Ctrl-C) or
-SIGTERM stops the study promptly: the runs in flight end ``interrupted``, exit code 130 or 143. The study folder receives ``study.csv`` (parameters, error
-norms, wall time, steps, status, attempts), ``study.png`` (log-log errors against the first ``--vary`` key
-with fitted orders) and ``provenance.json`` (with the fitted orders).
+SIGTERM stops the study promptly: the runs in flight end ``interrupted``, exit code 130 or 143. The study
+folder receives ``study.csv`` (parameters, error norms, wall time, steps, status, attempts, note),
+``study.png`` (log-log errors against the first ``--vary`` key with fitted orders) and ``provenance.json``
+(with the fitted orders).
 
 ``--quantity Q`` (repeatable; ``lgbeam.studies.quantities``: a position at an arc length, a displacement, a
 reaction, the energy, a natural frequency or any array of solution.npz) is measured on every run and analysed

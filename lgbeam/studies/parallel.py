@@ -77,7 +77,6 @@ __all__ = ["Interrupted", "RunFailed", "TaskOutcome", "dask_client", "default_jo
 
 CONNECT_TIMEOUT_S = 10.0  # how long to wait for --scheduler ADDRESS before giving up
 INTERRUPT_GRACE_S = 60.0  # after an interrupt, how long the runs in flight get to record themselves
-CLOSE_TIMEOUT_S = 20.0  # how long closing the local cluster may take before its workers are killed
 POLL_S = 0.25  # how often the loop over the tasks looks at the cluster while nothing finishes
 NO_WORKER_S = 600.0  # a local cluster without any worker this long (none could be restarted): its tasks fail
 CLUSTER_CONFIG = {
@@ -252,7 +251,7 @@ def dask_client(jobs: int, scheduler: str | None = None) -> Iterator[Any]:
                 finally:
                     client.close()
             finally:
-                cluster.close(timeout=CLOSE_TIMEOUT_S)
+                cluster.close()
     finally:
         quiet.setLevel(level)
 
