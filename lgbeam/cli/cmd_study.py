@@ -32,13 +32,13 @@ import logging
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from lgbeam.apps import load_case
 from lgbeam.cli.cmd_run import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated, add_case_arguments, run_case
 from lgbeam.io.run import Stopwatch, make_run_dir, write_provenance
-from lgbeam.studies.parallel import deferred_interrupts
+from lgbeam.studies.parallel import deferred_interrupts, signals_recorded
 from lgbeam.studies.runner import (
     REFERENCE,
     RunSpec,
@@ -140,16 +140,19 @@ def sigterm_interrupts() -> Iterator[None]:
 
 def run_grid(args: argparse.Namespace, *, default_reference: bool, command: str) -> int:
     """The common body of ``lgbeam study`` and ``lgbeam sweep``."""
-    with sigterm_interrupts():
+    # SIGINT and SIGTERM are recorded and acted on by the loop over the runs (never raised just anywhere)
+    with signals_recorded(signal.SIGINT, signal.SIGTERM) as received:
         try:
-            return _run_grid(args, default_reference=default_reference, command=command)
+            return _run_grid(args, default_reference=default_reference, command=command, received=received)
         except KeyboardInterrupt as exc:  # while the grid was being checked: nothing ran yet
-            print(f"lgbeam {command}: interrupted by {'SIGTERM' if isinstance(exc, Terminated) else 'SIGINT'} "
-                  "before any run started", file=sys.stderr)
-            return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
+            term = isinstance(exc, Terminated) or received() == signal.SIGTERM
+            print(f"lgbeam {command}: interrupted by {'SIGTERM' if term else 'SIGINT'} before any run started",
+                  file=sys.stderr)
+            return EXIT_TERMINATED if term else EXIT_INTERRUPTED
 
 
-def _run_grid(args: argparse.Namespace, *, default_reference: bool, command: str) -> int:
+def _run_grid(args: argparse.Namespace, *, default_reference: bool, command: str,
+              received: Callable[[], int | None]) -> int:
     if args.jobs is not None and args.jobs < 1:
         raise ValueError(f"--jobs must be at least 1, got {args.jobs}")
     varies = [parse_vary(v, min_values=2 if command == "study" and len(args.vary) == 1 else 1) for v in args.vary]
@@ -171,10 +174,11 @@ def _run_grid(args: argparse.Namespace, *, default_reference: bool, command: str
         res = run_study(plan, study_dir, execute_run, scheduler=args.scheduler, jobs=args.jobs,
                         progress=not args.quiet)
     except KeyboardInterrupt as exc:
-        name = "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"
-        print(f"lgbeam {command}: interrupted by {name}; the runs in flight were stopped, finished runs are in "
-              f"{study_dir / 'runs'}; run the same command with --out {study_dir} to continue", file=sys.stderr)
-        return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
+        term = isinstance(exc, Terminated) or received() == signal.SIGTERM
+        print(f"lgbeam {command}: interrupted by {'SIGTERM' if term else 'SIGINT'}; the runs in flight were stopped, "
+              f"finished runs are in {study_dir / 'runs'}; run the same command with --out {study_dir} to continue",
+              file=sys.stderr)
+        return EXIT_TERMINATED if term else EXIT_INTERRUPTED
     print(format_table(res.rows))
     if res.orders:
         key = plan.varies[0][0]
