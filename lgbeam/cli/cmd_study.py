@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import logging
 import signal
 import sys
@@ -100,7 +101,7 @@ def execute_run(spec: RunSpec) -> dict[str, Any]:
     """Run one grid point into its folder with ``lgbeam run``'s ``run_case`` (in a Dask worker).
 
     An interrupt (``lgbeam.studies.parallel.interrupt_running``) never cuts the replacement of an earlier try's
-    folder in two, and a run stopped before ``run_case`` wrote its provenance still gets one (``interrupted``).
+    folder in two, and a run stopped before ``run_case`` recorded it still ends ``interrupted``.
     """
     spec.register_app()
     clock = Stopwatch()
@@ -109,7 +110,13 @@ def execute_run(spec: RunSpec) -> dict[str, Any]:
     try:
         summary = run_case(spec.case, spec.source, run_dir, progress=False, figures=False)
     except KeyboardInterrupt:
-        if not (run_dir / "provenance.json").exists():
+        # the interrupt may land before run_case wrote its provenance or between that and its own handler
+        # (seen once in 20 SIGINTs: `running` left behind); a status the run wrote itself is kept
+        try:
+            status = json.loads((run_dir / "provenance.json").read_text(encoding="utf-8"))["status"]
+        except (OSError, ValueError, KeyError, TypeError):
+            status = None
+        if status in (None, "running"):
             write_provenance(run_dir, status="interrupted", wall_time_s=clock.elapsed(), started=clock.started,
                              case_name=str(spec.case.get("name", "")))
         raise
