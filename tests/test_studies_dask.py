@@ -11,13 +11,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import tomllib
 from pathlib import Path
 
 import fake_app
 import numpy as np
 import pytest
+from waiting import finish, wait_for
 
 from lgbeam.cli.main import main
 from lgbeam.io.atomic import RunLock
@@ -134,7 +134,18 @@ sys.exit(main(sys.argv[2:]))
 """
 
 
+def _worker_running_a_run(out: Path, study_pid: int, *, skip: str = "") -> tuple[str, int] | None:
+    """(run label, pid) of a worker process holding a run's lock, or None yet."""
+    for lock in (out / "runs").glob(f"*/{RunLock.NAME}") if (out / "runs").is_dir() else []:
+        own = RunLock.owner(lock.parent)
+        if own is not None and own[0] != study_pid and lock.parent.name != skip:
+            return lock.parent.name, own[0]
+    return None
+
+
 def test_killed_worker_run_is_retried_and_the_study_completes(cases, tmp_path, capsys):
+    """Review t3 §D: one SIGKILL to the worker process holding a run's .lock; the run is tried again on a working
+    worker, the study exits 0 and says what was retried (row note, stderr, provenance)."""
     out = tmp_path / "killed"
     # 4 runs of 0.25-1 s each (25-100 steps with a 10 ms sleep) and a reference, on two workers
     args = ["study", "pend", "--vary", "integrator.h=0.04,0.02,0.0125,0.01", "--set", "debug.sleep=0.01",
@@ -142,25 +153,21 @@ def test_killed_worker_run_is_retried_and_the_study_completes(cases, tmp_path, c
     proc = subprocess.Popen([sys.executable, "-c", _DRIVER, str(Path(fake_app.__file__).parent), *args, "--jobs", "2",
                              "--out", str(out), "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=os.environ | {"LGBEAM_CASES": str(cases)})
-    victim, deadline = None, time.monotonic() + 60.0
-    while victim is None and time.monotonic() < deadline and proc.poll() is None:
-        for lock in (out / "runs").glob(f"*/{RunLock.NAME}") if (out / "runs").is_dir() else []:
-            own = RunLock.owner(lock.parent)
-            if own is not None and own[0] != proc.pid and lock.parent.name != "reference":
-                victim = (lock.parent.name, own[0])
-                break
-        time.sleep(0.02)
-    assert victim is not None, "no run started within 60 s"
+    victim = wait_for(lambda: _worker_running_a_run(out, proc.pid, skip="reference"), "a run started", proc=proc)
     os.kill(victim[1], signal.SIGKILL)  # the worker process running that run dies mid-run
-    _, stderr = proc.communicate(timeout=120)
+    _, stderr = finish(proc)
     assert proc.returncode == 0, stderr
     rows = {r["integrator.h"]: r for r in _rows(out)}
     killed = rows[victim[0].split("=", 1)[1]]
     assert killed["status"].startswith("ok") and killed["attempts"] == "2", killed
+    assert killed["note"].startswith("tried 2 times; try 1 failed: KilledWorker: its worker process died"), killed
+    assert f"run {victim[0]} was retried (KilledWorker: its worker process died" in stderr, stderr
     assert all(r["status"] == "ok" for r in rows.values()), rows
+    assert [r["attempts"] for h, r in rows.items() if h != killed["integrator.h"]] == ["1", "1", "1"]  # no other
     assert [int(r["steps"]) for r in rows.values()] == [25, 50, 80, 100]
     prov = json.loads((out / "provenance.json").read_text())
     assert prov["status"] == "ok" and prov["study"]["failed"] == []
+    assert list(prov["study"]["retried"]) == [victim[0]]
 
 
 def test_rerun_of_a_finished_study_does_no_work(cases, tmp_path, capsys):
@@ -218,7 +225,8 @@ def test_a_failing_run_is_retried_once_and_reported(cases, tmp_path, capsys):
     assert "1 of 2 runs did not end ok" in capsys.readouterr().err
     ok, bad = _rows(out)
     assert ok["status"] == "ok" and ok["attempts"] == "1"
-    assert bad["status"].startswith("failed: ValueError") and bad["attempts"] == "2" and bad["note"] == "tried 2 times"
+    assert bad["status"].startswith("failed: ValueError") and bad["attempts"] == "2"
+    assert bad["note"] == "tried 2 times; try 1 failed: ValueError: sleep length must be non-negative"
     assert json.loads((out / "provenance.json").read_text())["study"]["failed"] == ["debug.sleep=-1.0"]
 
 

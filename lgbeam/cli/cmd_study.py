@@ -5,10 +5,12 @@ as a Dask task: a local cluster of ``--jobs`` worker processes by default, ``--s
 existing cluster (or ``synchronous``/``threads``/``processes``). Errors are measured against a reference
 run (``--reference KEY=V``, repeatable, run in ``<study>/runs/reference/``; default with one ``--vary``: its
 last value) with the app's ``errors(solution, reference)``. A run that raises or whose worker dies is tried
-once more and then reported as a row, never fatal. Rerunning into the same ``--out`` skips the complete runs
-(``lgbeam.studies.runner.is_complete``). The study folder receives ``study.csv`` (parameters, error
-norms, wall time, steps, status, attempts), ``study.png`` (log-log errors against the first ``--vary`` key
-with fitted orders) and ``provenance.json`` (with the fitted orders).
+once more and then reported as a row, never fatal; a retried run's row says why in its note. Rerunning into
+the same ``--out`` skips the complete runs (``lgbeam.studies.runner.is_complete``). SIGINT (Ctrl-C) or
+SIGTERM stops the study promptly: the runs in flight end ``interrupted``, exit code 130 or 143. The study
+folder receives ``study.csv`` (parameters, error norms, wall time, steps, status, attempts, note),
+``study.png`` (log-log errors against the first ``--vary`` key with fitted orders) and ``provenance.json``
+(with the fitted orders).
 
 ``--quantity Q`` (repeatable; ``lgbeam.studies.quantities``: a position at an arc length, a displacement, a
 reaction, the energy, a natural frequency or any array of solution.npz) is measured on every run and analysed
@@ -25,14 +27,19 @@ largest stable step per grid size ``grid.n`` and method; one or more sizes) and 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import logging
+import signal
 import sys
-import time
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from lgbeam.apps import load_case
-from lgbeam.cli.cmd_run import EXIT_INTERRUPTED, add_case_arguments, run_case
+from lgbeam.cli.cmd_run import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated, add_case_arguments, run_case
 from lgbeam.io.run import Stopwatch, make_run_dir, write_provenance
+from lgbeam.studies.parallel import deferred_interrupts, signals_recorded
 from lgbeam.studies.runner import (
     REFERENCE,
     RunSpec,
@@ -91,17 +98,68 @@ def add_grid_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def execute_run(spec: RunSpec) -> dict[str, Any]:
-    """Run one grid point into its folder with ``lgbeam run``'s ``run_case`` (in a Dask worker)."""
+    """Run one grid point into its folder with ``lgbeam run``'s ``run_case`` (in a Dask worker).
+
+    An interrupt (``lgbeam.studies.parallel.interrupt_running``) never cuts the replacement of an earlier try's
+    folder in two, and a run stopped before ``run_case`` recorded it still ends ``interrupted``.
+    """
     spec.register_app()
-    run_dir = make_run_dir(spec.label, spec.run_dir, force=True)  # an incomplete earlier try is replaced
-    t0 = time.perf_counter()
-    summary = run_case(spec.case, spec.source, run_dir, progress=False, figures=False)
+    clock = Stopwatch()
+    with deferred_interrupts():
+        run_dir = make_run_dir(spec.label, spec.run_dir, force=True)  # an incomplete earlier try is replaced
+    try:
+        summary = run_case(spec.case, spec.source, run_dir, progress=False, figures=False)
+    except KeyboardInterrupt:
+        # the interrupt may land before run_case wrote its provenance or between that and its own handler
+        # (seen once in 20 SIGINTs: `running` left behind); a status the run wrote itself is kept
+        try:
+            status = json.loads((run_dir / "provenance.json").read_text(encoding="utf-8"))["status"]
+        except (OSError, ValueError, KeyError, TypeError):
+            status = None
+        if status in (None, "running"):
+            write_provenance(run_dir, status="interrupted", wall_time_s=clock.elapsed(), started=clock.started,
+                             case_name=str(spec.case.get("name", "")))
+        raise
+    if summary.status == "interrupted" and threading.current_thread() is threading.main_thread():
+        # --scheduler synchronous: the driver caught SIGINT/SIGTERM and ended this run; the study stops too
+        raise Terminated if summary.extra.get("signal") == signal.SIGTERM else KeyboardInterrupt
     return {"status": summary.status, "steps": summary.n_steps, "rejected": summary.n_rejected,
-            "wall_time_s": time.perf_counter() - t0}
+            "wall_time_s": clock.elapsed()}
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    raise Terminated
+
+
+@contextlib.contextmanager
+def sigterm_interrupts() -> Iterator[None]:
+    """SIGTERM raised as ``Terminated`` (a ``KeyboardInterrupt``) in the main thread: a study stops on it as on
+    Ctrl-C (the runs in flight end ``interrupted``) and exits 143."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def run_grid(args: argparse.Namespace, *, default_reference: bool, command: str) -> int:
     """The common body of ``lgbeam study`` and ``lgbeam sweep``."""
+    # SIGINT and SIGTERM are recorded and acted on by the loop over the runs (never raised just anywhere)
+    with signals_recorded(signal.SIGINT, signal.SIGTERM) as received:
+        try:
+            return _run_grid(args, default_reference=default_reference, command=command, received=received)
+        except KeyboardInterrupt as exc:  # while the grid was being checked: nothing ran yet
+            term = isinstance(exc, Terminated) or received() == signal.SIGTERM
+            print(f"lgbeam {command}: interrupted by {'SIGTERM' if term else 'SIGINT'} before any run started",
+                  file=sys.stderr)
+            return EXIT_TERMINATED if term else EXIT_INTERRUPTED
+
+
+def _run_grid(args: argparse.Namespace, *, default_reference: bool, command: str,
+              received: Callable[[], int | None]) -> int:
     if args.jobs is not None and args.jobs < 1:
         raise ValueError(f"--jobs must be at least 1, got {args.jobs}")
     varies = [parse_vary(v, min_values=2 if command == "study" and len(args.vary) == 1 else 1) for v in args.vary]
@@ -122,10 +180,12 @@ def run_grid(args: argparse.Namespace, *, default_reference: bool, command: str)
     try:
         res = run_study(plan, study_dir, execute_run, scheduler=args.scheduler, jobs=args.jobs,
                         progress=not args.quiet)
-    except KeyboardInterrupt:
-        print(f"lgbeam {command}: interrupted; finished runs are in {study_dir / 'runs'}; run the same command "
-              f"with --out {study_dir} to continue", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:
+        term = isinstance(exc, Terminated) or received() == signal.SIGTERM
+        print(f"lgbeam {command}: interrupted by {'SIGTERM' if term else 'SIGINT'}; the runs in flight were stopped, "
+              f"finished runs are in {study_dir / 'runs'}; run the same command with --out {study_dir} to continue",
+              file=sys.stderr)
+        return EXIT_TERMINATED if term else EXIT_INTERRUPTED
     print(format_table(res.rows))
     if res.orders:
         key = plan.varies[0][0]
@@ -141,6 +201,8 @@ def run_grid(args: argparse.Namespace, *, default_reference: bool, command: str)
     if not res.reference_ok:
         print(f"lgbeam {command}: reference run {plan.reference} did not finish ({res.reference_status}); "
               "no errors computed", file=sys.stderr)
+    for label, why in res.retried.items():
+        print(f"lgbeam {command}: run {label} was retried ({'; '.join(why)})", file=sys.stderr)
     failed = [r for r in res.rows if not str(r["status"]).startswith("ok")]
     if failed:
         print(f"lgbeam {command}: {len(failed)} of {len(res.rows)} runs did not end ok; see study.csv", file=sys.stderr)
@@ -170,10 +232,11 @@ def _run_hmax(args, base: dict[str, Any], name: str, key: str, values: list[Any]
     study_dir = make_run_dir(name, args.out, force=args.force, prefix="hmax-")
     clock = Stopwatch()
     try:
-        rows = list(study(base, values, methods, study_dir))
-    except KeyboardInterrupt:
+        with sigterm_interrupts():
+            rows = list(study(base, values, methods, study_dir))
+    except KeyboardInterrupt as exc:
         print(f"lgbeam study: interrupted; partial output is in {study_dir}", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
     write_csv(study_dir / "hmax.csv", rows)
     write_provenance(study_dir, status="ok", wall_time_s=clock.elapsed(), started=clock.started,
                      case_name=name, extra={"hmax": {"ns": values, "methods": methods}})

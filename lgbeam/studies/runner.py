@@ -11,8 +11,14 @@ run in its own folder ``<study>/runs/<label>/`` (``label`` = ``key=value`` pairs
 reference run, when it is not a grid point, in ``runs/reference/``), written by ``execute(RunSpec)``
 (the command line passes ``lgbeam run``'s ``run_case``). The runs are tasks of
 ``lgbeam.studies.parallel.run_tasks``: a local Dask cluster by default, or ``--scheduler``; a run that
-raises or whose worker dies is tried once more, and a run that fails twice is a row with status
-``failed: ...``, never the end of the study.
+raises or whose worker dies is tried once more (on a working worker: the killed one is restarted by its
+nanny), and a run that fails twice is a row with status ``failed: ...``, never the end of the study. A
+retried run's row says so in its ``note`` (``tried 2 times; try 1 failed: KilledWorker: its worker process
+died while running it``), and provenance.json lists it under ``study.retried``.
+
+An interrupt (SIGINT, or SIGTERM through ``lgbeam study``) stops the study promptly: the runs in flight are
+stopped between two steps and their folders say ``interrupted``, no further run starts, provenance.json
+says ``interrupted``; rerunning the same command does the runs that are not complete.
 
 **Complete runs are not run again.** A run folder is *complete* (``is_complete``) when
 
@@ -263,6 +269,7 @@ class StudyResult:
     n_ran: int
     reference_status: str | None = None
     refinement: list[dict[str, Any]] = field(default_factory=list)  # the quantities' summaries
+    retried: dict[str, list[str]] = field(default_factory=dict)  # label -> why each earlier try failed
 
 
 def run_study(plan: StudyPlan, study_dir: Path, execute: Callable[[RunSpec], dict[str, Any]], *,
@@ -294,7 +301,7 @@ def run_study(plan: StudyPlan, study_dir: Path, execute: Callable[[RunSpec], dic
                         len(todo))
         try:
             outcomes = run_tasks(execute, todo, scheduler=scheduler, jobs=jobs, retries=1, progress=progress,
-                                 desc=f"{plan.name} runs", client=client) if todo else []
+                                 desc=f"{plan.name} runs", client=client, label=lambda spec: spec.label) if todo else []
         except KeyboardInterrupt:
             write_provenance(study_dir, status="interrupted", wall_time_s=clock.elapsed(), started=clock.started,
                              case_name=plan.name)
@@ -305,11 +312,14 @@ def run_study(plan: StudyPlan, study_dir: Path, execute: Callable[[RunSpec], dic
 
 
 def _row_values(o: TaskOutcome) -> dict[str, Any]:
-    note = "" if o.attempts == 1 else f"tried {o.attempts} times"
+    """A run's row values; a retried run's note says why each earlier try failed."""
+    note = "" if o.attempts == 1 else "; ".join([f"tried {o.attempts} times",
+                                                  *(f"try {k} failed: {e}" for k, e in enumerate(o.history, 1))])
+    retried = {"retried": list(o.history)} if o.history else {}
     if o.ok:
-        return {**o.value, "attempts": o.attempts, "note": note}
+        return {**o.value, "attempts": o.attempts, "note": note, **retried}
     return {"status": f"failed: {o.error}", "steps": 0, "rejected": 0, "wall_time_s": float("nan"),
-            "attempts": o.attempts, "note": note}
+            "attempts": o.attempts, "note": note, **retried}
 
 
 def _load_npz(path: Path) -> dict[str, np.ndarray]:
@@ -362,14 +372,16 @@ def _report(plan: StudyPlan, study_dir: Path, results: dict[str, dict[str, Any]]
     refinement = analyse(plan, study_dir, values) if plan.quantities else []
     ref_ok = plan.reference is None or ref is not None
     all_ok = all(r["status"] == "ok" for r in results.values())
+    retried = {k: r["retried"] for k, r in results.items() if r.get("retried")}
     write_provenance(study_dir, status="ok" if ref_ok else "no reference", wall_time_s=clock.elapsed(),
                      started=clock.started, case_name=plan.name,
                      extra={"study": {"vary": plan.varies, "reference": plan.reference, "orders": orders,
                                       "quantities": [q.text for q in plan.quantities], "against": plan.against,
                                       "refinement": refinement, "runs": len(results), "ran": n_ran,
-                                      "failed": sorted(k for k, r in results.items() if r["status"] != "ok")}})
+                                      "failed": sorted(k for k, r in results.items() if r["status"] != "ok"),
+                                      "retried": retried}})
     ref_status = results[plan.reference]["status"] if plan.reference is not None else None
-    return StudyResult(rows, orders, ref_ok, all_ok, n_ran, ref_status, refinement)
+    return StudyResult(rows, orders, ref_ok, all_ok, n_ran, ref_status, refinement, retried)
 
 
 def _orders(plan: StudyPlan, rows: list[dict[str, Any]], err_keys: list[str], study_dir: Path) -> dict[str, Any]:
