@@ -16,6 +16,7 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
+from waiting import finish, wait_for
 
 from lgbeam.cli.main import main
 from lgbeam.discretisations.frames import Structure
@@ -241,12 +242,10 @@ def test_killed_rod_run_resumes_both_series_bit_for_bit(tmp_path):
     subprocess.run(_rod_cmd(ref), check=True, capture_output=True)
     run = tmp_path / "killed"
     proc = subprocess.Popen(_rod_cmd(run), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while not (run / "checkpoint.npz").exists() and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.01)
+    wait_for(lambda: (run / "checkpoint.npz").exists(), "the first checkpoint", proc=proc)
     time.sleep(0.3)
     proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=60)
+    finish(proc)
     assert len(read_pvd(run / "paraview" / "rod-driven.pvd")) < 11  # killed mid-run (measured: after 2 frames)
     res = subprocess.run([sys.executable, "-m", "lgbeam", "run", "--resume", str(run), "--quiet", "--no-figures"],
                          capture_output=True, text=True, check=False)

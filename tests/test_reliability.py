@@ -18,6 +18,7 @@ from pathlib import Path
 import meshio
 import numpy as np
 import pytest
+from waiting import finish, wait_for
 
 from lgbeam.apps._runner import load_checkpoint
 from lgbeam.cli.main import main
@@ -67,12 +68,11 @@ def _kill_and_resume(tmp_path: Path, name: str, reference, seed: int, sig: int =
     rng = np.random.default_rng(seed)
     run = tmp_path / f"{name}-{seed}"
     proc = subprocess.Popen(_cmd(run, CASES[name]), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 60
-    while not (run / "checkpoint.npz").exists() and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.01)
+    wait_for(lambda: (run / "checkpoint.npz").exists(), "the first checkpoint", proc=proc)
     time.sleep(float(rng.uniform(0.0, 0.5)))
     proc.send_signal(sig)
-    rc = proc.wait(timeout=60)
+    finish(proc)
+    rc = proc.returncode
     _check_remains(run)
     res = subprocess.run([sys.executable, "-m", "lgbeam", "run", "--resume", str(run), "--quiet", "--no-figures"],
                          capture_output=True, text=True, check=False)
@@ -106,12 +106,10 @@ def _interrupt(tmp_path: Path, seed: int, sig: int) -> None:
            "--set", "time.t_end=5.0"]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "LGBEAM_JIT": "1"})
-    deadline = time.monotonic() + 60
-    while not (run / "diagnostics.csv").exists() and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.01)
+    wait_for(lambda: (run / "diagnostics.csv").exists(), "the run's first rows", proc=proc)
     time.sleep(float(rng.uniform(0.05, 0.5)))
     proc.send_signal(sig)
-    _, err = proc.communicate(timeout=60)
+    _, err = finish(proc)
     assert proc.returncode == (130 if sig == signal.SIGINT else 143), err
     assert "Traceback" not in err and "SystemError" not in err, err
     prov = json.loads((run / "provenance.json").read_text())
