@@ -22,7 +22,9 @@ Equations, with the load factor μ scaling the external loads f (body frame) at 
   of the saddle-point matrix); a state with any is "unstable" (never plain "ok").
 * Bifurcation or limit point: the count changes between two states. The critical mode φ (eigenvector of K_t
   on ker B with the eigenvalue nearest zero) tells which: φ ⟂ f at a bifurcation, φ·f ≠ 0 at a limit point
-  (Wriggers 2008 §7.4); a bifurcation load is then located by regula falsi on that eigenvalue.
+  (Wriggers 2008 §7.4). The change is first bracketed by bisection on the load factor with converged states
+  (a single big step may jump over several critical points); a bifurcation load is then located by regula falsi
+  on that eigenvalue inside the bracket.
   Branch switching (Riks 1984; Wagner & Wriggers 1988): the critical mode φ (the eigenvector of K_t on ker B
   with the eigenvalue nearest 0) gives the predictor q ∘ exp(τ φ) at the bifurcation state, corrected with
   the constraint φᵀΔw = τ (which excludes the fundamental branch); the path then continues on the new branch.
@@ -510,6 +512,8 @@ class _Path:
                 break
             nw = _newton(eq, lo.q, lo.lam, 0.5 * (lo.load_factor + hi.load_factor), **self.kw)
             if not nw.converged:
+                logger.info("bracketing a change of stability: no equilibrium found at load factor %.6g (%s); "
+                            "bracket kept at [%.6g, %.6g]", nw.mu, nw.reason, lo.load_factor, hi.load_factor)
                 break
             s = _state(eq, nw, lo.branch, True)
             if s.n_negative == a.n_negative:
