@@ -22,9 +22,9 @@ Equations, with the load factor μ scaling the external loads f (body frame) at 
   of the saddle-point matrix); a state with any is "unstable" (never plain "ok").
 * Bifurcation or limit point: the count changes between two states. The critical mode φ (eigenvector of K_t
   on ker B with the eigenvalue nearest zero) tells which: φ ⟂ f at a bifurcation, φ·f ≠ 0 at a limit point
-  (Wriggers 2008 §7.4). The change is first bracketed by bisection on the load factor with converged states
-  (a single big step may jump over several critical points); a bifurcation load is then located by regula falsi
-  on that eigenvalue inside the bracket.
+  (Wriggers 2008 §7.4). A bifurcation is first bracketed by bisection on the load factor with converged states
+  (a single big step may jump over several critical points); its load is then located by regula falsi on that
+  eigenvalue inside the bracket.
   Branch switching (Riks 1984; Wagner & Wriggers 1988): the critical mode φ (the eigenvector of K_t on ker B
   with the eigenvalue nearest 0) gives the predictor q ∘ exp(τ φ) at the bifurcation state, corrected with
   the constraint φᵀΔw = τ (which excludes the fundamental branch); the path then continues on the new branch.
@@ -92,7 +92,8 @@ class PathEvent:
     """A bifurcation or limit point between states ``after − 1`` and ``after`` of the path, at load factor
     ``load_factor``, bracketed by converged states at ``lower`` (the stability count of state ``after − 1``) and
     ``upper`` (a different count): bisection on the load factor, then regula falsi on the critical eigenvalue
-    inside the bracket (``lower`` = ``upper`` = nan where no bracket was refined: arc-length past a limit point)."""
+    inside the bracket (``lower`` = ``upper`` = nan where no bracket was refined: a limit point, whose load
+    factor is the midpoint of the step, or a bifurcation reached with the load falling)."""
 
     kind: str
     after: int
@@ -479,23 +480,22 @@ class _Path:
         self.states.append(st)
         if detect and self.check and (st.n_negative != prev.n_negative):
             lo, hi, lower, upper = prev, st, float("nan"), float("nan")
-            if st.load_factor > prev.load_factor:  # load rising along the step: bracket the first change
-                lo, hi = self.bracket(prev, st)
-                lower, upper = lo.load_factor, hi.load_factor
-            mu = 0.5 * (lo.load_factor + hi.load_factor)
+            mu = 0.5 * (prev.load_factor + st.load_factor)
             kind, mode = "limit point", None
             try:
-                _, mode = critical_mode(self.eq.rod, st, self.eq.t)  # the switching direction at st
-                # at a bifurcation the critical mode is orthogonal to the loads; at a limit point it is not:
-                # judged at the first state past the change (the bracket's top), where that mode is the critical one
-                phi = mode if hi is st else critical_mode(self.eq.rod, hi, self.eq.t)[1]
-                f = self.eq.load(hi.q)
-                if abs(float(phi @ f)) <= BIFURCATION_TOL * float(np.linalg.norm(phi) * np.linalg.norm(f)):
+                _, mode = critical_mode(self.eq.rod, st, self.eq.t)
+                f = self.eq.load(st.q)
+                # at a bifurcation the critical mode is orthogonal to the loads; at a limit point it is not
+                if abs(float(mode @ f)) <= BIFURCATION_TOL * float(np.linalg.norm(mode) * np.linalg.norm(f)):
                     kind = "bifurcation"
+                    if st.load_factor > prev.load_factor:  # load rising over the step: bracket the first change
+                        lo, hi = self.bracket(prev, st)
+                        lower, upper = lo.load_factor, hi.load_factor
+                    mu = 0.5 * (lo.load_factor + hi.load_factor)
                     mu_rf = self.locate(lo, hi)
                     if lo.load_factor <= mu_rf <= hi.load_factor:
                         mu = mu_rf
-            except (ValueError, RuntimeError) as exc:  # ARPACK trouble: keep the midpoint of the bracket
+            except (ValueError, RuntimeError) as exc:  # ARPACK trouble: keep the midpoint (of the bracket)
                 logger.warning("critical mode at load factor %.6g not found: %s", st.load_factor, exc)
             self.events.append(PathEvent(kind, len(self.states) - 1, float(mu), mode, lower, upper))
             logger.info("%s between load factors %.6g and %.6g", kind, lo.load_factor, hi.load_factor)
