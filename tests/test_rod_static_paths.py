@@ -35,10 +35,10 @@ STEEL = Material.from_section(E=210e9, G=81e9, rho=7850.0, section="rectangle", 
 COLUMN_MAT = Material(C_K=[1.0, 2.0, 1.0], C_Gamma=[1e4] * 3, rhoA=1.0, rhoJ=[1e-3] * 3)  # EI₁ = 1: weak axis
 
 
-def column(n: int, P: float = np.pi**2) -> CosseratRod:
+def column(n: int, P: float = np.pi**2, material: Material = COLUMN_MAT) -> CosseratRod:
     """Pinned (torsion held) – roller column, L = EI = 1, end load P along −x (P_E = π²)."""
     mesh = RodMesh.uniform(1.0, n)
-    return CosseratRod(mesh=mesh, material=COLUMN_MAT, q_ref=straight(G, mesh), inextensible=True,
+    return CosseratRod(mesh=mesh, material=material, q_ref=straight(G, mesh), inextensible=True,
                        supports=(Support("start", fix=("x", "y", "z", "rx")), Support("end", "roller", axis="x")),
                        loads=(NodalLoad(node="end", force=[-P, 0.0, 0.0]),))
 
@@ -87,6 +87,27 @@ def test_without_branch_switching_the_straight_state_past_P_cr_is_reported_unsta
     path = solve_static(column(16), load_steps=5, load_factor=1.1, branch_switch=False)
     assert path.status == "unstable" and path.final.n_negative == 1
     assert "unstable" in path.message and "bifurcation" in path.message
+
+
+@pytest.mark.parametrize(("stiffer", "times_euler"), [(3.0, 3.5), (2.0, 10.0)])
+def test_one_load_step_far_past_P_cr_brackets_the_first_critical_load(stiffer, times_euler):
+    """Issue 24 item 10: one load step to 3.5 (10) × P_E jumps over two (four) critical points — weak and stiff
+    axis — and the regula falsi between the end states landed on the stiff-axis crossing (0.868 for 0.289) or an
+    end (1.0 for 0.101). Bisection on the load factor with converged states brackets the first change: the
+    reported factor is the linear buckling eigenvalue (``modal.buckling``, its own generalised eigenproblem) to
+    the bracket width 1e-3, and Euler's 1/times_euler to the O(N⁻²) discretisation error at N = 8."""
+    rod = column(8, times_euler * np.pi**2, Material(C_K=[1.0, stiffer, 1.0], C_Gamma=[1e4] * 3, rhoA=1.0,
+                                                     rhoJ=[1e-3] * 3))
+    mu_lin = buckling(rod, 1).load_factors[0]
+    path = solve_static(rod, load_steps=1, branch_switch=False)
+    assert path.status == "unstable" and path.n_steps == 1
+    assert path.final.n_negative == {3.5: 2, 10.0: 4}[times_euler]  # several critical points jumped over
+    (ev,) = path.events
+    assert ev.kind == "bifurcation"
+    assert ev.lower <= mu_lin <= ev.upper and ev.upper - ev.lower <= 1e-3 * ev.upper  # bracketed, to 1e-3
+    assert abs(ev.load_factor / mu_lin - 1.0) < 1e-6  # regula falsi inside the bracket: the eigenvalue itself
+    assert abs(ev.load_factor * times_euler - 1.0) < 0.015  # Euler π²EI/L², N = 8: 1.3 % discretisation error
+    assert f"bracketed in [{ev.lower:.6g}, {ev.upper:.6g}]" in path.message
 
 
 def test_post_buckling_path_converges_to_the_elastica_at_several_loads():

@@ -413,7 +413,10 @@ def run_static(case: dict[str, Any], frame: Structure, run_dir: Path) -> RunSumm
     last = path.final
     status = "ok" if path.status == "ok" else path.status
     extra = {"analysis": "static", "load_factor": last.load_factor, "n_negative": last.n_negative,
-             "load_steps_taken": path.n_steps, **balance(frame, t1, last.q, last.lam)}
+             "load_steps_taken": path.n_steps,
+             "events": [{"kind": e.kind, "load_factor": e.load_factor,
+                         "bracket": [e.lower, e.upper] if np.isfinite(e.lower) else None} for e in path.events],
+             **balance(frame, t1, last.q, last.lam)}
     return RunSummary(status=status, message=path.message, n_steps=path.n_steps, n_rejected=path.cutbacks,
                       t_final=t1, extra=extra)
 

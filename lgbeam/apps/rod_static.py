@@ -113,7 +113,8 @@ def run_static(case: dict[str, Any], rod: CosseratRod, q0: np.ndarray, run_dir: 
     status = "ok" if path.status == "ok" else ("failed" if path.status == "failed" else path.status)
     extra = {"tip": G.translation(last.q[-1]).tolist(), "analysis": "static", "load_factor": last.load_factor,
              "n_negative": last.n_negative, "load_steps_taken": path.n_steps, "cutbacks": path.cutbacks,
-             "events": [{"kind": e.kind, "load_factor": e.load_factor} for e in path.events],
+             "events": [{"kind": e.kind, "load_factor": e.load_factor,
+                         "bracket": [e.lower, e.upper] if np.isfinite(e.lower) else None} for e in path.events],
              **reaction_summary(rod, t1, last.q, last.lam)}
     return RunSummary(status=status, message=path.message, n_steps=path.n_steps, n_rejected=path.cutbacks,
                       t_final=t1, extra=extra)

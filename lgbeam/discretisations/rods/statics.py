@@ -22,7 +22,9 @@ Equations, with the load factor μ scaling the external loads f (body frame) at 
   of the saddle-point matrix); a state with any is "unstable" (never plain "ok").
 * Bifurcation or limit point: the count changes between two states. The critical mode φ (eigenvector of K_t
   on ker B with the eigenvalue nearest zero) tells which: φ ⟂ f at a bifurcation, φ·f ≠ 0 at a limit point
-  (Wriggers 2008 §7.4); a bifurcation load is then located by regula falsi on that eigenvalue.
+  (Wriggers 2008 §7.4). A bifurcation is first bracketed by bisection on the load factor with converged states
+  (a single big step may jump over several critical points); its load is then located by regula falsi on that
+  eigenvalue inside the bracket.
   Branch switching (Riks 1984; Wagner & Wriggers 1988): the critical mode φ (the eigenvector of K_t on ker B
   with the eigenvalue nearest 0) gives the predictor q ∘ exp(τ φ) at the bifurcation state, corrected with
   the constraint φᵀΔw = τ (which excludes the fundamental branch); the path then continues on the new branch.
@@ -55,6 +57,8 @@ from .rod import CosseratRod
 logger = logging.getLogger(__name__)
 
 METHODS = ("newton", "arc-length")
+BRACKET_RTOL = 1e-3  # bisection of a change of stability down to this relative width of the load-factor bracket
+BRACKET_SOLVES = 20  # ... or this many Newton solves (each from the last state with the old stability count)
 BIFURCATION_TOL = 1e-3  # |φ·f| / (|φ| |f|) below this: the critical mode is orthogonal to the loads (bifurcation)
 STEP_TOL = 1e-11  # a Newton correction this small (rad, or length / L) is round-off: converged if R is near tol
 
@@ -86,12 +90,24 @@ class StaticState:
 @dataclass(frozen=True)
 class PathEvent:
     """A bifurcation or limit point between states ``after − 1`` and ``after`` of the path, at load factor
-    ``load_factor`` (linear interpolation of the critical eigenvalue to zero)."""
+    ``load_factor``, bracketed by converged states at ``lower`` (the stability count of state ``after − 1``) and
+    ``upper`` (a different count): bisection on the load factor, then regula falsi on the critical eigenvalue
+    inside the bracket (``lower`` = ``upper`` = nan where no bracket was refined: a limit point, whose load
+    factor is the midpoint of the step, or a bifurcation reached with the load falling)."""
 
     kind: str
     after: int
     load_factor: float
     mode: FloatArray | None = field(default=None, repr=False)
+    lower: float = float("nan")
+    upper: float = float("nan")
+
+    def describe(self) -> str:
+        """``"bifurcation at load factor 0.285 (bracketed in [0.2849, 0.2852])"``: the status message's words."""
+        text = f"{self.kind} at load factor {self.load_factor:.6g}"
+        if np.isfinite(self.lower) and np.isfinite(self.upper):
+            text += f" (bracketed in [{self.lower:.6g}, {self.upper:.6g}])"
+        return text
 
 
 @dataclass(frozen=True)
@@ -426,7 +442,7 @@ class _Path:
             else:
                 message = (f"equilibrium at load factor {last.load_factor:.6g} is {status}: {last.n_negative} negative "
                            f"and {last.n_zero} zero eigenvalue(s) of the tangent on ker B")
-        ev = "; ".join(f"{e.kind} at load factor {e.load_factor:.6g}" for e in self.events)
+        ev = "; ".join(e.describe() for e in self.events)
         if ev:
             message += f" ({ev})"
         return StaticPath(tuple(self.states), status, message, tuple(self.events), self.cutbacks)
@@ -463,6 +479,7 @@ class _Path:
         st = _state(self.eq, nw, self.branch, self.check)
         self.states.append(st)
         if detect and self.check and (st.n_negative != prev.n_negative):
+            lo, hi, lower, upper = prev, st, float("nan"), float("nan")
             mu = 0.5 * (prev.load_factor + st.load_factor)
             kind, mode = "limit point", None
             try:
@@ -471,12 +488,39 @@ class _Path:
                 # at a bifurcation the critical mode is orthogonal to the loads; at a limit point it is not
                 if abs(float(mode @ f)) <= BIFURCATION_TOL * float(np.linalg.norm(mode) * np.linalg.norm(f)):
                     kind = "bifurcation"
-                    mu = self.locate(prev, st)
-            except (ValueError, RuntimeError) as exc:  # ARPACK trouble: keep the midpoint estimate
+                    if st.load_factor > prev.load_factor:  # load rising over the step: bracket the first change
+                        lo, hi = self.bracket(prev, st)
+                        lower, upper = lo.load_factor, hi.load_factor
+                    mu = 0.5 * (lo.load_factor + hi.load_factor)
+                    mu_rf = self.locate(lo, hi)
+                    if lo.load_factor <= mu_rf <= hi.load_factor:
+                        mu = mu_rf
+            except (ValueError, RuntimeError) as exc:  # ARPACK trouble: keep the midpoint (of the bracket)
                 logger.warning("critical mode at load factor %.6g not found: %s", st.load_factor, exc)
-            self.events.append(PathEvent(kind, len(self.states) - 1, float(mu), mode))
-            logger.info("%s between load factors %.6g and %.6g", kind, prev.load_factor, st.load_factor)
+            self.events.append(PathEvent(kind, len(self.states) - 1, float(mu), mode, lower, upper))
+            logger.info("%s between load factors %.6g and %.6g", kind, lo.load_factor, hi.load_factor)
         return st
+
+    def bracket(self, a: StaticState, b: StaticState) -> tuple[StaticState, StaticState]:
+        """Converged states (lo, hi) with a's stability count at lo and another at hi, lo.μ < hi.μ: bisection on
+        the load factor between a and b (each trial a Newton solve from lo) to the relative width BRACKET_RTOL or
+        BRACKET_SOLVES solves; a trial that does not converge ends it. A big load step that jumps over several
+        critical points thus brackets the first one, not a point between them."""
+        eq, lo, hi = self.eq, a, b
+        for _ in range(BRACKET_SOLVES):
+            if hi.load_factor - lo.load_factor <= BRACKET_RTOL * abs(hi.load_factor):
+                break
+            nw = _newton(eq, lo.q, lo.lam, 0.5 * (lo.load_factor + hi.load_factor), **self.kw)
+            if not nw.converged:
+                logger.info("bracketing a change of stability: no equilibrium found at load factor %.6g (%s); "
+                            "bracket kept at [%.6g, %.6g]", nw.mu, nw.reason, lo.load_factor, hi.load_factor)
+                break
+            s = _state(eq, nw, lo.branch, True)
+            if s.n_negative == a.n_negative:
+                lo = s
+            else:
+                hi = s
+        return lo, hi
 
     def locate(self, a: StaticState, b: StaticState, iters: int = 8) -> float:
         """Load factor where the critical eigenvalue crosses zero between states a and b of one branch:
