@@ -327,7 +327,7 @@ def test_pvbatch_tube_and_state(lframe_run, tmp_path):
     pvd = lframe_run / "paraview" / "l-frame.pvd"
     edges = lframe_run / "paraview" / "l-frame-edges.pvd"
     res = subprocess.run([PVBATCH, str(script), str(pvd), str(pvd.with_suffix(".pvsm")), str(edges)],
-                         capture_output=True, text=True, timeout=300, check=False)
+                         capture_output=True, text=True, timeout=300, check=False, cwd=pvd.parent)  # relative path
     lines = {ln.split()[0]: ln.split()[1] for ln in res.stdout.splitlines() if ln.split() and ln.split()[0].isupper()}
     assert int(lines["TUBE"]) > 0, res.stdout + res.stderr
     assert int(lines["STATE"]) > 0, res.stdout + res.stderr

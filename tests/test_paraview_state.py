@@ -5,6 +5,7 @@ including a frame-0 range that alone would be tiny; the shown time is the last o
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from itertools import pairwise
 
 import numpy as np
 
@@ -25,7 +26,7 @@ def _series(tmp_path, frames):
 
 def _box_edges():
     c = np.array([[0, 0, 0], [4, 0, 0], [4, 3, 0], [0, 3, 0], [0, 3, 6], [4, 3, 6], [4, 0, 6], [0, 0, 6]], float)
-    return np.concatenate([np.linspace(a, b, 5)[:-1] for a, b in zip(c[:-1], c[1:])] + [c[-1:]])
+    return np.concatenate([np.linspace(a, b, 5)[:-1] for a, b in pairwise(c)] + [c[-1:]])
 
 
 def test_3d_structure_gets_an_oblique_camera_framing_every_frame(tmp_path):

@@ -140,7 +140,7 @@ def series_view(pvd: Path, view_angle_deg: float = 30.0) -> SeriesView:
     return SeriesView(tuple(t for t, _ in entries), (cmin, cmax), centre, centre - dist * view, up, radius)
 
 
-def _set(root: ET.Element, prop_id: str, values: Sequence[object]) -> None:
+def _set(root: ET.Element, prop_id: str, values: Sequence[float | str]) -> None:
     """Replace the elements of the property ``prop_id`` (e.g. ``"425.CameraPosition"``) by ``values``."""
     prop = root.find(f".//Property[@id='{prop_id}']")
     if prop is None:
