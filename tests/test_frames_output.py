@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -74,9 +75,52 @@ def test_every_array_has_a_unit_and_a_frame_and_kirchhoff_forces_are_not_zero(lf
 
 def test_pvsm_names_the_series_and_the_tube_radius(lframe_run):
     state = (lframe_run / "paraview" / "l-frame.pvsm").read_text()
-    assert str((lframe_run / "paraview" / "l-frame.pvd").resolve()) in state
+    assert str(lframe_run.resolve()) not in state  # no absolute path (issue #24 item 8)
     assert "@PVD_PATH@" not in state and "@RADIUS_FACTOR@" not in state
     assert "moment_magnitude" in state and "TubeFilter" in state
+
+
+def _prop(root, pid):
+    return [float(e.get("value")) for e in root.find(f".//Property[@id='{pid}']").iter("Element")]
+
+
+def test_pvsm_opens_at_the_last_frame_with_all_frames_colour_range_and_a_3d_camera(lframe_run, tmp_path):
+    """Issue #24 item 8: the state's time is the series' last time, the |moment| range is the min/max over
+    every frame's VTP (read here with VTK itself), the camera frames the bounding box of all frames and does
+    not look down z, and the series path is relative: a copied run folder's state names files that exist
+    beside it (and the original, removed, is not needed)."""
+    from vtkmodules.util.numpy_support import vtk_to_numpy
+
+    moved = tmp_path / "elsewhere" / "copied-run"
+    shutil.copytree(lframe_run, moved)
+    root = ET.parse(moved / "paraview" / "l-frame.pvsm").getroot()
+    fname = root.find(".//Property[@id='285.FileName']/Element").get("value")
+    assert not Path(fname).is_absolute() and (moved / "paraview" / fname).is_file()
+    entries = read_pvd(moved / "paraview" / fname)
+    assert all(p.is_file() and moved in p.parents for _, p in entries)
+    times = [t for t, _ in entries]
+    for pid in ("261.AnimationTime", "256.Time", "425.ViewTime", "261.EndTime"):
+        assert _prop(root, pid) == [times[-1]], pid
+    assert _prop(root, "256.TimestepValues") == times and times[-1] > times[0]
+    data = [_vtk_read(p) for _, p in entries]
+    mm = np.concatenate([vtk_to_numpy(d.GetPointData().GetArray("moment_magnitude")) for d in data])
+    rgb = _prop(root, "737.RGBPoints")
+    assert np.isclose(rgb[0], mm.min()) and np.isclose(rgb[8], mm.max()) and mm.max() > 1.0
+    assert np.isclose(rgb[4], 0.5 * (mm.min() + mm.max()))
+    assert _prop(root, "737.AutomaticRescaleRangeMode") == [-1.0]
+    pts = np.concatenate([vtk_to_numpy(d.GetPoints().GetData()) for d in data])
+    lo, hi = pts.min(0), pts.max(0)
+    focal, pos = np.array(_prop(root, "425.CameraFocalPoint")), np.array(_prop(root, "425.CameraPosition"))
+    up = np.array(_prop(root, "425.CameraViewUp"))
+    assert np.allclose(focal, 0.5 * (lo + hi))
+    d = (focal - pos) / np.linalg.norm(focal - pos)
+    assert np.all(hi - lo > 1e-3 * (hi - lo).max())  # the L-frame with its out-of-plane sway fills a 3-D box
+    assert np.allclose(d, [-1, 1, -1] / np.sqrt(3.0))  # the isometric view, not the template's plan view
+    assert abs(d @ up) < 1e-12 and np.isclose(np.linalg.norm(up), 1.0)
+    # every frame's every point is inside the 30° view cone
+    rel = pts - pos
+    cos = rel @ d / np.linalg.norm(rel, axis=1)
+    assert np.all(cos >= np.cos(np.radians(15.0)) - 1e-12)
 
 
 def test_poly_series_resumes_with_keep(tmp_path):
@@ -282,7 +326,7 @@ def test_pvbatch_tube_and_state(lframe_run, tmp_path):
     pvd = lframe_run / "paraview" / "l-frame.pvd"
     edges = lframe_run / "paraview" / "l-frame-edges.pvd"
     res = subprocess.run([PVBATCH, str(script), str(pvd), str(pvd.with_suffix(".pvsm")), str(edges)],
-                         capture_output=True, text=True, timeout=300, check=False)
+                         capture_output=True, text=True, timeout=300, check=False, cwd=pvd.parent)  # relative path
     lines = {ln.split()[0]: ln.split()[1] for ln in res.stdout.splitlines() if ln.split() and ln.split()[0].isupper()}
     assert int(lines["TUBE"]) > 0, res.stdout + res.stderr
     assert int(lines["STATE"]) > 0, res.stdout + res.stderr

@@ -141,3 +141,50 @@ def test_render_late_flying_spaghetti_frames_are_not_clipped(tmp_path):
         assert np.mean(img.max(-1) - img.min(-1) > 60) > 3e-4, f"GIF frame {k} is blank"
     only = render_run(out, [0, -1], size=(320, 240))  # the two frames alone (without the GIF's in between)
     assert _coloured_fraction(only[1]) > 3e-4
+
+
+def test_render_scale_magnifies_the_displacement_from_the_first_frame(run_dir, monkeypatch):
+    """--scale s (issue #24 item 8): every drawn frame k is at X0 + s (X_k − X0), X read here from the VTP
+    files with pyvista; the picture is written and differs from the true-scale one; the title says so."""
+    import pyvista as pv
+
+    from lgbeam.io import render
+    from lgbeam.io.vtk import read_pvd
+
+    entries = read_pvd(run_dir / "paraview" / "pend.pvd")
+    X0, X4 = (np.asarray(pv.read(entries[k][1]).points, dtype=float) for k in (0, 4))
+    assert np.abs(X4 - X0).max() > 1e-3  # the rod moved
+    seen = {}
+    real = render._scene_3d
+
+    def spy(meshes, times, kind, size, title=""):
+        seen["points"] = [np.asarray(m.points, dtype=float) for m in meshes]
+        seen["title"] = title
+        return real(meshes, times, kind, size, title)
+
+    monkeypatch.setattr(render, "_scene_3d", spy)
+    true_png = render_run(run_dir, [-1], size=(240, 180))[0]
+    true_img = np.asarray(Image.open(true_png).convert("RGB")).copy()
+    assert np.allclose(seen["points"][-1], X4) and seen["title"] == ""
+    files = render_run(run_dir, [-1], size=(240, 180), scale=10.0)
+    assert [f.name for f in files] == ["pend_frame000004.png"] and _non_background_fraction(files[0]) > 0.005
+    assert np.allclose(seen["points"][0], X0)  # frame 0, the reference, stays
+    assert np.allclose(seen["points"][-1], X0 + 10.0 * (X4 - X0), rtol=0, atol=1e-12)
+    assert seen["title"] == "(displacements x 10)"
+    assert np.mean(np.any(np.asarray(Image.open(files[0]).convert("RGB")) != true_img, axis=-1)) > 0.002
+    for bad in (0.0, -2.0, float("nan")):
+        with pytest.raises(ValueError, match="--scale expects a positive deformation factor"):
+            render_run(run_dir, [-1], scale=bad)
+
+
+def test_render_scale_refuses_other_series_and_exits_2_from_the_cli(tmp_path, capsys):
+    from lgbeam.cli.main import main
+
+    x = np.linspace(0, 1, 5)
+    with PVDSeries(tmp_path / "paraview" / "u.pvd") as s:
+        s.write_frame(0.0, line_frame(x, {"u": x}))
+    assert main(["render", str(tmp_path), "--scale", "-1"]) == 2
+    assert "--scale expects a positive deformation factor" in capsys.readouterr().err
+    assert not (tmp_path / "figures").exists()  # nothing written on bad input
+    with pytest.raises(ValueError, match="--scale magnifies the deformation of rods and frames"):
+        render_run(tmp_path, None, scale=5.0)

@@ -13,7 +13,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="render a run folder's ParaView series off-screen into RUN_DIR/figures (PNG, GIF)",
         description="Render the rod as a tube with director glyphs (rigid bodies as frames, PDE fields "
         "as line plots) for chosen frames, and optionally an animated GIF, into RUN_DIR/figures.",
-        epilog="example: lgbeam render outputs/fs --frames 0,10,-1 --gif",
+        epilog="examples: lgbeam render outputs/fs --frames 0,10,-1 --gif; lgbeam render outputs/portal-frame --scale 100",
     )
     p.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a folder made by `lgbeam run`")
     p.add_argument("--frames", default=None, metavar="I,J,...",
@@ -21,6 +21,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--gif", action="store_true", help="also write an animated GIF of the motion")
     p.add_argument("--overlay", action="store_true",
                    help="rods: draw the chosen frames (default 24 evenly spaced) in one picture, coloured by time")
+    p.add_argument("--scale", type=float, default=1.0, metavar="FACTOR",
+                   help="rods and frames: draw the displacements from the first frame times FACTOR, e.g. 10 "
+                   "for a small sway (default 1: true scale)")
     p.add_argument("--size", default="800x600", metavar="WxH", help="image size in pixels (default 800x600)")
     p.set_defaults(func=_run)
 
@@ -32,7 +35,7 @@ def _run(args: argparse.Namespace) -> int:
     if not m or min(int(m[1]), int(m[2])) < 16:
         raise ValueError(f"--size expects WIDTHxHEIGHT in pixels (at least 16), e.g. 800x600, got {args.size!r}")
     files = render_run(args.run_dir, parse_frames(args.frames), gif=args.gif, size=(int(m[1]), int(m[2])),
-                        overlay=args.overlay)
+                        overlay=args.overlay, scale=args.scale)
     for f in files:
         print(f)
     return 0
