@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from lgbeam.apps import RunSummary
-from lgbeam.apps._frame_members import rods_form
+from lgbeam.apps._frame_members import _table, rods_form
 from lgbeam.apps._rod_supports import AT_KEYS
 from lgbeam.apps._runner import Problem, check_work, run_problem, write_diagnostics
 from lgbeam.apps.rod import SCHEMA as ROD_SCHEMA
@@ -104,15 +104,6 @@ SCHEMA: dict[str, Any] = {
                          "every [[loads.cases]] once)")},
     "output": output_section(0.05, edge_data=True, time_unit="s"),
 }
-
-
-def _table(spec: Any, where: str, keys: tuple[str, ...]) -> dict[str, Any]:
-    if not isinstance(spec, dict):
-        raise ValueError(f"{where} must be a table with keys {', '.join(keys)}")  # noqa: TRY004 - exit 2
-    bad = sorted(set(spec) - set(keys))
-    if bad:
-        raise ValueError(f"{where}: unknown key {bad[0]!r}; valid keys: {', '.join(keys)}")
-    return spec
 
 
 def _vec(where: str, value: Any) -> np.ndarray:
