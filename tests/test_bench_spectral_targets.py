@@ -38,7 +38,6 @@ def test_problems_and_reference():
         targets.problem("kdv", 65, 1.0)
 
 
-@pytest.mark.skipif(not targets.has_rkstiff(), reason="rkstiff (optional peer) not installed")
 def test_etd35_peer_converges_to_the_exact_soliton():
     """Against ETDRK4 at a small step on the same semi-discrete system (an independent method; the exact soliton
     carries the grid's spatial error, 3e-5 at N = 129)."""

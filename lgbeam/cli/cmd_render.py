@@ -13,7 +13,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="render a run folder's ParaView series off-screen into RUN_DIR/figures (PNG, GIF)",
         description="Render the rod as a tube with director glyphs (rigid bodies as frames, PDE fields "
         "as line plots) for chosen frames, and optionally an animated GIF, into RUN_DIR/figures.",
-        epilog="examples: lgbeam render outputs/fs --frames 0,10,-1 --gif; lgbeam render outputs/portal-frame --scale 100",
+        epilog="example: lgbeam render outputs/fs --frames 0,10,-1 --gif\nexample: lgbeam render outputs/portal-frame --scale 100",
     )
     p.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a folder made by `lgbeam run`")
     p.add_argument("--frames", default=None, metavar="I,J,...",
