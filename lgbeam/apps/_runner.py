@@ -57,7 +57,7 @@ logger = logging.getLogger(__name__)
 CHECKPOINT_FORMAT = 2  # 1: checkpoint.pkl (a pickle; never read now)
 LEGACY_CHECKPOINT = "checkpoint.pkl"
 RESUMABLE_KEYS = ("time.t_end", "integrator.max_steps", "output.checkpoint_seconds", "output.checkpoint_steps",
-                  "output.max_memory_gb", "output.max_disk_gb")  # may differ between a checkpoint and its resume
+                  "output.max_memory_gb", "output.max_disk_gb", "output.max_frames")  # may differ on a resume
 GIB = 1024**3
 
 
