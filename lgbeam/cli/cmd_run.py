@@ -1,9 +1,10 @@
 """``lgbeam run CASE``: validate a case, make a run folder, run the app, write provenance and figures.
 
-Exit codes: 0 success; 1 the integration stopped early (status other than "ok"); 2 a user error
-(one line on stderr); 130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM (``timeout``, batch schedulers):
-the driver catches both between steps, every file is written and valid, and ``lgbeam run --resume RUN_DIR``
-continues the run from its last checkpoint (also after SIGKILL).
+Exit codes: 0 success; 1 the integration stopped early (status other than "ok"); 2 a user error or an
+environment to fix (a refused value or resume, a read-only or full disk; one line on stderr); 130 interrupted by
+SIGINT (Ctrl-C), 143 by SIGTERM (``timeout``, batch schedulers): the driver catches both between steps, every file
+is written and valid, and ``lgbeam run --resume RUN_DIR`` continues the run from its last checkpoint (also after
+SIGKILL); outside the step loop ``lgbeam.cli.main`` ends the command with the same codes in one line.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ from lgbeam.io.run import Stopwatch, make_run_dir, provenance, write_provenance
 logger = logging.getLogger(__name__)
 
 
-
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "run",
@@ -42,7 +42,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-figures", action="store_true", help="skip the matplotlib figures")
     p.add_argument("--resume", type=Path, default=None, metavar="RUN_DIR",
                    help="continue a killed or interrupted run from its checkpoint.npz (appends to its files; refused when case.toml, the model or the lgbeam version changed)")
-    p.set_defaults(func=_run)
+    p.set_defaults(func=_run_case_command)
 
 
 def add_case_arguments(p: argparse.ArgumentParser, case_optional: bool = False) -> None:
@@ -150,10 +150,6 @@ def _resume_target(args: argparse.Namespace) -> tuple[dict[str, Any], Path, Path
                          "was static, or was written by an older lgbeam): nothing to continue; rerun the case")
     case, source = load_case(str(run_dir / "case.toml"))
     return case, source, run_dir
-
-
-def _run(args: argparse.Namespace) -> int:
-    return _run_case_command(args)
 
 
 def _run_case_command(args: argparse.Namespace) -> int:

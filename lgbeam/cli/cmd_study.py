@@ -37,7 +37,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from lgbeam.apps import load_case
-from lgbeam.cli.cmd_run import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated, add_case_arguments, run_case
+from lgbeam.cli.cmd_run import add_case_arguments, run_case
+from lgbeam.cli.main import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated
 from lgbeam.io.run import Stopwatch, make_run_dir, write_provenance
 from lgbeam.studies.parallel import deferred_interrupts, signals_recorded
 from lgbeam.studies.runner import (
