@@ -105,10 +105,7 @@ def check_outcome(rc: int, err: str, out: Path, what: str) -> None:
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(target=st.sampled_from(TARGETS), value=st.sampled_from(VALUES))
 def test_fuzzed_case_values_run_or_are_refused_in_one_line(capsys, target, value):
-    case, template = target
-    override = template.format(v=value)
-    rc, err, out = run_one(capsys, case, override)
-    check_outcome(rc, err, out, f"lgbeam run {case} --set '{override}'")
+    _fuzz_one(capsys, target, value)
 
 
 @pytest.mark.slow
@@ -116,6 +113,11 @@ def test_fuzzed_case_values_run_or_are_refused_in_one_line(capsys, target, value
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(target=st.sampled_from(TARGETS), value=st.sampled_from(VALUES))
 def test_fuzzed_case_values_random_and_more(capsys, target, value):
+    _fuzz_one(capsys, target, value)
+
+
+def _fuzz_one(capsys, target, value):
+    """``lgbeam run`` with one drawn value: it runs, or stops with a status line, or is refused in one line."""
     case, template = target
     override = template.format(v=value)
     rc, err, out = run_one(capsys, case, override)

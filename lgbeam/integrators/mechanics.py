@@ -160,15 +160,18 @@ def norm(x: FloatArray) -> float:
 
 
 def residuals(system: Any, t: float, q: FloatArray, v: FloatArray, lin: SaddlePointSolver | None = None,
-              rheonomic: bool | None = None) -> dict[str, float]:
+              rheonomic: bool | None = None, velocity: bool = True) -> dict[str, float]:
     """{phi: ‖Φ‖, bv: ‖B v (+ Φ_t)‖, energy} after a step; ``lin`` lets B v use the stage solver's cached
-    pattern. A system may compute all three at once (``HasStepResiduals``, e.g. the rod's compiled pass)."""
+    pattern. A system may compute all three at once (``HasStepResiduals``, e.g. the rod's compiled pass).
+    ``velocity=False`` skips B v where it costs a Jacobian (the driver's always-on blow-up check needs Φ and E)."""
     rheo = is_rheonomic(system) if rheonomic is None else rheonomic
     if not rheo and supports(system, HasStepResiduals) and (fused := system.step_residuals(t, q, v)) is not None:
         return {"phi": fused[0], "bv": fused[1], "energy": fused[2]}
     res = bv = 0.0
     if system.n_constraints:
         res = norm(system.constraints_t(t, q) if rheo else system.constraints(q))
+        if not velocity:
+            return {"phi": res, "energy": float(system.energy(t, q, v)) if supports(system, HasEnergy) else math.nan}
         B = jac(system, t, q)
         hid = lin.matvec(B, v) if lin is not None else B @ v
         if rheo:
@@ -176,18 +179,6 @@ def residuals(system: Any, t: float, q: FloatArray, v: FloatArray, lin: SaddlePo
         bv = norm(hid)
     energy = float(system.energy(t, q, v)) if supports(system, HasEnergy) else float("nan")
     return {"phi": res, "bv": bv, "energy": energy}
-
-
-def guard_values(system: Any, t: float, q: FloatArray, v: FloatArray) -> dict[str, float]:
-    """{phi: ‖Φ‖, energy} for the driver's always-on blow-up check when the run records no diagnostics (one
-    compiled pass where the system has one, ``HasStepResiduals``; no B v)."""
-    rheo = is_rheonomic(system)
-    if not rheo and supports(system, HasStepResiduals) and (fused := system.step_residuals(t, q, v)) is not None:
-        return {"phi": fused[0], "energy": fused[2]}
-    out = {"phi": norm(system.constraints_t(t, q) if rheo else system.constraints(q))} if system.n_constraints else {}
-    if supports(system, HasEnergy):
-        out["energy"] = float(system.energy(t, q, v))
-    return out
 
 
 def hermite(G: Any, q0: FloatArray, v0: FloatArray, lam0: FloatArray, theta: FloatArray, q1: FloatArray,

@@ -17,7 +17,7 @@ while for the others the reference is the largest |value| so far (a loaded syste
 stops at the last good state with that status.
 
 Besides those (and whatever ``diagnostics`` says: the checks below run with ``diagnostics=False`` too, from the
-diagnostics when they hold the values, else from one cheap evaluation, ``mechanics.guard_values`` or the
+diagnostics when they hold the values, else from one cheap evaluation, ``mechanics.residuals(..., velocity=False)`` or the
 method's ``blowup_invariants``), two checks that do not follow the solution's own growth:
 
 - the constraint residual: ‖Φ(q)‖ above ``constraint_tol`` (default ``PHI_FACTOR`` = 1e-2 × the system's
@@ -51,7 +51,7 @@ import numpy as np
 
 from lgbeam.integrators.base import HasBlowupFactor, HasCheckpoint, HasInitialStep, Status, Step
 from lgbeam.integrators.controllers import AdaptiveStep, ConstantStep
-from lgbeam.integrators.mechanics import guard_values
+from lgbeam.integrators.mechanics import residuals
 from lgbeam.integrators.registry import make_method
 from lgbeam.solve.contracts import check_compatible
 from lgbeam.solve.record import MemoryRecord
@@ -545,7 +545,7 @@ class _Guard:
         if self.own is not None:
             return dict(self.own(self.system, t, y, cache))
         if self.mech and (self.drift is not None or math.isfinite(self.phi_tol)):
-            return guard_values(self.system, t, y.q, y.v)
+            return residuals(self.system, t, y.q, y.v, velocity=False)
         return d
 
     def start(self, s: LoopState, t0: float, g0: dict[str, float]) -> None:
