@@ -447,7 +447,7 @@ def test_static_run_draws_the_load_path_and_modes_folders_do_not_collide(tmp_pat
     with open(a / "modes.csv") as fa, open(b / "modes.csv") as fb:
         ra, rb = next(csv.DictReader(fa)), next(csv.DictReader(fb))
     assert {"period_s", "effective_mass_x", "effective_mass_y", "effective_mass_z", "cumulative_mass_fraction_x"} <= set(ra)
-    assert set(rb) == {"mode", "load_factor"}
+    assert set(rb) == {"mode", "load_factor", "load_factor_mesh", "load_factor_error"}  # analysis.richardson
 
 
 def test_a_point_mass_under_gravity_conserves_energy_in_dynamics():

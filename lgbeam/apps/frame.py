@@ -101,7 +101,10 @@ SCHEMA: dict[str, Any] = {
     "time": time_section(unit="s"),
     "analysis": dict(ROD_SCHEMA["analysis"]) | {
         "load_case": Key(str, None, doc="the load case or combination applied with the loads of [loads] (default: "
-                         "every [[loads.cases]] once)")},
+                         "every [[loads.cases]] once)"),
+        "richardson": Key(bool, True, doc="static, lgbeam modes and --buckling: also solve with half and twice the "
+                          "elements per member and report Richardson's extrapolation with its error estimate "
+                          "(richardson.csv, modes.csv; docs/frames.md \"Accuracy per member\"); dynamics ignore it")},
     "output": output_section(0.05, edge_data=True, time_unit="s"),
 }
 
@@ -394,8 +397,6 @@ def run_static(case: dict[str, Any], frame: Structure, run_dir: Path) -> RunSumm
     arrays = solution_arrays(frame, ts, q, v, lam, node_ids(case, frame))
     arrays |= {"load_factor": np.array([s.load_factor for s in path.states]),
                "n_negative": np.array([s.n_negative for s in path.states])}
-    with atomic_write(run_dir / "solution.npz") as fh:
-        np.savez(fh, **arrays)
     write_path_csv(path, frame.G, run_dir / "path.csv")
     plot_path(path, frame.G, run_dir / "path.png", str(case["name"]))
     write_diagnostics(run_dir / "diagnostics.csv", {
@@ -403,11 +404,20 @@ def run_static(case: dict[str, Any], frame: Structure, run_dir: Path) -> RunSumm
         "phi": np.array([np.linalg.norm(frame.constraints(qq)) for qq in q]), "bv": np.zeros(n)})
     last = path.final
     status = "ok" if path.status == "ok" else path.status
+    lines: list[str] = []
+    rich: dict[str, Any] = {}
+    if case["analysis"].get("richardson") and path.status == "ok":
+        rich, u_r, lines = _richardson_static(case, frame, path, run_dir)
+        if u_r is not None:
+            arrays["richardson_displacement"] = u_r
+    with atomic_write(run_dir / "solution.npz") as fh:
+        np.savez(fh, **arrays)
     extra = {"analysis": "static", "load_factor": last.load_factor, "n_negative": last.n_negative,
              "load_steps_taken": path.n_steps,
              "events": [{"kind": e.kind, "load_factor": e.load_factor,
                          "bracket": [e.lower, e.upper] if np.isfinite(e.lower) else None} for e in path.events],
-             **balance(frame, t1, last.q, last.lam)}
+             **balance(frame, t1, last.q, last.lam), **({"richardson": rich} if rich else {}),
+             **({"lines": lines} if lines else {})}
     return RunSummary(status=status, message=path.message, n_steps=path.n_steps, n_rejected=path.cutbacks,
                       t_final=t1, extra=extra)
 
@@ -443,3 +453,48 @@ def frequencies(case: dict[str, Any], n: int) -> np.ndarray:
     from lgbeam.discretisations.rods import modal
 
     return modal.modes(build(case), n).omega / (2.0 * np.pi)
+
+
+def _richardson_static(case: dict[str, Any], frame: Structure, path: Any,
+                       run_dir: Path) -> tuple[dict[str, Any], np.ndarray | None, list[str]]:
+    """Solve the static path again with half and twice the elements per member and write richardson.csv
+    (``frame_richardson``). Returns the summary entry, the extrapolated displacement of every node of the case's
+    mesh at the final state (None when the doubled mesh did not converge) and the lines to print."""
+    from lgbeam.apps import frame_richardson as fr
+    from lgbeam.apps.rod_static import settings
+    from lgbeam.discretisations.rods.statics import solve_static
+
+    t1 = float(case["time"]["t_end"])
+    cases = fr.family(case)
+    results, finals = [], []
+    for c in cases:
+        if c is case:
+            fr_c, st = frame, path.final
+        else:
+            fr_c = build(c)
+            p = solve_static(fr_c, t=t1, **settings(c))
+            if p.status != "ok":
+                msg = (f"the {fr.meshes_label([c])}-element mesh's static path ended {p.status} ({p.message}); no "
+                       "Richardson correction")
+                logger.warning(msg)
+                return {"skipped": msg}, None, [msg]
+            st = p.final
+        finals.append((fr_c, st))
+        results.append(fr.static_quantities(fr_c, fr.named_nodes(fr_c, node_ids(c, fr_c)), st.q, st.lam, t1))
+    table, scales = fr.static_table(results)
+    fr.write_rows(run_dir / "richardson.csv", table)
+    (fc, sc), (ff, sf) = finals[-2], finals[-1]
+    common = fr.common_nodes([fc, ff])
+    G = frame.G
+    u_c = G.translation(fc._q(sc.q))[common[0]] - G.translation(fc._q(fc.q_ref))[common[0]]
+    u_f = G.translation(ff._q(sf.q))[common[1]] - G.translation(ff._q(ff.q_ref))[common[1]]
+    u_r = u_f + (u_f - u_c) / (fr.RATIO**fr.ORDER - 1.0)
+    disp = [r for r in table if r["unit"] == "m"]
+    big = max(disp, key=lambda r: abs(r["value"]))
+    w = fr.worst(table, scales)
+    label = fr.meshes_label(cases)
+    entry = {"meshes": label, "file": "richardson.csv", "largest_displacement": {k: big[k] for k in (
+        "quantity", "value", "error_estimate")}, "largest_relative_error_estimate": w}
+    lines = [(f"Richardson ({label} elements per member; richardson.csv): {big['quantity']} = {big['value']:.6g} m "
+              f"± {big['error_estimate']:.2g}; largest relative error estimate {w['relative']:.1e} ({w['quantity']})")]
+    return entry, u_r, lines

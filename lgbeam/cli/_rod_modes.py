@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -55,20 +56,33 @@ def _write_shapes(rod: Any, q: np.ndarray, shapes: np.ndarray, out: Path, amplit
     return pvd
 
 
+Refine = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, str]]
+
+
 def modes_table(system: Any, case: dict[str, Any], name: str, what: str, *, n: int, about: str,
-                buckling: bool, noun: str = "rod") -> tuple[list[str], list[dict[str, Any]], np.ndarray, np.ndarray, np.ndarray | None]:
+                buckling: bool, noun: str = "rod",
+                refine: Refine | None = None) -> tuple[list[str], list[dict[str, Any]], np.ndarray, np.ndarray, np.ndarray | None]:
     """Modes or buckling of ``system`` (a rod or a ``frames.Structure``: ``rods.modal`` runs both alike).
 
     Returns (lines of the printed table, rows of modes.csv, the configuration linearised about, the shapes
     (n, n_nodes, 6), its multipliers λ (the static state's, else None)); ``what`` describes the system in the
-    title, ``noun`` names it ("rod", "frame")."""
+    title, ``noun`` names it ("rod", "frame"). ``refine(values, shapes)`` → (values, error estimates, label):
+    the frequencies (Hz) or load factors corrected by finer meshes (``apps.frame_richardson``); the table and
+    modes.csv then give the corrected values, with the system's own as ``*_mesh`` and the estimates as ``*_error``."""
     t1 = float(case["time"]["t_end"])
     if buckling:
         res = modal.buckling(system, n, t=t1)
-        rows: list[dict[str, Any]] = [{"mode": k + 1, "load_factor": float(mu)} for k, mu in enumerate(res.load_factors)]
-        lines = [f"{name}: linear buckling of the {what} under its loads at t = {t1:g} (exact tangent, ker B)",
-                 f"{'mode':>4}  {'load factor':>15}"]
-        lines += [f"{r['mode']:>4d}  {r['load_factor']:15.8g}" for r in rows]
+        mu = np.asarray(res.load_factors, dtype=float)
+        rows: list[dict[str, Any]] = [{"mode": k + 1, "load_factor": float(m)} for k, m in enumerate(mu)]
+        title = f"{name}: linear buckling of the {what} under its loads at t = {t1:g} (exact tangent, ker B)"
+        if refine is not None:
+            val, err, label = refine(mu, res.shapes)
+            rows = [{"mode": k + 1, "load_factor": float(val[k]), "load_factor_mesh": float(mu[k]),
+                     "load_factor_error": float(err[k])} for k in range(len(mu))]
+            title += f"; {label}"
+        lines = [title, f"{'mode':>4}  {'load factor':>15}" + (f"  {'± estimate':>10}  {'this mesh':>15}" if refine else "")]
+        lines += [f"{r['mode']:>4d}  {r['load_factor']:15.8g}" + (
+            f"  {r['load_factor_error']:10.2g}  {r['load_factor_mesh']:15.8g}" if refine else "") for r in rows]
         return lines, rows, system.q_ref, res.shapes, None
     ref = modal.modes(system, n)
     lam = None
@@ -87,10 +101,18 @@ def modes_table(system: Any, case: dict[str, Any], name: str, what: str, *, n: i
     part = modal.participation(system, res.shapes, res.q)
     cum = part.cumulative_fraction
     rows = []
+    f_mesh = np.asarray(res.omega, dtype=float) / (2 * np.pi)
+    f, f_err = f_mesh, np.full(n, np.nan)
+    if refine is not None:
+        f, f_err, label = refine(f_mesh, res.shapes)
+        head += f"; {label}"
     for k in range(n):
-        r: dict[str, Any] = {"mode": k + 1, "omega2": float(res.omega2[k]), "omega_rad_s": float(res.omega[k]),
-                             "freq_hz": float(res.omega[k] / (2 * np.pi)),
-                             "period_s": float(2 * np.pi / res.omega[k]) if res.omega[k] > 0 else float("nan")}
+        w = 2 * np.pi * float(f[k])
+        r: dict[str, Any] = {"mode": k + 1, "omega2": float(np.copysign(w * w, res.omega2[k])), "omega_rad_s": w,
+                             "freq_hz": float(f[k])}
+        if refine is not None:
+            r |= {"freq_hz_mesh": float(f_mesh[k]), "freq_hz_error": float(f_err[k])}
+        r["period_s"] = float(2 * np.pi / w) if w > 0 else float("nan")
         if about == "static":
             r["omega0_rad_s"] = float(ref.omega[k])
             r["ratio"] = float(res.omega2[k] / ref.omega2[k])
@@ -102,13 +124,15 @@ def modes_table(system: Any, case: dict[str, Any], name: str, what: str, *, n: i
             r[f"cumulative_mass_fraction_{ax}"] = float(cum[k, j])
         rows.append(r)
     extra = f"  {'ω₀ [rad/s]':>15}  {'ω²/ω₀²':>10}" if about == "static" else ""
-    lines = [head, (f"{'mode':>4}  {'omega [rad/s]':>15}  {'f [Hz]':>13}  {'T [s]':>10}{extra}  "
+    est = f"  {'± f [Hz]':>9}" if refine is not None else ""
+    lines = [head, (f"{'mode':>4}  {'omega [rad/s]':>15}  {'f [Hz]':>13}{est}  {'T [s]':>10}{extra}  "
                     f"{'m_eff x, y, z [kg]':>32}  {'cumulative x, y, z':>20}")]
     for r in rows:
         tail = f"  {r['omega0_rad_s']:15.8g}  {r['ratio']:10.6f}" if about == "static" else ""
         me = "  ".join(f"{r[f'effective_mass_{a}']:10.4g}" for a in "xyz")
         cu = " ".join(f"{r[f'cumulative_mass_fraction_{a}']:6.3f}" for a in "xyz")
-        lines.append(f"{r['mode']:>4d}  {r['omega_rad_s']:15.8g}  {r['freq_hz']:13.6g}  {r['period_s']:10.5g}{tail}  "
+        pm = f"  {r['freq_hz_error']:9.2g}" if refine is not None else ""
+        lines.append(f"{r['mode']:>4d}  {r['omega_rad_s']:15.8g}  {r['freq_hz']:13.6g}{pm}  {r['period_s']:10.5g}{tail}  "
                      f"{me}  {cu}")
     lines.append(f"total mass {part.total_mass:.6g} kg (members + point masses; the mass held by the supports takes "
                  "part in no mode); effective masses and participation factors of unit rigid translations along x, y, z")

@@ -186,4 +186,6 @@ def _run_case_command(args: argparse.Namespace) -> int:
         print(f"lgbeam run: {line}{': ' + summary.message if summary.message else ''}", file=sys.stderr)
         return 1
     print(line)
+    for more in summary.extra.get("lines", []):  # what the analysis adds (a frame's Richardson correction)
+        print(more)
     return 0

@@ -197,19 +197,31 @@ class Modes:
     vectors: FloatArray
 
 
+DENSE_EIGS = 120  # at most this many unknowns (20 nodes): the dense null-space route instead of ARPACK
+
+
 def constrained_eigs(S: Any, M: Any, B: Any, k: int, sigma: float = 0.0) -> Modes:
-    """The ``k`` eigenpairs of S φ = μ M φ, B φ = 0 nearest ``sigma`` (ARPACK shift-invert, sparse LU)."""
+    """The ``k`` eigenpairs of S φ = μ M φ, B φ = 0 nearest ``sigma`` (ARPACK shift-invert, sparse LU; for
+    at most DENSE_EIGS unknowns, dense: Zᵀ S Z y = μ Zᵀ M Z y with Z an orthonormal basis of ker B)."""
     S, M, B = sp.csr_array(S), sp.csr_array(M), sp.csr_array(B)
     S = ((S + S.T) * 0.5).tocsr()
     n, m = S.shape[0], B.shape[0]
     n_free = n - m
     if not 1 <= k < n_free:
         raise ValueError(f"asked for {k} modes but the constrained problem has {n_free} degrees of freedom; ask for 1 … {n_free - 1}")
-    A = sp.block_array([[S, B.T], [B, None]], format="csc") if m else S.tocsc()
-    Mb = sp.block_diag([M, sp.csr_array((m, m))], format="csc") if m else M.tocsc()
-    vals, vecs = spla.eigsh(A, k=k, M=Mb, sigma=sigma, which="LM")
-    order = np.argsort(vals)
-    vals, vecs = vals[order], vecs[:n, order]
+    if n <= DENSE_EIGS:  # a handful of elements: ARPACK cannot build its factorisation when k nears n_free
+        import scipy.linalg as sla
+
+        Z = sla.null_space(B.toarray()) if m else np.eye(n)
+        mu, y = sla.eigh(Z.T @ (S @ Z), Z.T @ (M @ Z))
+        pick = np.sort(np.argsort(np.abs(mu - sigma), kind="stable")[:k])
+        vals, vecs = mu[pick], Z @ y[:, pick]
+    else:
+        A = sp.block_array([[S, B.T], [B, None]], format="csc") if m else S.tocsc()
+        Mb = sp.block_diag([M, sp.csr_array((m, m))], format="csc") if m else M.tocsc()
+        vals, vecs = spla.eigsh(A, k=k, M=Mb, sigma=sigma, which="LM")
+        order = np.argsort(vals)
+        vals, vecs = vals[order], vecs[:n, order]
     norms = np.sqrt(np.einsum("ik,ik->k", vecs, M @ vecs))
     return Modes(values=vals, vectors=(vecs / norms).T)
 

@@ -1,0 +1,282 @@
+"""Engineering accuracy at the default elements per member: the frame's statics, modes and buckling on three
+nested meshes and Richardson's extrapolation (``analysis.richardson``, docs/frames.md "Accuracy per member").
+
+The rods are second order in the element length (error ≈ C/N² with N elements per member; docs/frames.md
+"How many elements per member"). With the case's mesh N, its halving N/2 and its doubling 2N (every member
+alike, so the nodes of N/2 are nodes of N and of 2N), a nodal quantity f (displacement, rotation, reaction,
+joint force, frequency, buckling factor) gives
+
+    value           f_R = f(2N) + (f(2N) − f(N)) / 3                 Richardson (1911), order 2, ratio 2
+    error estimate  e = |f_R − f_R'| / 3,   f_R' = f(N) + (f(N) − f(N/2)) / 3
+
+e bounds the error of f_R when what remains after the N⁻² term falls at least as fast as N⁻² (measured on
+``steel-frame-2storey``: it falls as N⁻⁴, so e overestimates about fivefold). Each row of richardson.csv says
+which estimate it has (``basis``):
+
+- "three meshes": the observed order p = ln|(f(N) − f(N/2)) / (f(2N) − f(N))| / ln 2 (Celik et al. 2008
+  eq. (3) at a constant ratio) lies in [1.5, 2.5] and the three values are monotone: e as above;
+- "not asymptotic": otherwise (a mesh too coarse for the asymptotic range): e = |f(2N) − f(N)|, the change
+  under refinement itself;
+- "two meshes": the case mesh N (or a member's) is odd, so there is no N/2: e = |f(2N) − f(N)| / 3,
+  Richardson's estimate of the error of f(2N);
+- "unchanged": |f(2N) − f(N)| is round-off (below 1e-9 of the largest value of its unit): the value is f(2N)
+  (a statically determinate reaction, the tip rotation of a cantilever under a tip load).
+
+Integer node indices of the rods form (``[[supports]] node = 4``) are scaled with the mesh, so a support or load
+stays at the same point; one that does not fall on a node of N/2 leaves the estimate with two meshes.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from lgbeam.io.atomic import atomic_write
+
+ORDER = 2.0
+RATIO = 2
+ORDER_RANGE = (1.5, 2.5)   # the observed order that counts as the asymptotic range of an order-2 scheme
+ZERO = 1e-9                # a change below this fraction of its family's scale is round-off ("unchanged")
+
+
+def _scale_node(node: Any, factor: float) -> Any:
+    """A node index of a mesh scaled to the mesh refined ``factor`` times (``None`` where it is not a node there);
+    names ("start", "end", "mid", …) and arc lengths are left alone."""
+    if isinstance(node, bool) or not isinstance(node, int):
+        return node
+    if node < 0:                        # counted from the end: -1 is the end node
+        k = _scale_node(-node - 1, factor)
+        return None if k is None else -k - 1
+    scaled = node * factor
+    return int(scaled) if float(scaled).is_integer() else None
+
+
+def _scale_count(n: Any, factor: float) -> Any:
+    if isinstance(n, bool) or not isinstance(n, int):
+        return n
+    scaled = n * factor
+    return int(scaled) if float(scaled).is_integer() and scaled >= 1 else None
+
+
+def refined(case: dict[str, Any], factor: float) -> dict[str, Any] | None:
+    """A copy of the frame case with every member's elements times ``factor`` (2 or 1/2) and the integer node
+    indices of the rods form scaled with them; None when a count or an index does not scale to an integer."""
+    out = copy.deepcopy(case)
+    mod = out["model"]
+    failed = False
+
+    def count(spec: dict[str, Any], key: str = "n_elements") -> None:
+        nonlocal failed
+        if isinstance(spec, dict) and key in spec:
+            n = _scale_count(spec[key], factor)
+            failed = failed or n is None
+            spec[key] = n
+
+    def node(spec: Any, key: str = "node") -> None:
+        nonlocal failed
+        if isinstance(spec, dict) and "rod" in spec and key in spec:
+            k = _scale_node(spec[key], factor)
+            failed = failed or k is None
+            spec[key] = k
+
+    count(mod)
+    for spec in [*mod.get("rods", []), *mod.get("members", [])]:
+        count(spec)
+    loads = out.get("loads", {})
+    for spec in [*out.get("supports", []), *mod.get("masses", []), *loads.get("nodal", []),
+                 *(s for c in loads.get("cases", []) if isinstance(c, dict) for s in c.get("nodal", []))]:
+        node(spec)
+    for spec in mod.get("joints", []):
+        for end in ("a", "b"):
+            if isinstance(spec, dict) and isinstance(spec.get(end), list | tuple) and len(spec[end]) == 2:
+                k = _scale_node(spec[end][1], factor)
+                failed = failed or k is None
+                spec[end] = [spec[end][0], k]
+    return None if failed else out
+
+
+def family(case: dict[str, Any]) -> list[dict[str, Any]]:
+    """The meshes of the extrapolation, coarse → fine: [N/2, N, 2N], or [N, 2N] when N/2 does not exist."""
+    fine = refined(case, RATIO)
+    if fine is None:
+        raise ValueError("analysis.richardson: the mesh cannot be doubled (a node index does not scale); set "
+                         "analysis.richardson = false")
+    coarse = refined(case, 1.0 / RATIO)
+    return [case, fine] if coarse is None else [coarse, case, fine]
+
+
+def extrapolate(values: list[np.ndarray], scale: np.ndarray | float | None = None) -> dict[str, np.ndarray]:
+    """Richardson's value and error estimate of quantities computed on the meshes of ``family`` (arrays of one
+    shape, coarse → fine; module docstring). ``scale``: the size of the quantity's family (round-off below
+    ZERO × scale counts as exact). Returns value, error, order (observed; nan with two meshes) and basis
+    ("three meshes" | "two meshes" | "not asymptotic" | "unchanged": the change under refinement is round-off,
+    the value is the finest mesh's)."""
+    f = [np.asarray(v, dtype=float) for v in values]
+    fc, ff = f[-2], f[-1]
+    r_p = RATIO**ORDER
+    value = ff + (ff - fc) / (r_p - 1.0)
+    change = np.abs(ff - fc)
+    sc = np.abs(ff) if scale is None else np.broadcast_to(np.asarray(scale, dtype=float), ff.shape)
+    exact = change <= ZERO * np.maximum(sc, np.finfo(float).tiny)
+    basis = np.full(ff.shape, "two meshes", dtype=object)
+    order = np.full(ff.shape, np.nan)
+    error = change / (r_p - 1.0)
+    if len(f) == 3:
+        prev = fc + (fc - f[0]) / (r_p - 1.0)
+        error = np.abs(value - prev) / (r_p - 1.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            order = np.abs(np.log(np.abs((fc - f[0]) / (ff - fc)))) / math.log(RATIO)
+        order = np.where(exact | ~np.isfinite(order), np.nan, order)
+        asym = (order >= ORDER_RANGE[0]) & (order <= ORDER_RANGE[1]) & ((fc - f[0]) * (ff - fc) > 0)  # monotone
+        basis[:] = "three meshes"
+        basis[~asym] = "not asymptotic"
+        error = np.where(asym, error, change)
+    basis[exact] = "unchanged"
+    error = np.where(exact, change, error)
+    value = np.where(exact, ff, value)
+    return {"value": value, "error": error, "order": order, "basis": basis}
+
+
+def meshes_label(cases: list[dict[str, Any]]) -> str:
+    return "/".join(str(c["model"]["n_elements"]) for c in cases)
+
+
+ROW_KEYS = ("quantity", "unit", "value", "error_estimate", "observed_order", "basis", "coarse", "case_mesh", "fine")
+
+
+def rows(names: list[str], unit: str | list[str], values: list[np.ndarray], scale: float) -> list[dict[str, Any]]:
+    """richardson.csv rows of scalar quantities ``names`` computed on each mesh (values[k][j]: mesh k, quantity j)."""
+    ex = extrapolate(values, scale)
+    units = [unit] * len(names) if isinstance(unit, str) else unit
+    three = len(values) == 3
+    return [{"quantity": nm, "unit": u, "value": float(ex["value"][j]), "error_estimate": float(ex["error"][j]),
+             "observed_order": float(ex["order"][j]), "basis": str(ex["basis"][j]),
+             "coarse": float(values[0][j]) if three else math.nan, "case_mesh": float(values[-2][j]),
+             "fine": float(values[-1][j])} for j, nm in enumerate(names) for u in [units[j]]]
+
+
+def write_rows(path: Path, table: list[dict[str, Any]]) -> None:
+    """richardson.csv (floats with 17 significant digits; nan where a mesh is absent)."""
+    with atomic_write(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(ROW_KEYS))
+        w.writeheader()
+        for r in table:
+            w.writerow({k: (f"{v:.17g}" if isinstance(v, float) else v) for k, v in r.items()})
+
+
+def worst(table: list[dict[str, Any]], scales: dict[str, float]) -> dict[str, Any]:
+    """The row with the largest error estimate relative to its value, or to 1e-3 of its family's scale for values
+    smaller than that (a moment that is nearly zero is judged against the moments of the structure)."""
+    def rel(r: dict[str, Any]) -> float:
+        e = float(r["error_estimate"])
+        if math.isnan(e):
+            return 0.0
+        return e / max(abs(float(r["value"])), 1e-3 * scales.get(r["unit"], 0.0), np.finfo(float).tiny)
+
+    best = max(table, key=rel)
+    return {"quantity": best["quantity"], "value": best["value"], "error_estimate": best["error_estimate"],
+            "relative": rel(best)}
+
+
+def static_quantities(frame: Any, nodes: dict[str, int], q: np.ndarray, lam: np.ndarray, t: float) -> dict[str, Any]:
+    """The nodal results of a static frame state an engineer reads: displacement and rotation (rotation vector of
+    R R_refᵀ, spatial) of the named nodes (rod ends without names), the support reactions and the joint forces."""
+    from lgbeam.groups import SO3
+
+    G = frame.G
+    qq, qr = frame._q(q), frame._q(frame.q_ref)
+    idx = np.array(list(nodes.values()), dtype=np.int64)
+    u = G.translation(qq)[idx] - G.translation(qr)[idx]
+    Rr = G.rotation(qq)[idx] @ np.swapaxes(G.rotation(qr)[idx], -1, -2)
+    th = SO3().log(Rr)
+    sup_names, sup = frame.support_reactions(t, q, lam)
+    joints = frame.joint_reactions(q, lam)
+    return {"nodes": list(nodes), "u": u, "theta": th, "supports": list(sup_names), "reactions": sup,
+            "joints": list(frame.joint_rows.labels), "joint_forces": joints}
+
+
+def named_nodes(frame: Any, ids: dict[str, int]) -> dict[str, int]:
+    """The named nodes of a nodes + members case, else every rod's two ends as ROD:start / ROD:end."""
+    if ids:
+        return ids
+    o = frame.node_offsets
+    return {f"{nm}:{end}": int(o[k]) + (0 if end == "start" else frame.members[k].n_nodes - 1)
+            for k, nm in enumerate(frame.names) for end in ("start", "end")}
+
+
+def static_table(results: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, float]]:
+    """richardson.csv rows of static results on each mesh (``static_quantities``, coarse → fine) and the scale
+    of each unit's family."""
+    last = results[-1]
+    table: list[dict[str, Any]] = []
+    scales = {"m": float(np.max(np.abs(last["u"]), initial=0.0)), "rad": float(np.max(np.abs(last["theta"]), initial=0.0)),
+              "N": float(max(np.max(np.abs(last["reactions"][:, 3:]), initial=0.0),
+                             np.max(np.abs(last["joint_forces"][:, 3:]), initial=0.0))),
+              "N m": float(max(np.max(np.abs(last["reactions"][:, :3]), initial=0.0),
+                               np.max(np.abs(last["joint_forces"][:, :3]), initial=0.0)))}
+
+    def add(fmt: str, names: list[str], key: str, cols: slice, unit: str, axes: str = "xyz") -> None:
+        labels = [fmt.format(n=n, a=a) for n in names for a in axes]
+        table.extend(rows(labels, unit, [np.asarray(r[key])[:, cols].ravel() for r in results], scales[unit]))
+
+    add("displacement(node={n})[{a}]", last["nodes"], "u", slice(0, 3), "m")
+    add("rotation(node={n})[{a}]", last["nodes"], "theta", slice(0, 3), "rad")
+    add("reaction(support={n})[F{a}]", last["supports"], "reactions", slice(3, 6), "N")
+    add("reaction(support={n})[M{a}]", last["supports"], "reactions", slice(0, 3), "N m")
+    add("joint_force(joint={n})[F{a}]", last["joints"], "joint_forces", slice(3, 6), "N")
+    add("joint_force(joint={n})[M{a}]", last["joints"], "joint_forces", slice(0, 3), "N m")
+    return table, scales
+
+
+def match_modes(shapes: list[np.ndarray], maps: list[np.ndarray], n: int) -> list[np.ndarray]:
+    """For each mesh, the index of the mode that is mode k of the case's mesh (``shapes[-2]``), by the modal
+    assurance criterion on the translations of the common nodes (``maps[k]``: those nodes in mesh k); -1 where
+    the best MAC is below 0.9."""
+    def vec(S: np.ndarray, m: np.ndarray) -> np.ndarray:
+        return np.asarray(S)[:, m, 3:].reshape(len(S), -1)
+
+    ref = vec(shapes[-2], maps[-2])[:n]
+    out = []
+    for S, m in zip(shapes, maps, strict=True):
+        other = vec(S, m)
+        num = (ref @ other.T) ** 2
+        den = np.outer(np.einsum("ij,ij->i", ref, ref), np.einsum("ij,ij->i", other, other))
+        mac = num / np.maximum(den, np.finfo(float).tiny)
+        best = np.argmax(mac, axis=1)
+        out.append(np.where(mac[np.arange(len(ref)), best] >= 0.9, best, -1))
+    return out
+
+
+def common_nodes(frames: list[Any]) -> list[np.ndarray]:
+    """The nodes of the coarsest mesh in each mesh of ``frames`` (coarse → fine; nested, ratio 2)."""
+    c = frames[0]
+    local = [np.arange(r.n_nodes) for r in c.members]
+    out = []
+    for k, fr in enumerate(frames):
+        step = RATIO**k
+        out.append(np.concatenate([int(fr.node_offsets[j]) + step * local[j] for j in range(len(local))]))
+    return out
+
+
+def eigen_rows(key: str, unit: str, values: list[np.ndarray], match: list[np.ndarray], n: int) -> list[dict[str, Any]]:
+    """The extrapolated eigenvalue-like quantities (frequencies in Hz, buckling factors) of the case mesh's n modes;
+    modes without a match on every mesh keep the case mesh's value with a nan error estimate."""
+    ok = np.all([m >= 0 for m in match], axis=0)
+    per_mesh = [np.where(ok, np.asarray(v)[np.where(m >= 0, m, 0)], np.nan) for v, m in zip(values, match, strict=True)]
+    table = rows([f"{key}(mode={k + 1})" for k in range(n)], unit, per_mesh, 0.0)
+    for k in range(n):
+        if not ok[k]:
+            table[k].update(value=float(np.asarray(values[-2])[k]), error_estimate=math.nan, basis="no match")
+    return table
+
+
+def solve_family(case: dict[str, Any], solve: Callable[[dict[str, Any]], Any]) -> tuple[list[dict[str, Any]], list[Any]]:
+    """``solve`` on every mesh of ``family(case)`` (coarse → fine)."""
+    cases = family(case)
+    return cases, [solve(c) for c in cases]
