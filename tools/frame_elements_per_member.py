@@ -1,7 +1,10 @@
 """Error against elements per member on the two-storey steel frame (cases/steel-frame-2storey.toml; docs/frames.md
 "How many elements per member"): roof-corner sway, base moment M_y and f₁ at N = 2 … 16 elements per member, against
 OpenSeesPy (ux review t3 §2a: 8 cubic elements per member, exact for nodal loads) and against lgbeam's own
-Richardson extrapolation of the two finest grids. Prints a table and writes outputs/frame-elements-per-member.csv.
+Richardson extrapolation of the two finest grids; then the built-in correction (``analysis.richardson``: N/2, N, 2N
+at the case's 8 elements per member) with its error estimates, and its cost against the case mesh alone (static
+path + 1 mode + 1 buckling factor, best of 3, process CPU). Prints tables and writes
+outputs/frame-elements-per-member.csv and outputs/frame-richardson-cost.csv.
 
 Usage: PYTHONPATH=. python tools/frame_elements_per_member.py [N ...]   (default 2 4 8 16)
 """
@@ -52,6 +55,46 @@ def main(ns: list[int]) -> None:
     print("Richardson (two finest, order 2): " + "  ".join(f"{k} {rich[k]:.8g} ({rich[k] / OPENSEES[k] - 1:+.1e})"
                                                           for k in keys))
     print(f"wrote {out}")
+    builtin()
+
+
+def builtin(repeats: int = 3) -> None:
+    """The built-in correction at the case's mesh (frame_richardson on N/2, N, 2N) and its cost."""
+    import time
+
+    from lgbeam.apps import frame_richardson as fr
+
+    case = load_case("steel-frame-2storey")[0]
+    cases = fr.family(case)
+    res = [results(int(c["model"]["n_elements"])) for c in cases]
+    print(f"built-in analysis.richardson ({fr.meshes_label(cases)} elements per member):")
+    for k in OPENSEES:
+        ex = fr.extrapolate([np.array([r[k]]) for r in res])
+        v, e = float(ex["value"][0]), float(ex["error"][0])
+        print(f"  {k:>16} {v:16.8g} ± {e:.2g} ({e / abs(v):.1e} relative); vs OpenSeesPy {v / OPENSEES[k] - 1:+.1e}; "
+              f"the mesh alone {res[-2][k] / OPENSEES[k] - 1:+.1e}")
+
+    def cost(n: int) -> float:
+        best = np.inf
+        for _ in range(repeats):
+            t = time.process_time()
+            st = frame_app.build(load_case("steel-frame-2storey", [f"model.n_elements={n}"])[0])
+            solve_static(st, load_steps=1)
+            modal.modes(st, 1)
+            modal.buckling(st, 1)
+            best = min(best, time.process_time() - t)
+        return best
+
+    per = {int(c["model"]["n_elements"]): cost(int(c["model"]["n_elements"])) for c in cases}
+    alone, total = per[int(case["model"]["n_elements"])], sum(per.values())
+    out = Path("outputs") / "frame-richardson-cost.csv"
+    with open(out, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["n_elements", "cpu_s"])
+        w.writerows(per.items())
+    print(f"  cost (static + 1 mode + 1 buckling factor, best of {repeats}, CPU s): "
+          + ", ".join(f"N = {n}: {t:.3f}" for n, t in per.items())
+          + f"; with the correction {total:.3f} s = {total / alone:.1f}× the case mesh alone; wrote {out}")
 
 
 if __name__ == "__main__":
