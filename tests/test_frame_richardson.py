@@ -186,3 +186,46 @@ def test_richardson_off_gives_the_mesh_alone(tmp_path):
     assert not (tmp_path / "run" / "richardson.csv").exists()
     with np.load(tmp_path / "run" / "solution.npz") as z:
         assert "richardson_displacement" not in z.files
+
+
+RODS = """kind = "frame"
+name = "propped"
+[model]
+n_elements = 4
+material = {{ EA = 1e8, GA = 1e8, EI = 1e4, GJ = 1e4, rhoA = 1.0, rhoJ = 1e-3 }}
+rods = [{{ name = "r", start = [0.0, 0.0, 0.0], end = [2.0, 0.0, 0.0] }}]
+[[supports]]
+rod = "r"
+node = "start"
+kind = "clamped"
+[[supports]]
+rod = "r"
+s = {s}
+kind = "pinned"
+[loads]
+nodal = [{{ rod = "r", node = -1, force = [0.0, 0.0, -1.0] }}]
+[analysis]
+kind = "static"
+[time]
+t_end = 1.0
+"""
+
+
+@pytest.mark.parametrize("s, basis", [(1.0, "three meshes"), (0.5, "two meshes")])
+def test_a_support_that_is_no_node_of_the_halved_mesh_leaves_two_meshes(tmp_path, s, basis):
+    """A rods-form cantilever (N = 4) propped at s: at s = 1 (a node of N/2 = 2) three meshes; at s = 0.5 (node 1
+    of N, none of N/2) the halved mesh cannot be built and the estimate uses two. Either way the tip deflection
+    agrees with the doubled-doubled mesh's Richardson value (16/32 elements) within its estimate (+1e-9)."""
+    path = tmp_path / "p.toml"
+    path.write_text(RODS.format(s=s))
+    assert main(["run", str(path), "--out", str(tmp_path / "run"), "--quiet"]) == 0
+    r = _rows(tmp_path / "run" / "richardson.csv")["displacement(node=r:end)[z]"]
+    assert r["basis"] == basis
+    ref = []
+    for n in (16, 32):
+        st = frame_app.build(load_case(str(path), [f"model.n_elements={n}"])[0])
+        q = solve_static(st, load_steps=1).final.q
+        ref.append(st.G.translation(q)[-1, 2])
+    exact = ref[1] + (ref[1] - ref[0]) / 3
+    assert abs(float(r["value"]) - exact) <= float(r["error_estimate"]) + 1e-9 * abs(exact)
+    assert abs(float(r["value"]) - exact) < 0.1 * abs(float(r["case_mesh"]) - exact)

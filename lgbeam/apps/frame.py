@@ -465,13 +465,12 @@ def _richardson_static(case: dict[str, Any], frame: Structure, path: Any,
     from lgbeam.discretisations.rods.statics import solve_static
 
     t1 = float(case["time"]["t_end"])
-    cases = fr.family(case)
+    cases, structures = fr.built_family(case, frame, build)
     results, finals = [], []
-    for c in cases:
+    for c, fr_c in zip(cases, structures, strict=True):
         if c is case:
-            fr_c, st = frame, path.final
+            st = path.final
         else:
-            fr_c = build(c)
             p = solve_static(fr_c, t=t1, **settings(c))
             if p.status != "ok":
                 msg = (f"the {fr.meshes_label([c])}-element mesh's static path ended {p.status} ({p.message}); no "

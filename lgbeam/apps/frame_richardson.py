@@ -111,6 +111,29 @@ def family(case: dict[str, Any]) -> list[dict[str, Any]]:
     return [case, fine] if coarse is None else [coarse, case, fine]
 
 
+def built_family(case: dict[str, Any], structure: Any,
+                 build: Callable[[dict[str, Any]], Any]) -> tuple[list[dict[str, Any]], list[Any]]:
+    """The meshes of ``family(case)`` and their structures (``structure``: the case's own, already built). A
+    halved mesh that cannot be built (a support at an arc length or a "mid" node that is no node of N/2) is
+    dropped, leaving two meshes; a doubled one that cannot is a one-line error."""
+    cases, out_c, out_s = family(case), [], []
+    for c in cases:
+        if c is case:
+            out_c.append(c)
+            out_s.append(structure)
+            continue
+        try:
+            st = build(c)
+        except ValueError as err:
+            if c is cases[0] and len(cases) == 3:
+                continue
+            raise ValueError(f"analysis.richardson: the mesh with twice the elements: {err}; set "
+                             "analysis.richardson = false") from None
+        out_c.append(c)
+        out_s.append(st)
+    return out_c, out_s
+
+
 def extrapolate(values: list[np.ndarray], scale: np.ndarray | float | None = None) -> dict[str, np.ndarray]:
     """Richardson's value and error estimate of quantities computed on the meshes of ``family`` (arrays of one
     shape, coarse → fine; module docstring). ``scale``: the size of the quantity's family (round-off below
@@ -276,7 +299,3 @@ def eigen_rows(key: str, unit: str, values: list[np.ndarray], match: list[np.nda
     return table
 
 
-def solve_family(case: dict[str, Any], solve: Callable[[dict[str, Any]], Any]) -> tuple[list[dict[str, Any]], list[Any]]:
-    """``solve`` on every mesh of ``family(case)`` (coarse → fine)."""
-    cases = family(case)
-    return cases, [solve(c) for c in cases]

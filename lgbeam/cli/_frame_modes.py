@@ -62,18 +62,15 @@ def _refine(case: dict[str, Any], frame: Structure, *, n: int, about: str, buckl
     same analysis with half and twice the elements per member, modes matched by their shapes (MAC ≥ 0.9 on the
     translations of the coarsest mesh's nodes; a few more modes are computed on the other meshes for that)."""
     def refine(values: np.ndarray, shapes: np.ndarray) -> tuple[np.ndarray, np.ndarray, str]:
-        cases = fr.family(case)
-        frames, vals, shps = [], [], []
-        for c in cases:
+        cases, frames = fr.built_family(case, frame, build)
+        vals, shps = [], []
+        for c, fc in zip(cases, frames, strict=True):
             if c is case:
-                frames.append(frame)
                 vals.append(np.asarray(values, dtype=float))
                 shps.append(np.asarray(shapes))
                 continue
-            fc = build(c)
             m = max(n, min(n + 3, fc.n_dofs - fc.n_constraints - 1))
             _, rows, _, sh, _ = modes_table(fc, c, "", "", n=m, about=about, buckling=buckling, noun="frame")
-            frames.append(fc)
             vals.append(np.array([r["load_factor" if buckling else "freq_hz"] for r in rows], dtype=float))
             shps.append(np.asarray(sh))
         match = fr.match_modes(shps, fr.common_nodes(frames), n)
