@@ -7,9 +7,10 @@ grid-convergence index (Roache) of the two finest runs. Written to the study fol
     refinement.csv          one row per quantity and run: the key, the spacing h, the value (numbers), the errors
                             against the reference, Richardson and the exact value (``--exact``), and the pairwise
                             order of each run with the next coarser one
-    refinement-summary.csv  one row per quantity (and combination of the other keys): observed order, Richardson
-                            estimate, GCI of the fine and the coarse pair (relative), asymptotic ratio ≈ 1, fitted
-                            orders, the finest and the reference value
+    refinement-summary.csv  one row per quantity (and combination of the other keys): observed order
+                            (``three_grid_order``; with two runs there is none: ``formal_order``, the assumed order,
+                            instead), Richardson estimate, GCI of the fine and the coarse pair (relative), asymptotic
+                            ratio ≈ 1, fitted orders, the finest and the reference value
     refinement.png          errors against the chosen target (``--against``) with fitted slopes
 """
 
@@ -70,11 +71,13 @@ def _one(plan: StudyPlan, qtext: str, key: str, labelled: list[tuple[Any, np.nda
                 p = t[f"pairwise_{target}"]
                 row[f"order_vs_{target}"] = float(p[i - 1]) if i >= 1 and i - 1 < p.size else float("nan")
         rows.append(row)
-    for k in ("three_grid_order", "order_used", "gci_fine", "gci_coarse", "asymptotic_ratio",
+    for k in ("three_grid_order", "formal_order", "order_used", "gci_fine", "gci_coarse", "asymptotic_ratio",
               "fitted_reference", "fitted_richardson", "fitted_exact"):
         if k in t:
             summary[k] = _num(t[k])
-    if "three_grid_order" in t and not math.isfinite(t["three_grid_order"]):
+    if "formal_order" in t:
+        summary["note"] = "two grids: the order is assumed (--formal-order), not observed; GCI with F_s = 3"
+    elif "three_grid_order" in t and not math.isfinite(t["three_grid_order"]):
         summary["note"] = "the runs agree to round-off: no observed order, no Richardson estimate"
     elif "three_grid_order" in t and not 0.0 < t["three_grid_order"] < 20.0:
         summary["note"] = "observed order out of range: not in the asymptotic range (refine further)"
