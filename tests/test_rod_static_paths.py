@@ -140,6 +140,27 @@ def test_one_load_step_past_two_critical_loads_switches_from_the_bracket_onto_th
     assert observed_order([16, 32], errs) < -1.9  # second order in 1/N
 
 
+@pytest.mark.parametrize("EA", [1e3, 3e3])
+def test_extensible_column_buckles_above_the_linear_value_by_its_axial_strain(EA):
+    """An extensible (Kirchhoff, unshearable) column shortens before it buckles; linearised about that state the
+    axial force acts with the lever of the shortened length, P(1 + ε₀), ε₀ = −P/EA (Reissner's rod), so the path's
+    critical load satisfies μ(1 − μP/EA) = μ_lin, μ_lin the linear buckling factor about the reference
+    (``modal.buckling``): measured to 4e-13 while μ/μ_lin − 1 = ε = 1.0e-2 (3.4e-3); docs/statics.md's frame."""
+    P = 2.0 * np.pi**2
+    mesh = RodMesh.uniform(1.0, 8)
+    rod = CosseratRod(mesh=mesh, material=Material(C_K=[1.0, 2.0, 1.0], C_Gamma=[1e4, 1e4, EA], rhoA=1.0,
+                                                   rhoJ=[1e-3] * 3),
+                      q_ref=straight(G, mesh), kirchhoff=True,
+                      supports=(Support("start", fix=("x", "y", "z", "rx")), Support("end", "roller", axis="x")),
+                      loads=(NodalLoad(node="end", force=[-P, 0.0, 0.0]),))
+    mu_lin = buckling(rod, 1).load_factors[0]
+    (ev,) = solve_static(rod, load_steps=1, branch_switch=False).events
+    eps = ev.load_factor * P / EA
+    assert abs(ev.load_factor / mu_lin - 1.0 - eps) < 0.02 * eps  # the gap is the axial strain (to O(ε²))
+    assert abs(ev.load_factor * (1.0 - eps) / mu_lin - 1.0) < 1e-9
+    assert not ev.lower <= mu_lin <= ev.upper  # so the bracket (≤ 1e-3 wide, μ inside) excludes μ_lin
+
+
 def test_post_buckling_path_converges_to_the_elastica_at_several_loads():
     errs = []
     for n in (16, 32):
