@@ -110,10 +110,13 @@ def analyse(plan: StudyPlan, study_dir: Path, values: dict[str, dict[str, np.nda
     all_rows: list[dict[str, Any]] = []
     summaries: list[dict[str, Any]] = []
     plot_rows: dict[str, dict[Any, dict[str, Any]]] = {}  # combination → key value → {key, quantity: error}
+    assumed: set[str] = set()  # combinations whose plotted slopes are the assumed order, not an observed one
     for q in plan.quantities:
         for combo, labels in groups.items():
             if len(labels) < 2:
                 continue
+            if len(labels) == 2 and plan.against == "richardson" and plan.formal_order is not None:
+                assumed.add(combo)  # Richardson's estimate from two runs uses --formal-order: so does the slope
             labelled = [(points[lb][key], values[lb][q.text]) for lb in labels]
             ref = ref_vals.get(q.text)
             rows, summary = _one(plan, q.text, key, labelled, ref, plan.exact.get(q.text))
@@ -134,7 +137,10 @@ def analyse(plan: StudyPlan, study_dir: Path, values: dict[str, dict[str, np.nda
         prows = list(by_value.values())
         names = [k for k in dict.fromkeys(k for r in prows for k in r) if k != key]
         png = study_dir / ("refinement.png" if not combo else f"refinement-{combo}.png")
-        plot_study(prows, key, names, png, title=f"{plan.name}: {method}" + (f" ({combo})" if combo else ""),
+        title = f"{plan.name}: {method}" + (f" ({combo})" if combo else "")
+        if combo in assumed:
+            title += f"\ntwo runs: the slope is the assumed order {plan.formal_order:g}, not observed"
+        plot_study(prows, key, names, png, title=title,
                    ylabel="error against " + {"richardson": "Richardson's estimate", "exact": "the exact value",
                                               "reference": "the reference run"}[plan.against])
     return summaries
