@@ -58,6 +58,11 @@ def test_two_runs_need_a_formal_order_and_bad_input_is_refused():
         refinement_table("integrator.h", [0.1, 0.05], [1.0, 1.1])
     t = refinement_table("integrator.h", [0.1, 0.05], [1.04, 1.01], formal_order=2)
     assert abs(float(t["richardson"]) - 1.0) < 1e-12 and t["gci_fine"] > 0
+    # two runs observe no order: the assumed one is reported as such, F_s = 3 (GCI = 3·0.03/1.01/3), and the orders
+    # against Richardson's estimate (built with that order, so it would only be returned) are not reported
+    assert "three_grid_order" not in t and t["formal_order"] == 2.0 and t["fs"] == 3.0
+    assert t["gci_fine"] == pytest.approx(0.03 / 1.01, rel=1e-12)
+    assert "fitted_richardson" not in t and np.isnan(t["pairwise_richardson"]).all()
     with pytest.raises(ValueError, match="positive"):
         spacing("model.n_elements", [0, 4])
     with pytest.raises(ValueError, match="distinct"):

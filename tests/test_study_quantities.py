@@ -227,3 +227,28 @@ def test_portal_frame_study_by_rod_and_arc_length(tmp_path, capsys):
     shears = float(s["reaction(support=left:clamped@0)[3]"]["finest"]) + float(s["reaction(support=right:clamped@0)[3]"]["finest"])
     assert abs(shears + H) < 1e-9 * H
     assert abs(float(s["frequency(mode=1)"]["three_grid_order"]) - 2.0) < 0.1
+
+
+def test_two_grids_report_the_assumed_order_not_an_observed_one(cases, tmp_path, capsys):
+    """Two runs (h = 0.02, 0.01) cannot give an observed order: the summary has no three_grid_order, only the
+    assumed formal_order 2 (printed as such, F_s = 3), and Richardson with p = 2 lands closer to the truth than the
+    finest run; three runs still observe order 2 (and report no formal_order)."""
+    for vals, out in (("0.02,0.01", tmp_path / "two"), ("0.04,0.02,0.01", tmp_path / "three")):
+        code = main(["study", "pend", "--vary", f"integrator.h={vals}", "--set", "integrator.method=midpoint",
+                     "--set", "output.vtk=false", "--quantity", "q[-1, 0]", "--against", "richardson",
+                     "--formal-order", "2", "--scheduler", "synchronous", "--out", str(out)])
+        printed, err = capsys.readouterr()
+        assert code == 0, err
+        (s,) = _csv(out / "refinement-summary.csv")
+        summary = json.loads((out / "provenance.json").read_text())["study"]["refinement"][0]
+        if out.name == "two":
+            assert "three_grid_order" not in s and "three_grid_order" not in summary and "three_grid_order" not in printed
+            assert float(s["formal_order"]) == 2.0 and summary["formal_order"] == 2.0
+            assert "2 (assumed: two grids)" in printed and "F_s = 3 with two grids" in printed
+            assert "assumed" in s["note"] and "fitted_richardson" not in s
+            assert all(r["order_vs_richardson"] == "nan" for r in _csv(out / "refinement.csv"))
+            exact = _theta_exact()
+            assert abs(float(s["richardson"]) - exact) < abs(float(s["finest"]) - exact) / 10
+        else:
+            assert abs(float(s["three_grid_order"]) - 2.0) < 0.05 and "formal_order" not in s
+            assert "assumed" not in printed and "F_s = 1.25" in printed

@@ -142,9 +142,10 @@ def refinement_table(key: str, values: Sequence[float], solutions: Sequence[Any]
     Returns a dict: ``h``, ``values``; errors ``error_vs_finest``, ``error_vs_richardson`` and, when given,
     ``error_vs_reference`` / ``error_vs_exact`` (RMS norms for fields); for each target its ``pairwise_*`` and
     ``fitted_*`` orders (the finest run is left out of the fit against itself); ``three_grid_order`` (the last
-    three runs), ``richardson`` (value or field), ``gci_fine`` and ``gci_coarse`` (relative, F_s = 1.25),
-    ``asymptotic_ratio`` = GCI_coarse/(rᵖ GCI_fine) (≈ 1 in the asymptotic range). With two runs the order is
-    ``formal_order`` (needed) and F_s = 3.
+    three runs), ``richardson`` (value or field), ``gci_fine`` and ``gci_coarse`` (relative, factor of safety ``fs`` = 1.25),
+    ``asymptotic_ratio`` = GCI_coarse/(rᵖ GCI_fine) (≈ 1 in the asymptotic range). With two runs no order can be
+    observed: there is no ``three_grid_order``, the order is ``formal_order`` (needed, assumed), F_s = 3, and the
+    orders against Richardson's estimate (which would return the assumed order) are nan / absent.
     """
     if len(values) != len(solutions) or len(values) < 2:
         raise ValueError(f"refinement_table needs two or more runs with their solutions, got {len(values)} "
@@ -159,11 +160,13 @@ def refinement_table(key: str, values: Sequence[float], solutions: Sequence[Any]
     if len(sols) >= 3:
         p = three_grid_order(h[-3:], sols[-3:])
         fs = FS_THREE_GRIDS
+        out["three_grid_order"] = p
     else:
         if formal_order is None:
             raise ValueError("two runs give no observed order: pass formal_order (the method's order)")
         p, fs = float(formal_order), FS_TWO_GRIDS
-    out["three_grid_order"] = p
+        out["formal_order"] = p  # assumed, not observed
+    out["fs"] = fs
     p_use = p if math.isfinite(p) and p > 0 else (formal_order if formal_order is not None else float("nan"))
     out["order_used"] = p_use
     ext = richardson(h[-2], h[-1], sols[-2], sols[-1], p_use) if math.isfinite(p_use) else np.full_like(sols[-1], np.nan)
@@ -177,6 +180,9 @@ def refinement_table(key: str, values: Sequence[float], solutions: Sequence[Any]
         errs = np.array([_diff(s, target) for s in sols])
         keep = slice(None, -1) if name == "finest" else slice(None)
         out[f"error_vs_{name}"] = errs
+        if name == "richardson" and len(sols) < 3:  # extrapolated with the assumed order: its orders are that order
+            out["pairwise_richardson"] = np.full(1, np.nan)
+            continue
         out[f"pairwise_{name}"] = pairwise_orders(h[keep], errs[keep]) if errs[keep].size >= 2 else np.array([])
         out[f"fitted_{name}"] = fitted_order(h[keep], errs[keep])
     if math.isfinite(p_use):

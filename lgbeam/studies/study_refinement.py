@@ -7,9 +7,10 @@ grid-convergence index (Roache) of the two finest runs. Written to the study fol
     refinement.csv          one row per quantity and run: the key, the spacing h, the value (numbers), the errors
                             against the reference, Richardson and the exact value (``--exact``), and the pairwise
                             order of each run with the next coarser one
-    refinement-summary.csv  one row per quantity (and combination of the other keys): observed order, Richardson
-                            estimate, GCI of the fine and the coarse pair (relative), asymptotic ratio ≈ 1, fitted
-                            orders, the finest and the reference value
+    refinement-summary.csv  one row per quantity (and combination of the other keys): observed order
+                            (``three_grid_order``; with two runs there is none: ``formal_order``, the assumed order,
+                            instead), Richardson estimate, GCI of the fine and the coarse pair (relative), asymptotic
+                            ratio ≈ 1, fitted orders, the finest and the reference value
     refinement.png          errors against the chosen target (``--against``) with fitted slopes
 """
 
@@ -70,11 +71,13 @@ def _one(plan: StudyPlan, qtext: str, key: str, labelled: list[tuple[Any, np.nda
                 p = t[f"pairwise_{target}"]
                 row[f"order_vs_{target}"] = float(p[i - 1]) if i >= 1 and i - 1 < p.size else float("nan")
         rows.append(row)
-    for k in ("three_grid_order", "order_used", "gci_fine", "gci_coarse", "asymptotic_ratio",
+    for k in ("three_grid_order", "formal_order", "order_used", "gci_fine", "gci_coarse", "asymptotic_ratio",
               "fitted_reference", "fitted_richardson", "fitted_exact"):
         if k in t:
             summary[k] = _num(t[k])
-    if "three_grid_order" in t and not math.isfinite(t["three_grid_order"]):
+    if "formal_order" in t:
+        summary["note"] = "two grids: the order is assumed (--formal-order), not observed; GCI with F_s = 3"
+    elif "three_grid_order" in t and not math.isfinite(t["three_grid_order"]):
         summary["note"] = "the runs agree to round-off: no observed order, no Richardson estimate"
     elif "three_grid_order" in t and not 0.0 < t["three_grid_order"] < 20.0:
         summary["note"] = "observed order out of range: not in the asymptotic range (refine further)"
@@ -107,10 +110,13 @@ def analyse(plan: StudyPlan, study_dir: Path, values: dict[str, dict[str, np.nda
     all_rows: list[dict[str, Any]] = []
     summaries: list[dict[str, Any]] = []
     plot_rows: dict[str, dict[Any, dict[str, Any]]] = {}  # combination → key value → {key, quantity: error}
+    assumed: set[str] = set()  # combinations whose plotted slopes are the assumed order, not an observed one
     for q in plan.quantities:
         for combo, labels in groups.items():
             if len(labels) < 2:
                 continue
+            if len(labels) == 2 and plan.against == "richardson" and plan.formal_order is not None:
+                assumed.add(combo)  # Richardson's estimate from two runs uses --formal-order: so does the slope
             labelled = [(points[lb][key], values[lb][q.text]) for lb in labels]
             ref = ref_vals.get(q.text)
             rows, summary = _one(plan, q.text, key, labelled, ref, plan.exact.get(q.text))
@@ -131,7 +137,10 @@ def analyse(plan: StudyPlan, study_dir: Path, values: dict[str, dict[str, np.nda
         prows = list(by_value.values())
         names = [k for k in dict.fromkeys(k for r in prows for k in r) if k != key]
         png = study_dir / ("refinement.png" if not combo else f"refinement-{combo}.png")
-        plot_study(prows, key, names, png, title=f"{plan.name}: {method}" + (f" ({combo})" if combo else ""),
+        title = f"{plan.name}: {method}" + (f" ({combo})" if combo else "")
+        if combo in assumed:
+            title += f"\ntwo runs: the slope is the assumed order {plan.formal_order:g}, not observed"
+        plot_study(prows, key, names, png, title=title,
                    ylabel="error against " + {"richardson": "Richardson's estimate", "exact": "the exact value",
                                               "reference": "the reference run"}[plan.against])
     return summaries

@@ -26,8 +26,8 @@ Equations, with the load factor μ scaling the external loads f (body frame) at 
   (a single big step may jump over several critical points); its load is then located by regula falsi on that
   eigenvalue inside the bracket.
   Branch switching (Riks 1984; Wagner & Wriggers 1988): the critical mode φ (the eigenvector of K_t on ker B
-  with the eigenvalue nearest 0) gives the predictor q ∘ exp(τ φ) at the bifurcation state, corrected with
-  the constraint φᵀΔw = τ (which excludes the fundamental branch); the path then continues on the new branch.
+  with the eigenvalue nearest 0) at the bracket's lower state gives the predictor q ∘ exp(τ φ) there, corrected
+  with the constraint φᵀΔw = τ (which excludes the fundamental branch); the path then continues on the new branch.
 
 The path is a ``StaticPath``: every converged state with its load factor, iterations, residual, number of
 negative eigenvalues and status, the events (bifurcations, limit points), and a table for CSV.
@@ -430,6 +430,7 @@ class _Path:
         self.load_steps, self.max_cutbacks, self.target = load_steps, max_cutbacks, target
         self.arc_length, self.max_steps, self.check, self.switch = arc_length, max_steps, check, switch
         self.events: list[PathEvent] = []
+        self.below: dict[int, StaticState] = {}  # event index → the bracket's lower converged state
         self.cutbacks = 0
         self.branch = 0
 
@@ -491,6 +492,7 @@ class _Path:
                     if st.load_factor > prev.load_factor:  # load rising over the step: bracket the first change
                         lo, hi = self.bracket(prev, st)
                         lower, upper = lo.load_factor, hi.load_factor
+                        self.below[len(self.events)] = lo
                     mu = 0.5 * (lo.load_factor + hi.load_factor)
                     mu_rf = self.locate(lo, hi)
                     if lo.load_factor <= mu_rf <= hi.load_factor:
@@ -549,13 +551,20 @@ class _Path:
         return float(mu_b if abs(f_b) < abs(f_a) else mu_a)
 
     def switch_branch(self, tau: float) -> bool:
-        """Branch switching at the last event (a bifurcation): predictor q ∘ exp(τ φ), corrector with φᵀΔw = τ."""
+        """Branch switching at the last event (a bifurcation): predictor q ∘ exp(τ φ), corrector with φᵀΔw = τ,
+        from the bracket's lower state with its critical mode φ (the end of the step only where no bracket was
+        refined: there a step over several critical points has a later mode nearest zero)."""
         ev = self.events[-1]
-        st = self.states[-1]
-        if ev.kind != "bifurcation" or ev.mode is None or st.n_negative == 0:
+        if ev.kind != "bifurcation" or ev.mode is None or self.states[-1].n_negative == 0:
             return False
         eq = self.eq
-        phi = ev.mode
+        st, phi = self.states[-1], ev.mode
+        lo = self.below.get(len(self.events) - 1)
+        if lo is not None:
+            try:
+                st, phi = lo, critical_mode(eq.rod, lo, eq.t)[1]
+            except (ValueError, RuntimeError) as exc:  # ARPACK trouble: switch from the end of the step
+                logger.warning("critical mode at load factor %.6g not found: %s", lo.load_factor, exc)
         c = phi * eq.w ** 2
         c = c / float(c @ phi)
         for amp in (tau, 0.2 * tau, 0.04 * tau):
