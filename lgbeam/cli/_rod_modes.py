@@ -107,9 +107,9 @@ def modes_table(system: Any, case: dict[str, Any], name: str, what: str, *, n: i
         f, f_err, label = refine(f_mesh, res.shapes)
         head += f"; {label}"
     for k in range(n):
-        w = 2 * np.pi * float(f[k])
-        r: dict[str, Any] = {"mode": k + 1, "omega2": float(np.copysign(w * w, res.omega2[k])), "omega_rad_s": w,
-                             "freq_hz": float(f[k])}
+        w = 2 * np.pi * float(f[k]) if refine is not None else float(res.omega[k])
+        r: dict[str, Any] = {"mode": k + 1, "omega2": float(np.copysign(w * w, res.omega2[k])) if refine is not None
+                             else float(res.omega2[k]), "omega_rad_s": w, "freq_hz": float(f[k])}
         if refine is not None:
             r |= {"freq_hz_mesh": float(f_mesh[k]), "freq_hz_error": float(f_err[k])}
         r["period_s"] = float(2 * np.pi / w) if w > 0 else float("nan")
