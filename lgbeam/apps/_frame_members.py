@@ -290,4 +290,5 @@ def rods_form(case: dict[str, Any]) -> dict[str, Any]:
     mod["rods"], mod["joints"] = rods, joints
     mod["nodes"], mod["members"] = [], []
     mod["node_ends"] = first  # node name -> (rod, "start" | "end"): solution.npz node_names / node_ids
+    mod["member_rods"] = members  # member name -> its rods, start to end: member_forces.csv, diagrams.png
     return case

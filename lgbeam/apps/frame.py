@@ -19,7 +19,8 @@ Case sections::
 Output: solution.npz (t, q, v, lam, positions, rotations, rod_names, rod_offsets, s, reactions, joint_reactions,
 section_force/section_moment per edge, spatial; node_names, node_ids of a nodes + members case),
 paraview/<name>.pvd of ``.vtp`` polylines (one per rod) with the engineering arrays of ``frames.output`` and
-<name>.pvsm (docs/output.md).
+<name>.pvsm (docs/output.md); member_forces.csv and diagrams.png (N, V, M per member in its local axes at the last
+state, ``_frame_diagrams``; docs/frames.md "Member forces and diagrams").
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from lgbeam.apps import RunSummary
+from lgbeam.apps._frame_diagrams import member_forces, plot_diagrams, write_member_forces
 from lgbeam.apps._frame_members import _table, rods_form
 from lgbeam.apps._rod_supports import AT_KEYS
 from lgbeam.apps._runner import Problem, check_work, run_problem, write_diagnostics
@@ -280,6 +282,23 @@ def node_ids(case: dict[str, Any], frame: Structure) -> dict[str, int]:
             for n, (r, e) in ends.items()}
 
 
+def member_rods(case: dict[str, Any], frame: Structure) -> dict[str, list[str]]:
+    """Member name -> its rods, start to end: the members of a nodes + members case, else one member per rod."""
+    return dict(rods_form(case)["model"].get("member_rods") or {n: [n] for n in frame.names})
+
+
+def write_member_diagrams(case: dict[str, Any], frame: Structure, run_dir: Path, q: np.ndarray, lam: np.ndarray,
+                          v: np.ndarray | None, state: str) -> dict[str, Any]:
+    """member_forces.csv and diagrams.png of the state (q, λ, v) (``_frame_diagrams``); returns the plot's view
+    and labels."""
+    forces = member_forces(frame, member_rods(case, frame), q, lam, v)
+    write_member_forces(run_dir / "member_forces.csv", forces, state)
+    if not all(np.all(np.isfinite(mf.values)) for mf in forces):  # a run that blew up: the numbers say it
+        logger.warning("diagrams.png not drawn: the member forces at %s are not finite", state)
+        return {"view": None, "panels": [], "labels": []}
+    return plot_diagrams(forces, run_dir / "diagrams.png", f"{case['name']}: member forces at {state}")
+
+
 def solution_arrays(frame: Structure, t: np.ndarray, q: np.ndarray, v: np.ndarray, lam: np.ndarray,
                     nodes: dict[str, int] | None = None) -> dict[str, Any]:
     """solution.npz of a frame run (module docstring); section resultants per edge, spatial, at the midpoints;
@@ -370,6 +389,11 @@ def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False, resume: 
         summary = run_static(case, build(case), run_dir)
     else:
         summary = run_problem(case, run_dir, problem(case), progress=progress, resume=resume)
+        with np.load(run_dir / "solution.npz") as z:
+            last = {k: z[k][-1] for k in ("t", "q", "v", "lam")} if len(z["t"]) else None
+        if last is not None and "signal" not in summary.extra:  # a stopped run exits at once
+            write_member_diagrams(case, build(case), run_dir, last["q"], last["lam"], last["v"],
+                                  f"t = {float(last['t']):.6g} (the last saved frame)")
     if case["output"]["vtk"]:
         write_state(run_dir / "paraview" / f"{case['name']}.pvd", display_scale(build(case)))
     return summary
@@ -399,6 +423,8 @@ def run_static(case: dict[str, Any], frame: Structure, run_dir: Path) -> RunSumm
                "n_negative": np.array([s.n_negative for s in path.states])}
     write_path_csv(path, frame.G, run_dir / "path.csv")
     plot_path(path, frame.G, run_dir / "path.png", str(case["name"]))
+    drawn = write_member_diagrams(case, frame, run_dir, path.final.q, path.final.lam, None,
+                                  f"load factor {path.final.load_factor:.6g} (the last converged state)")
     write_diagnostics(run_dir / "diagnostics.csv", {
         "t": ts, "h": np.zeros(n), "accepted": np.ones(n), "energy": np.array([frame.energy(t1, qq, v[0]) for qq in q]),
         "phi": np.array([np.linalg.norm(frame.constraints(qq)) for qq in q]), "bv": np.zeros(n)})
@@ -413,7 +439,7 @@ def run_static(case: dict[str, Any], frame: Structure, run_dir: Path) -> RunSumm
     with atomic_write(run_dir / "solution.npz") as fh:
         np.savez(fh, **arrays)
     extra = {"analysis": "static", "load_factor": last.load_factor, "n_negative": last.n_negative,
-             "load_steps_taken": path.n_steps,
+             "load_steps_taken": path.n_steps, "diagrams": {"view": drawn["view"], "panels": drawn["panels"]},
              "events": [{"kind": e.kind, "load_factor": e.load_factor,
                          "bracket": [e.lower, e.upper] if np.isfinite(e.lower) else None} for e in path.events],
              **balance(frame, t1, last.q, last.lam), **({"richardson": rich} if rich else {}),
