@@ -54,6 +54,26 @@ def test_cantilever_member_tip_load_gives_the_linear_moment_line(tmp_path):
     assert np.all(np.diff(z, 2) < 0) and c["M_y"][:-1].min() > 0  # zero at the free end
 
 
+def test_deflected_shape_names_the_largest_displacement_at_a_round_magnification(tmp_path):
+    """deflected.png of the cantilever above: the largest displacement is the tip's (node b), PL³/3EI_y (1 − 1/4N²)
+    (the mesh's exact value: its only error is the trapezoidal sum of the quadratic rotation); the factor is 1, 2
+    or 5 × 10^k and draws it at 4–10 % of the length."""
+    L, P = 2.0, 1e3
+    case = _case({"a": [0.0, 0.0, 0.0], "b": [L, 0.0, 0.0]},
+                 [{"name": "cant", "nodes": ["a", "b"], "section": RECT, "material": "S355"}],
+                 [{"node": "a", "kind": "clamped"}], [{"node": "b", "force": [0.0, 0.0, -P]}], n_elements=8)
+    case["analysis"]["richardson"] = False
+    out = tmp_path / "d"
+    out.mkdir()
+    d = frame_app.run_static(case, frame_app.build(case), out).extra["diagrams"]["deflected"]
+    EI = 210e9 * 0.1 * 0.2**3 / 12
+    exact = P * L**3 / (3 * EI)  # the mesh's: the trapezoidal sum of the quadratic θ, short by ℓ³κ'/12 an element
+    assert d["at"] == "b" and d["largest_displacement_m"] == pytest.approx(exact * (1 - 1 / (4 * 8**2)), rel=1e-6)
+    m = d["factor"] / 10 ** np.floor(np.log10(d["factor"]))
+    assert m in (1.0, 2.0, 5.0) and 0.04 * L <= d["factor"] * d["largest_displacement_m"] <= 0.1 * L
+    assert (out / "deflected.png").stat().st_size > 10_000
+
+
 def test_polyline_column_is_one_member_with_accumulated_s_and_the_jumps_at_its_node(tmp_path):
     """A clamped column b-m-t (two rods col.1, col.2), at t the lateral H and the axial −P₁, at m the axial −P₂:
     one member, s from 0 to 4 over both rods, N = −(P₁ + P₂) below m and −P₁ above (two rows at s = 2: the jump),

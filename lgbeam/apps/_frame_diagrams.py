@@ -1,5 +1,6 @@
 """Member forces of a frame state in the members' local axes and the N, V, M diagrams an engineer reads (issue 24
-item 7; docs/frames.md "Member forces and diagrams"): ``member_forces.csv`` and ``diagrams.png`` of a frame run.
+item 7; docs/frames.md "Member forces and diagrams"): ``member_forces.csv``, ``diagrams.png`` and the deflected
+shape ``deflected.png`` of a frame run.
 
 A member is the engineer's member of a nodes + members case (its segments are the rods ``<member>.1``, ``<member>.2``,
 …, start to end: ``_frame_members.rods_form``'s ``member_rods``) or a rod of a rods + joints case. Along it, rod by
@@ -40,6 +41,7 @@ PLANE_TOL = 1e-3  # out-of-plane resultants below this fraction of the largest: 
 LABEL_FRACTION = 0.05  # a segment's extreme is labelled when it exceeds this fraction of its panel's largest value
 SMALL_PANEL = 0.05  # a panel below this fraction of the largest force (moment) is drawn to scale, not blown up
 DIAGRAM_FRACTION = 0.12  # the panel's largest value is drawn this fraction of the structure's size from its member
+DEFLECTION_FRACTION = 0.1  # deflected.png draws the largest displacement at about this fraction of the size
 BENDING_COLOURS = ("tab:red", "tab:blue")  # bending in the local x-z plane (M_y, V_z); in the x-y plane (M_z, V_y)
 
 
@@ -323,3 +325,55 @@ def plot_diagrams(forces: list[MemberForces], out: Path, title: str, *, dpi: int
     fig.savefig(out, dpi=dpi)
     return {**{k: v for k, v in view.items() if k != "basis"}, "view": view["view"], "panels": panels,
             "labels": [t.record for _, t in kept], "dropped": len(texts) - len(kept)}
+
+
+def _nice(x: float) -> float:
+    """The largest of 1, 2, 5 × 10^k not above x (a scale factor a reader can take in)."""
+    if not x > 0 or not np.isfinite(x):
+        return 1.0
+    k = np.floor(np.log10(x))
+    m = x / 10**k
+    return float((5.0 if m >= 5 else 2.0 if m >= 2 else 1.0) * 10**k)
+
+
+def plot_deflected(frame: Any, q: FloatArray, nodes: dict[str, int], view: dict[str, Any], out: Path, title: str,
+                   *, dpi: int = 110) -> dict[str, Any]:
+    """deflected.png: the reference (grey, dashed) and the deflected structure, displacements magnified by a round
+    factor that draws the largest one at DEFLECTION_FRACTION of the structure's size, in the view of the diagrams;
+    the largest displacement labelled with its node (a named node when it is one). Returns the factor and it."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    G = frame.G
+    x0, x = G.translation(frame._q(frame.q_ref)), G.translation(frame._q(q))
+    u = x - x0
+    size = max(float(np.ptp(x0, axis=0).max()), 1e-12)
+    norms = np.linalg.norm(u, axis=1)
+    k = int(np.argmax(norms))
+    umax = float(norms[k])
+    factor = _nice(DEFLECTION_FRACTION * size / umax) if umax > 0 else 1.0
+    P = view["basis"]
+    fig = Figure(figsize=(6.0, 5.0))
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot(1, 1, 1)
+    o = frame.node_offsets
+    for j in range(len(frame.names)):
+        a, b = (x0[o[j]:o[j + 1]] @ P.T), ((x0 + factor * u)[o[j]:o[j + 1]] @ P.T)
+        ax.plot(a[:, 0], a[:, 1], color="0.6", lw=1.0, ls="--", zorder=1)
+        ax.plot(b[:, 0], b[:, 1], color="tab:blue", lw=1.8, zorder=2)
+    names = {i: n for n, i in nodes.items()}
+    where = names.get(k, f"{frame.names[int(np.searchsorted(o, k, side='right')) - 1]} node "
+                         f"{k - int(o[int(np.searchsorted(o, k, side='right')) - 1])}")
+    tip = (x0[k] + factor * u[k]) @ P.T
+    mm = umax * 1e3
+    ax.plot(*tip, "o", color="tab:blue", ms=4)
+    ax.annotate(f"|u| = {mm:.3g} mm ({where})", tip, xytext=(6, 6), textcoords="offset points", fontsize=8,
+                color="tab:blue")
+    ax.margins(0.12)
+    ax.set_aspect("equal", adjustable="datalim")
+    ax.set_axis_off()
+    _triad(ax, P, view["view"] == "3d")
+    ax.set_title(f"{title}\ndeflected shape, displacements × {factor:g} (dashed: unloaded)", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(out, dpi=dpi)
+    return {"factor": factor, "largest_displacement_m": umax, "at": where}

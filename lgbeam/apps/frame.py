@@ -32,7 +32,13 @@ from typing import Any
 import numpy as np
 
 from lgbeam.apps import RunSummary
-from lgbeam.apps._frame_diagrams import member_forces, plot_diagrams, write_member_forces
+from lgbeam.apps._frame_diagrams import (
+    choose_view,
+    member_forces,
+    plot_deflected,
+    plot_diagrams,
+    write_member_forces,
+)
 from lgbeam.apps._frame_members import _table, rods_form
 from lgbeam.apps._rod_supports import AT_KEYS
 from lgbeam.apps._runner import Problem, check_work, run_problem, write_diagnostics
@@ -289,14 +295,17 @@ def member_rods(case: dict[str, Any], frame: Structure) -> dict[str, list[str]]:
 
 def write_member_diagrams(case: dict[str, Any], frame: Structure, run_dir: Path, q: np.ndarray, lam: np.ndarray,
                           v: np.ndarray | None, state: str) -> dict[str, Any]:
-    """member_forces.csv and diagrams.png of the state (q, λ, v) (``_frame_diagrams``); returns the plot's view
-    and labels."""
+    """member_forces.csv, diagrams.png and deflected.png of the state (q, λ, v) (``_frame_diagrams``); returns the
+    plot's view and labels, and the deflected shape's scale factor and largest displacement."""
     forces = member_forces(frame, member_rods(case, frame), q, lam, v)
     write_member_forces(run_dir / "member_forces.csv", forces, state)
     if not all(np.all(np.isfinite(mf.values)) for mf in forces):  # a run that blew up: the numbers say it
         logger.warning("diagrams.png not drawn: the member forces at %s are not finite", state)
         return {"view": None, "panels": [], "labels": []}
-    return plot_diagrams(forces, run_dir / "diagrams.png", f"{case['name']}: member forces at {state}")
+    drawn = plot_diagrams(forces, run_dir / "diagrams.png", f"{case['name']}: member forces at {state}")
+    drawn["deflected"] = plot_deflected(frame, q, node_ids(case, frame), choose_view(forces), run_dir / "deflected.png",
+                                        f"{case['name']} at {state}")
+    return drawn
 
 
 def solution_arrays(frame: Structure, t: np.ndarray, q: np.ndarray, v: np.ndarray, lam: np.ndarray,
@@ -439,7 +448,8 @@ def run_static(case: dict[str, Any], frame: Structure, run_dir: Path) -> RunSumm
     with atomic_write(run_dir / "solution.npz") as fh:
         np.savez(fh, **arrays)
     extra = {"analysis": "static", "load_factor": last.load_factor, "n_negative": last.n_negative,
-             "load_steps_taken": path.n_steps, "diagrams": {"view": drawn["view"], "panels": drawn["panels"]},
+             "load_steps_taken": path.n_steps, "diagrams": {"view": drawn["view"], "panels": drawn["panels"],
+                                                                "deflected": drawn.get("deflected")},
              "events": [{"kind": e.kind, "load_factor": e.load_factor,
                          "bracket": [e.lower, e.upper] if np.isfinite(e.lower) else None} for e in path.events],
              **balance(frame, t1, last.q, last.lam), **({"richardson": rich} if rich else {}),
