@@ -229,3 +229,17 @@ def test_a_support_that_is_no_node_of_the_halved_mesh_leaves_two_meshes(tmp_path
     exact = ref[1] + (ref[1] - ref[0]) / 3
     assert abs(float(r["value"]) - exact) <= float(r["error_estimate"]) + 1e-9 * abs(exact)
     assert abs(float(r["value"]) - exact) < 0.1 * abs(float(r["case_mesh"]) - exact)
+
+
+def test_a_doubled_mesh_over_the_memory_limit_leaves_the_mesh_alone_and_says_so(tmp_path, capsys):
+    """steel-frame-2storey needs about 2.9 MB at 8 elements per member and 5.4 MB at 16 (20 kB a node): with
+    output.max_memory_gb = 0.004 the run and the modes report the case mesh alone, say why, and write no
+    richardson.csv; the estimate columns are nan."""
+    limit = "output.max_memory_gb=0.004"
+    assert main(["run", "steel-frame-2storey", "--out", str(tmp_path / "run"), "--set", limit]) == 0
+    assert "no Richardson correction" in capsys.readouterr().out
+    assert not (tmp_path / "run" / "richardson.csv").exists()
+    assert main(["modes", "steel-frame-2storey", "--n", "1", "--out", str(tmp_path / "m"), "--set", limit]) == 0
+    r = _rows(tmp_path / "m" / "modes.csv")["1"]
+    assert math.isnan(float(r["freq_hz_error"])) and float(r["freq_hz"]) == float(r["freq_hz_mesh"])
+    assert "no Richardson correction" in capsys.readouterr().out

@@ -501,7 +501,11 @@ def _richardson_static(case: dict[str, Any], frame: Structure, path: Any,
     from lgbeam.discretisations.rods.statics import solve_static
 
     t1 = float(case["time"]["t_end"])
-    cases, structures = fr.built_family(case, frame, build)
+    try:
+        cases, structures = fr.built_family(case, frame, build, check_size)
+    except ValueError as err:
+        logger.warning("%s", err)
+        return {"skipped": str(err)}, None, [f"no Richardson correction: {err}"]
     results, finals = [], []
     for c, fr_c in zip(cases, structures, strict=True):
         if c is case:

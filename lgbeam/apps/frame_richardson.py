@@ -111,11 +111,12 @@ def family(case: dict[str, Any]) -> list[dict[str, Any]]:
     return [case, fine] if coarse is None else [coarse, case, fine]
 
 
-def built_family(case: dict[str, Any], structure: Any,
-                 build: Callable[[dict[str, Any]], Any]) -> tuple[list[dict[str, Any]], list[Any]]:
-    """The meshes of ``family(case)`` and their structures (``structure``: the case's own, already built). A
-    halved mesh that cannot be built (a support at an arc length or a "mid" node that is no node of N/2) is
-    dropped, leaving two meshes; a doubled one that cannot is a one-line error."""
+def built_family(case: dict[str, Any], structure: Any, build: Callable[[dict[str, Any]], Any],
+                 check: Callable[[dict[str, Any]], None] | None = None) -> tuple[list[dict[str, Any]], list[Any]]:
+    """The meshes of ``family(case)`` and their structures (``structure``: the case's own, already built;
+    ``check``: the size check run before each other mesh is built). A halved mesh that cannot be built (a support
+    at an arc length or a "mid" node that is no node of N/2) is dropped, leaving two meshes; a doubled one that
+    cannot (or fails ``check``) raises ValueError saying so: the caller reports the mesh alone."""
     cases, out_c, out_s = family(case), [], []
     for c in cases:
         if c is case:
@@ -123,6 +124,8 @@ def built_family(case: dict[str, Any], structure: Any,
             out_s.append(structure)
             continue
         try:
+            if check is not None:
+                check(c)
             st = build(c)
         except ValueError as err:
             if c is cases[0] and len(cases) == 3:

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from lgbeam.apps import frame_richardson as fr
-from lgbeam.apps.frame import _poly, build
+from lgbeam.apps.frame import _poly, build, check_size
 from lgbeam.cli._rod_modes import Refine, modes_table, write_csv
 from lgbeam.discretisations.frames import Structure
 from lgbeam.discretisations.rods import modal
@@ -62,7 +62,11 @@ def _refine(case: dict[str, Any], frame: Structure, *, n: int, about: str, buckl
     same analysis with half and twice the elements per member, modes matched by their shapes (MAC ≥ 0.9 on the
     translations of the coarsest mesh's nodes; a few more modes are computed on the other meshes for that)."""
     def refine(values: np.ndarray, shapes: np.ndarray) -> tuple[np.ndarray, np.ndarray, str]:
-        cases, frames = fr.built_family(case, frame, build)
+        try:
+            cases, frames = fr.built_family(case, frame, build, check_size)
+        except ValueError as err:
+            logger.warning("%s", err)
+            return np.asarray(values, dtype=float), np.full(len(values), np.nan), f"no Richardson correction: {err}"
         vals, shps = [], []
         for c, fc in zip(cases, frames, strict=True):
             if c is case:
