@@ -108,6 +108,8 @@ def test_the_two_storey_frame_at_its_default_mesh_is_within_0p1_percent(tmp_path
     mu, mu_err, mu_mesh = float(bk["load_factor"]), float(bk["load_factor_error"]), float(bk["load_factor_mesh"])
     assert abs(mu - ref["buckling"]) <= mu_err < 1e-3 * mu
     assert mu_mesh - mu > 0.04 * mu
+    end = st["member_start(member=c1)[M_y]"]     # the member's end forces (member_forces.csv) alike
+    assert abs(float(end["value"])) == pytest.approx(abs(float(got["moment"]["value"])), rel=1e-9)
     with np.load(tmp_path / "run" / "solution.npz") as z:     # every node's extrapolated displacement
         names, o = list(z["node_names"]), z["node_ids"]
         u_r = z["richardson_displacement"][o[names.index("r3")]]

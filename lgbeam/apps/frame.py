@@ -519,7 +519,8 @@ def _richardson_static(case: dict[str, Any], frame: Structure, path: Any,
                 return {"skipped": msg}, None, [msg]
             st = p.final
         finals.append((fr_c, st))
-        results.append(fr.static_quantities(fr_c, fr.named_nodes(fr_c, node_ids(c, fr_c)), st.q, st.lam, t1))
+        ends = {mf.name: mf.values[[0, -1]] for mf in member_forces(fr_c, member_rods(c, fr_c), st.q, st.lam)}
+        results.append(fr.static_quantities(fr_c, fr.named_nodes(fr_c, node_ids(c, fr_c)), st.q, st.lam, t1, ends))
     table, scales = fr.static_table(results)
     fr.write_rows(run_dir / "richardson.csv", table)
     (fc, sc), (ff, sf) = finals[-2], finals[-1]

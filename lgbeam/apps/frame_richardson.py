@@ -210,9 +210,11 @@ def worst(table: list[dict[str, Any]], scales: dict[str, float]) -> dict[str, An
             "relative": rel(best)}
 
 
-def static_quantities(frame: Any, nodes: dict[str, int], q: np.ndarray, lam: np.ndarray, t: float) -> dict[str, Any]:
+def static_quantities(frame: Any, nodes: dict[str, int], q: np.ndarray, lam: np.ndarray, t: float,
+                      ends: dict[str, np.ndarray] | None = None) -> dict[str, Any]:
     """The nodal results of a static frame state an engineer reads: displacement and rotation (rotation vector of
-    R R_refᵀ, spatial) of the named nodes (rod ends without names), the support reactions and the joint forces."""
+    R R_refᵀ, spatial) of the named nodes (rod ends without names), the support reactions, the joint forces and
+    ``ends``: member name -> (2, 6) N, V_y, V_z, T, M_y, M_z at its start and end (local axes)."""
     from lgbeam.groups import SO3
 
     G = frame.G
@@ -223,8 +225,10 @@ def static_quantities(frame: Any, nodes: dict[str, int], q: np.ndarray, lam: np.
     th = SO3().log(Rr)
     sup_names, sup = frame.support_reactions(t, q, lam)
     joints = frame.joint_reactions(q, lam)
+    ends = ends or {}
     return {"nodes": list(nodes), "u": u, "theta": th, "supports": list(sup_names), "reactions": sup,
-            "joints": list(frame.joint_rows.labels), "joint_forces": joints}
+            "joints": list(frame.joint_rows.labels), "joint_forces": joints, "members": list(ends),
+            "ends": np.array([ends[m] for m in ends]).reshape(len(ends), 2, 6)}
 
 
 def named_nodes(frame: Any, ids: dict[str, int]) -> dict[str, int]:
@@ -257,6 +261,12 @@ def static_table(results: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], d
     add("reaction(support={n})[M{a}]", last["supports"], "reactions", slice(0, 3), "N m")
     add("joint_force(joint={n})[F{a}]", last["joints"], "joint_forces", slice(3, 6), "N")
     add("joint_force(joint={n})[M{a}]", last["joints"], "joint_forces", slice(0, 3), "N m")
+    comps = ("N", "V_y", "V_z", "T", "M_y", "M_z")
+    for e, end in enumerate(("start", "end")):
+        labels = [f"member_{end}(member={m})[{c}]" for m in last["members"] for c in comps]
+        units = [("N" if k < 3 else "N m") for _ in last["members"] for k in range(6)]
+        vals = [np.asarray(r["ends"])[:, e, :].ravel() for r in results]
+        table.extend(rows(labels, units, vals, max(scales["N"], scales["N m"])))
     return table, scales
 
 
