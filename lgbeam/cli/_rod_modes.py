@@ -7,7 +7,8 @@ modes.csv columns: mode, omega2 (rad²/s²; negative = unstable), omega_rad_s, f
 ``--about static`` omega0_rad_s (about the reference) and ratio = ω²/ω₀²; then participation_x/y/z (Γ, kg^½ for
 the mass-normalised shapes), effective_mass_x/y/z (kg) and cumulative_mass_fraction_x/y/z (of the total mass;
 ``rods.modal.participation``); with ``--buckling``: mode,
-load_factor (multiple of the case's loads at time.t_end that buckles the rod).
+load_factor (multiple of the case's loads at time.t_end that buckles the rod). A frame's Richardson correction
+(``refine``) adds freq_hz_mesh and freq_hz_error after freq_hz (load_factor_mesh, load_factor_error).
 """
 
 from __future__ import annotations
@@ -114,8 +115,10 @@ def modes_table(system: Any, case: dict[str, Any], name: str, what: str, *, n: i
             r |= {"freq_hz_mesh": float(f_mesh[k]), "freq_hz_error": float(f_err[k])}
         r["period_s"] = float(2 * np.pi / w) if w > 0 else float("nan")
         if about == "static":
-            r["omega0_rad_s"] = float(ref.omega[k])
-            r["ratio"] = float(res.omega2[k] / ref.omega2[k])
+            ratio = float(res.omega2[k] / ref.omega2[k])
+            # corrected: ω₀ = ω/√ratio with the case mesh's ratio, so that the row stays consistent
+            r["omega0_rad_s"] = float(w / np.sqrt(ratio)) if refine is not None and ratio > 0 else float(ref.omega[k])
+            r["ratio"] = ratio
         for j, ax in enumerate("xyz"):
             r[f"participation_{ax}"] = float(part.gamma[k, j])
         for j, ax in enumerate("xyz"):
