@@ -108,6 +108,11 @@ def test_the_two_storey_frame_at_its_default_mesh_is_within_0p1_percent(tmp_path
     mu, mu_err, mu_mesh = float(bk["load_factor"]), float(bk["load_factor_error"]), float(bk["load_factor_mesh"])
     assert abs(mu - ref["buckling"]) <= mu_err < 1e-3 * mu
     assert mu_mesh - mu > 0.04 * mu
+    # --about static: ω₀ = ω/√ratio agrees with the corrected ω about the reference to the estimate
+    assert main(["modes", "steel-frame-2storey", "--n", "1", "--about", "static", "--out", "static"]) == 0
+    ms = _rows(tmp_path / "static" / "modes.csv")["1"]
+    assert abs(float(ms["omega0_rad_s"]) - float(md["omega_rad_s"])) <= 2 * math.pi * f1_err
+    assert float(ms["omega_rad_s"]) ** 2 / float(ms["omega0_rad_s"]) ** 2 == pytest.approx(float(ms["ratio"]), rel=1e-12)
     end = st["member_start(member=c1)[M_y]"]     # the member's end forces (member_forces.csv) alike
     assert abs(float(end["value"])) == pytest.approx(abs(float(got["moment"]["value"])), rel=1e-9)
     with np.load(tmp_path / "run" / "solution.npz") as z:     # every node's extrapolated displacement
