@@ -250,3 +250,25 @@ def test_a_doubled_mesh_over_the_memory_limit_leaves_the_mesh_alone_and_says_so(
     r = _rows(tmp_path / "m" / "modes.csv")["1"]
     assert math.isnan(float(r["freq_hz_error"])) and float(r["freq_hz"]) == float(r["freq_hz_mesh"])
     assert "no Richardson correction" in capsys.readouterr().out
+
+
+def test_modes_match_by_shape_and_a_mode_missing_on_a_mesh_is_said():
+    """Two meshes' modes in another order are matched by their shapes; a case-mesh mode absent from the halved
+    mesh is extrapolated from the other two ("two meshes"), one absent from the doubled mesh keeps its value
+    ("no match", nan estimate)."""
+    rng = np.random.default_rng(1)
+    S = rng.standard_normal((3, 5, 6))
+    shapes = [S[[1, 0, 2]], S, S[[2, 1, 0]]]                 # coarse: modes 1, 2 swapped; fine: 1, 3 swapped
+    maps = [np.arange(5)] * 3
+    match = fr.match_modes(shapes, maps, 3)
+    assert [m.tolist() for m in match] == [[1, 0, 2], [0, 1, 2], [2, 1, 0]]
+    f = [1 + 3 / n**2 + np.array([0.0, 1.0, 2.0]) for n in (4, 8, 16)]
+    vals = [f[0][[1, 0, 2]], f[1], f[2][[2, 1, 0]]]
+    rows = fr.eigen_rows("frequency", "Hz", vals, match, 3)
+    assert [r["value"] for r in rows] == pytest.approx([1.0, 2.0, 3.0], rel=1e-12)
+    match[0][1] = -1
+    match[2][2] = -1
+    rows = fr.eigen_rows("frequency", "Hz", vals, match, 3)
+    assert [r["basis"] for r in rows] == ["three meshes", "two meshes", "no match"]
+    assert rows[1]["value"] == pytest.approx(2.0, rel=1e-12) and math.isnan(rows[2]["error_estimate"])
+    assert rows[2]["value"] == f[1][2]

@@ -301,14 +301,19 @@ def common_nodes(frames: list[Any]) -> list[np.ndarray]:
 
 
 def eigen_rows(key: str, unit: str, values: list[np.ndarray], match: list[np.ndarray], n: int) -> list[dict[str, Any]]:
-    """The extrapolated eigenvalue-like quantities (frequencies in Hz, buckling factors) of the case mesh's n modes;
-    modes without a match on every mesh keep the case mesh's value with a nan error estimate."""
-    ok = np.all([m >= 0 for m in match], axis=0)
-    per_mesh = [np.where(ok, np.asarray(v)[np.where(m >= 0, m, 0)], np.nan) for v, m in zip(values, match, strict=True)]
-    table = rows([f"{key}(mode={k + 1})" for k in range(n)], unit, per_mesh, 0.0)
-    for k in range(n):
-        if not ok[k]:
-            table[k].update(value=float(np.asarray(values[-2])[k]), error_estimate=math.nan, basis="no match")
+    """The extrapolated eigenvalue-like quantities (frequencies in Hz, buckling factors) of the case mesh's n modes.
+    A mode matched on the case mesh and the doubled one but not on the halved one is extrapolated from those two
+    (basis "two meshes"); one not matched on the doubled mesh keeps the case mesh's value with a nan estimate
+    (basis "no match")."""
+    picked = [np.where(m >= 0, np.asarray(v)[np.where(m >= 0, m, 0)], np.nan) for v, m in zip(values, match, strict=True)]
+    names = [f"{key}(mode={k + 1})" for k in range(n)]
+    table = rows(names, unit, picked, 0.0)
+    if len(values) == 3:
+        two = rows(names, unit, picked[1:], 0.0)
+        for k in np.flatnonzero((match[0] < 0) & (match[2] >= 0)):
+            table[k] = {**two[k], "coarse": math.nan}
+    for k in np.flatnonzero(match[-1] < 0):
+        table[k].update(value=float(np.asarray(values[-2])[k]), error_estimate=math.nan, basis="no match")
     return table
 
 
