@@ -22,6 +22,7 @@ through the rods' ``roll``. Default orientation: e_z (web vertical), or e_x for 
 from __future__ import annotations
 
 import copy
+import logging
 import math
 from typing import Any
 
@@ -35,6 +36,8 @@ MEMBER_KEYS = ("name", "nodes", "section", "material", "orientation", "releases"
 MASS_KEYS = ("node", "rod", "mass", "inertia")
 CASE_KEYS = ("name", "nodal", "distributed", "gravity")
 COMBINATION_KEYS = ("name", "factors")
+_NOTED: set[str] = set()  # sections whose note (what the rod does not model) was logged
+logger = logging.getLogger(__name__)
 RELEASES = {"rx": "z", "ry": "x", "rz": "y"}  # member axis -> director axis of the joint frame ("local")
 
 
@@ -84,8 +87,11 @@ def _material(mspec: dict[str, Any], where: str) -> dict[str, Any] | None:
     if "material" not in mspec:
         raise ValueError(f"{where}: section without material; give material = {' | '.join(sec.GRADES)} or a table "
                          "{E, G (or nu), rho}")
-    return sec.sectional(sec.section(mspec["section"], f"{where}.section"), sec.grade(mspec["material"],
-                                                                                       f"{where}.material"))
+    section = sec.section(mspec["section"], f"{where}.section")
+    if section.note and section.name not in _NOTED:  # once a process: rods_form runs several times a case
+        _NOTED.add(section.name)
+        logger.warning("%s (%s): %s", where, section.name, section.note)
+    return sec.sectional(section, sec.grade(mspec["material"], f"{where}.material"))
 
 
 def _releases(spec: Any, where: str) -> dict[str, tuple[str, ...]]:
