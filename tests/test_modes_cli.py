@@ -126,3 +126,21 @@ def test_rod_modes_of_a_free_rod_name_the_rigid_motions(tmp_path, capsys):
     rc = main(["modes", "flying-spaghetti", "--out", str(tmp_path)])
     err = capsys.readouterr().err.strip()
     assert rc == 2 and err.count("\n") == 0 and "translation along x" in err and "are free" in err
+
+
+def test_about_static_with_buckling_gives_the_loaded_modes_and_the_buckling_factors(tmp_path, capsys):
+    """ux review t3 §1 row 1: `--about static --buckling` (README) used to print the buckling factors only. Now the
+    modes of the loaded state (ω² below the unloaded ones under compression: the ratio < 1) and the buckling factors,
+    each in its own folder; the buckling factor equals the one of `--buckling` alone (to ARPACK's round-off)."""
+    from lgbeam.cli.main import main
+
+    assert main(["modes", "prestressed-beam", "--about", "static", "--buckling", "--n", "2", "--out", str(tmp_path / "a")]) == 0
+    text = capsys.readouterr().out
+    assert "about its static state" in text and "linear buckling" in text
+    with open(tmp_path / "a" / "modes-static" / "modes.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 2 and all(0.0 < float(r["ratio"]) < 1.0 for r in rows)
+    assert main(["modes", "prestressed-beam", "--buckling", "--n", "1", "--out", str(tmp_path / "b")]) == 0
+    with open(tmp_path / "a" / "buckling" / "modes.csv") as fa, open(tmp_path / "b" / "modes.csv") as fb:
+        a, b = (float(next(csv.DictReader(f))["load_factor"]) for f in (fa, fb))
+    assert a == pytest.approx(b, rel=1e-9)  # the same problem; ARPACK's random start vector: 1.6e-12 apart

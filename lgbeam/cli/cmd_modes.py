@@ -158,7 +158,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--about", choices=("reference", "static"), default="reference",
                    help="linearise about the reference (default) or the static state under the case's loads "
                    "(its analysis.* settings)")
-    p.add_argument("--buckling", action="store_true", help="linear buckling load factors of the case's loads")
+    p.add_argument("--buckling", action="store_true", help="linear buckling load factors of the case's loads (with "
+                   "--about static: the modes of the loaded state first, then the buckling factors, each in its folder)")
     p.add_argument("--euler-bernoulli", action="store_true",
                    help="rod cases: the straight Euler–Bernoulli beam check instead of the rod (scikit-fem, closed form)")
     p.add_argument("--elements", type=int, default=None, metavar="NE",
@@ -196,11 +197,17 @@ def _run(args: argparse.Namespace) -> int:
         raise ValueError(f"--amplitude must be a positive fraction of the rod length, got {args.amplitude}")
     if args.n < 1:
         raise ValueError(f"--n must be a positive number of modes, got {args.n}")
-    out = args.out if args.out is not None else default_out(name, case, args.buckling, args.about)
     if kind == "frame":
         from lgbeam.cli._frame_modes import frame_modes_report as report
     else:
         from lgbeam.cli._rod_modes import rod_modes_report as report
-    text = report(case, name, n=args.n, about=args.about, buckling=args.buckling, out=out, amplitude=args.amplitude)
-    print(text)
+    # --about static with --buckling: the modes of the loaded state, then the linear buckling factors (about the
+    # reference, as linear buckling is); each in its own folder (under --out: modes-static/ and buckling/)
+    jobs = [(False, "static"), (True, "reference")] if args.buckling and args.about == "static" else \
+        [(args.buckling, args.about)]
+    for buckling, about in jobs:
+        out = default_out(name, case, buckling, about)
+        if args.out is not None:
+            out = args.out if len(jobs) == 1 else args.out / out.name
+        print(report(case, name, n=args.n, about=about, buckling=buckling, out=out, amplitude=args.amplitude))
     return 0
