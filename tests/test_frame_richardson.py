@@ -289,3 +289,12 @@ def test_the_portal_sway_is_the_slope_deflection_value_to_its_estimate(tmp_path)
     assert r["basis"] == "three meshes" and est < 2e-6 * exact
     assert abs(value - exact) <= est
     assert mesh / exact - 1 < -3e-3
+
+
+def test_a_mesh_too_coarse_for_its_modes_says_so(tmp_path, capsys):
+    """One element per member: the first modes of the steel frame are not found on the two-element mesh (the
+    shapes differ), so they keep their own value with a nan estimate and a line says to refine."""
+    assert main(["modes", "steel-frame-2storey", "--n", "2", "--set", "model.n_elements=1", "--out", str(tmp_path)]) == 0
+    assert "mode 1, 2: no estimate (nan)" in capsys.readouterr().out
+    r = _rows(tmp_path / "modes.csv")["1"]
+    assert math.isnan(float(r["freq_hz_error"])) and float(r["freq_hz"]) == float(r["freq_hz_mesh"])

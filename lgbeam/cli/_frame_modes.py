@@ -20,7 +20,7 @@ import numpy as np
 
 from lgbeam.apps import frame_richardson as fr
 from lgbeam.apps.frame import _poly, build, check_size
-from lgbeam.cli._rod_modes import Refine, modes_table, write_csv
+from lgbeam.cli._rod_modes import NO_CORRECTION, Refine, modes_table, write_csv
 from lgbeam.discretisations.frames import Structure
 from lgbeam.discretisations.rods import modal
 from lgbeam.io.vtk import PVDSeries
@@ -66,7 +66,7 @@ def _refine(case: dict[str, Any], frame: Structure, *, n: int, about: str, buckl
             cases, frames = fr.built_family(case, frame, build, check_size)
         except ValueError as err:
             logger.warning("%s", err)
-            return np.asarray(values, dtype=float), np.full(len(values), np.nan), f"no Richardson correction: {err}"
+            return np.asarray(values, dtype=float), np.full(len(values), np.nan), f"{NO_CORRECTION}: {err}"
         vals, shps = [], []
         for c, fc in zip(cases, frames, strict=True):
             if c is case:

@@ -58,6 +58,16 @@ def _write_shapes(rod: Any, q: np.ndarray, shapes: np.ndarray, out: Path, amplit
 
 
 Refine = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, str]]
+NO_CORRECTION = "no Richardson correction"  # how a ``Refine`` label begins when it could not correct
+
+
+def _unmatched(err: np.ndarray, label: str) -> list[str]:
+    """The line naming corrected modes without an estimate (not found on the finer mesh), if any."""
+    missing = np.flatnonzero(np.isnan(err))
+    if not missing.size or label.startswith(NO_CORRECTION):
+        return []
+    return [(f"mode {', '.join(str(k + 1) for k in missing)}: no estimate (nan): not found on the mesh with twice the "
+             "elements (the shapes differ), so the case's mesh is too coarse for it; refine model.n_elements")]
 
 
 def modes_table(system: Any, case: dict[str, Any], name: str, what: str, *, n: int, about: str,
@@ -84,6 +94,8 @@ def modes_table(system: Any, case: dict[str, Any], name: str, what: str, *, n: i
         lines = [title, f"{'mode':>4}  {'load factor':>15}" + (f"  {'± estimate':>10}  {'this mesh':>15}" if refine else "")]
         lines += [f"{r['mode']:>4d}  {r['load_factor']:15.8g}" + (
             f"  {r['load_factor_error']:10.2g}  {r['load_factor_mesh']:15.8g}" if refine else "") for r in rows]
+        if refine is not None:
+            lines += _unmatched(err, label)
         return lines, rows, system.q_ref, res.shapes, None
     ref = modal.modes(system, n)
     lam = None
@@ -137,6 +149,8 @@ def modes_table(system: Any, case: dict[str, Any], name: str, what: str, *, n: i
         pm = f"  {r['freq_hz_error']:9.2g}" if refine is not None else ""
         lines.append(f"{r['mode']:>4d}  {r['omega_rad_s']:15.8g}  {r['freq_hz']:13.6g}{pm}  {r['period_s']:10.5g}{tail}  "
                      f"{me}  {cu}")
+    if refine is not None:
+        lines += _unmatched(f_err, label)
     lines.append(f"total mass {part.total_mass:.6g} kg (members + point masses; the mass held by the supports takes "
                  "part in no mode); effective masses and participation factors of unit rigid translations along x, y, z")
     zero = np.abs(res.omega2) <= ZERO_MODE * float(np.max(np.abs(res.omega2)))
