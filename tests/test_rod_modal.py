@@ -172,3 +172,33 @@ def test_bad_mode_counts_and_unloaded_buckling_are_refused():
         modal.modes(rod, 0)
     with pytest.raises(ValueError, match="needs loads"):
         modal.buckling(rod, 1)
+
+
+def test_small_problems_take_the_dense_route_and_agree_with_arpack(monkeypatch):
+    """At most stability.DENSE_EIGS unknowns (a two-rod frame of 4 elements each: 60) the modes and buckling
+    factors are computed densely; forcing ARPACK on the same problem gives the same values (1e-9) and modes
+    (|cos| ≥ 1 − 1e-8). All but one of the free modes of a 2-element frame can be asked for (ARPACK could not
+    factor such a request)."""
+    from lgbeam.apps import frame as frame_app
+    from lgbeam.apps import load_case
+    from lgbeam.discretisations.rods import stability
+
+    case = load_case("portal-frame", ["model.n_elements=3",
+                                      'loads.nodal=[{rod="left",node="end",force=[0.0,0.0,-1e6]},'
+                                      '{rod="right",node="end",force=[0.0,0.0,-1e6]}]'])[0]
+    st = frame_app.build(case)
+    assert 6 * st.n_nodes <= stability.DENSE_EIGS
+    dense = modal.modes(st, 3), modal.buckling(st, 2)
+    monkeypatch.setattr(stability, "DENSE_EIGS", 0)
+    sparse = modal.modes(st, 3), modal.buckling(st, 2)
+    np.testing.assert_allclose(dense[0].omega2, sparse[0].omega2, rtol=1e-9)
+    np.testing.assert_allclose(dense[1].load_factors, sparse[1].load_factors, rtol=1e-9)
+    for a, b in ((dense[0].shapes, sparse[0].shapes), (dense[1].shapes, sparse[1].shapes)):
+        a, b = a.reshape(len(a), -1), b.reshape(len(b), -1)
+        cos = np.abs(np.einsum("ij,ij->i", a, b)) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
+        assert np.all(cos >= 1 - 1e-8)
+    monkeypatch.undo()
+    st2 = frame_app.build(load_case("portal-frame", ["model.n_elements=2"])[0])
+    k = st2.n_dofs - st2.n_constraints - 2  # the most modes asked for (all but one of the free ones)
+    w2 = modal.modes(st2, k).omega2
+    assert len(w2) == k and np.all(np.diff(w2) >= 0) and w2[0] > 0

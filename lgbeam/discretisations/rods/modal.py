@@ -195,8 +195,13 @@ def buckling(rod: CosseratRod, n_modes: int = 1, *, t: float = 0.0) -> Buckling:
     def op(x: FloatArray) -> FloatArray:
         return lu.solve(np.concatenate([-(KG @ x), np.zeros(m)]))[:n]
 
-    k = min(max(2 * n_modes + 2, 6), n - m - 2)
-    vals, vecs = spla.eigs(spla.LinearOperator((n, n), matvec=op, dtype=float), k=k, which="LR")
+    if n <= stability.DENSE_EIGS:  # a handful of elements: all eigenpairs densely (ARPACK may not converge)
+        KGd = KG.toarray() if sp.issparse(KG) else np.asarray(KG)
+        X = lu.solve(np.concatenate([-KGd, np.zeros((m, n))]))[:n]
+        vals, vecs = np.linalg.eig(X)
+    else:
+        k = min(max(2 * n_modes + 2, 6), n - m - 2)
+        vals, vecs = spla.eigs(spla.LinearOperator((n, n), matvec=op, dtype=float), k=k, which="LR")
     keep = (np.abs(vals.imag) <= 1e-8 * np.abs(vals)) & (vals.real > 0.0)
     if not np.any(keep):
         raise ValueError("no positive buckling load factor: the loads do not compress the rod (or they only "
