@@ -183,9 +183,9 @@ def test_small_problems_take_the_dense_route_and_agree_with_arpack(monkeypatch):
     from lgbeam.apps import load_case
     from lgbeam.discretisations.rods import stability
 
-    case = load_case("portal-frame", ["model.n_elements=3",
-                                      'loads.nodal=[{rod="left",node="end",force=[0.0,0.0,-1e6]},'
-                                      '{rod="right",node="end",force=[0.0,0.0,-1e6]}]'])[0]
+    loads = ('loads.nodal=[{rod="left",node="end",force=[0.0,0.0,-1e6]},'
+             '{rod="right",node="end",force=[0.0,0.0,-1e6]}]')
+    case = load_case("portal-frame", ["model.n_elements=3", loads])[0]
     st = frame_app.build(case)
     assert 6 * st.n_nodes <= stability.DENSE_EIGS
     dense = modal.modes(st, 3), modal.buckling(st, 2)

@@ -196,9 +196,18 @@ def buckling(rod: CosseratRod, n_modes: int = 1, *, t: float = 0.0) -> Buckling:
         return lu.solve(np.concatenate([-(KG @ x), np.zeros(m)]))[:n]
 
     if n <= stability.DENSE_EIGS:  # a handful of elements: all eigenpairs densely (ARPACK may not converge)
+        import scipy.linalg as sla
+
         KGd = KG.toarray() if sp.issparse(KG) else np.asarray(KG)
-        X = lu.solve(np.concatenate([-KGd, np.zeros((m, n))]))[:n]
-        vals, vecs = np.linalg.eig(X)
+        K0d = K0.toarray() if sp.issparse(K0) else np.asarray(K0)
+        Z = sla.null_space(B.toarray() if sp.issparse(B) else np.asarray(B)) if m else np.eye(n)
+        A, M0 = -(Z.T @ KGd @ Z), Z.T @ K0d @ Z  # −K_G φ = ν K₀ φ on ker B, K₀ positive definite there
+        if np.abs(A - A.T).max() <= 1e-12 * np.abs(A).max():
+            nu_all, y = sla.eigh(0.5 * (A + A.T), M0)
+            vals, vecs = nu_all.astype(complex), (Z @ y).astype(complex)
+        else:  # follower loads: K_G is not symmetric
+            vals, y = sla.eig(A, M0)
+            vecs = Z @ y
     else:
         k = min(max(2 * n_modes + 2, 6), n - m - 2)
         vals, vecs = spla.eigs(spla.LinearOperator((n, n), matvec=op, dtype=float), k=k, which="LR")
