@@ -19,8 +19,9 @@ Case sections::
 Output: solution.npz (t, q, v, lam, positions, rotations, rod_names, rod_offsets, s, reactions, joint_reactions,
 section_force/section_moment per edge, spatial; node_names, node_ids of a nodes + members case),
 paraview/<name>.pvd of ``.vtp`` polylines (one per rod) with the engineering arrays of ``frames.output`` and
-<name>.pvsm (docs/output.md); member_forces.csv and diagrams.png (N, V, M per member in its local axes at the last
-state, ``_frame_diagrams``; docs/frames.md "Member forces and diagrams").
+<name>.pvsm (docs/output.md); member_forces.csv, diagrams.png and deflected.png (N, V, M per member in its local
+axes and the deflected shape at the last state, ``_frame_diagrams``; docs/frames.md "Member forces and diagrams");
+static: richardson.csv and solution.npz ``richardson_displacement`` (``analysis.richardson``, ``frame_richardson``).
 """
 
 from __future__ import annotations
@@ -528,7 +529,7 @@ def _richardson_static(case: dict[str, Any], frame: Structure, path: Any,
     G = frame.G
     u_c = G.translation(fc._q(sc.q))[common[0]] - G.translation(fc._q(fc.q_ref))[common[0]]
     u_f = G.translation(ff._q(sf.q))[common[1]] - G.translation(ff._q(ff.q_ref))[common[1]]
-    u_r = u_f + (u_f - u_c) / (fr.RATIO**fr.ORDER - 1.0)
+    u_r = fr.richardson(u_c, u_f)
     disp = [r for r in table if r["unit"] == "m"]
     big = max(disp, key=lambda r: abs(r["value"]))
     w = fr.worst(table, scales)

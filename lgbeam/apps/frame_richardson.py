@@ -137,6 +137,12 @@ def built_family(case: dict[str, Any], structure: Any, build: Callable[[dict[str
     return out_c, out_s
 
 
+def richardson(coarse: Any, fine: Any) -> np.ndarray:
+    """f(2N) + (f(2N) − f(N)) / (2^p − 1): Richardson's value of order ORDER at the ratio RATIO."""
+    fine = np.asarray(fine, dtype=float)
+    return fine + (fine - np.asarray(coarse, dtype=float)) / (RATIO**ORDER - 1.0)
+
+
 def extrapolate(values: list[np.ndarray], scale: np.ndarray | float | None = None) -> dict[str, np.ndarray]:
     """Richardson's value and error estimate of quantities computed on the meshes of ``family`` (arrays of one
     shape, coarse → fine; module docstring). ``scale``: the size of the quantity's family (round-off below
@@ -146,7 +152,7 @@ def extrapolate(values: list[np.ndarray], scale: np.ndarray | float | None = Non
     f = [np.asarray(v, dtype=float) for v in values]
     fc, ff = f[-2], f[-1]
     r_p = RATIO**ORDER
-    value = ff + (ff - fc) / (r_p - 1.0)
+    value = richardson(fc, ff)
     change = np.abs(ff - fc)
     sc = np.abs(ff) if scale is None else np.broadcast_to(np.asarray(scale, dtype=float), ff.shape)
     exact = change <= ZERO * np.maximum(sc, np.finfo(float).tiny)
@@ -154,7 +160,7 @@ def extrapolate(values: list[np.ndarray], scale: np.ndarray | float | None = Non
     order = np.full(ff.shape, np.nan)
     error = change / (r_p - 1.0)
     if len(f) == 3:
-        prev = fc + (fc - f[0]) / (r_p - 1.0)
+        prev = richardson(f[0], fc)
         error = np.abs(value - prev) / (r_p - 1.0)
         with np.errstate(divide="ignore", invalid="ignore"):
             order = np.abs(np.log(np.abs((fc - f[0]) / (ff - fc)))) / math.log(RATIO)
