@@ -256,12 +256,16 @@ def test_modes_match_by_shape_and_a_mode_missing_on_a_mesh_is_said():
     """Two meshes' modes in another order are matched by their shapes; a case-mesh mode absent from the halved
     mesh is extrapolated from the other two ("two meshes"), one absent from the doubled mesh keeps its value
     ("no match", nan estimate)."""
+    from types import SimpleNamespace
+
     rng = np.random.default_rng(1)
-    S = rng.standard_normal((3, 5, 6))
-    shapes = [S[[1, 0, 2]], S, S[[2, 1, 0]]]                 # coarse: modes 1, 2 swapped; fine: 1, 3 swapped
-    maps = [np.arange(5)] * 3
-    match = fr.match_modes(shapes, maps, 3)
+    S = rng.standard_normal((3, 9, 6))                       # three modes on the 8-element mesh (one rod)
+    shapes = [S[[1, 0, 2]][:, ::4], S[:, ::2], S[[2, 1, 0]]]  # coarse: modes 1, 2 swapped; fine: 1, 3 swapped
+    frames = [SimpleNamespace(node_offsets=np.array([0, k]), members=[SimpleNamespace(n_nodes=k)]) for k in (3, 5, 9)]
+    match = fr.match_modes(shapes, frames, 3)
     assert [m.tolist() for m in match] == [[1, 0, 2], [0, 1, 2], [2, 1, 0]]
+    shapes[0] = np.concatenate([shapes[0][:1], shapes[0][:1], shapes[0][2:]])  # coarse: mode 2 twice, no mode 1
+    assert fr.match_modes(shapes, frames, 3)[0].tolist() in ([-1, 0, 2], [-1, 1, 2])  # one to one
     f = [1 + 3 / n**2 + np.array([0.0, 1.0, 2.0]) for n in (4, 8, 16)]
     vals = [f[0][[1, 0, 2]], f[1], f[2][[2, 1, 0]]]
     rows = fr.eigen_rows("frequency", "Hz", vals, match, 3)
@@ -298,3 +302,19 @@ def test_a_mesh_too_coarse_for_its_modes_says_so(tmp_path, capsys):
     assert "mode 1, 2: no estimate (nan)" in capsys.readouterr().out
     r = _rows(tmp_path / "modes.csv")["1"]
     assert math.isnan(float(r["freq_hz_error"])) and float(r["freq_hz"]) == float(r["freq_hz_mesh"])
+
+
+def test_a_halved_mesh_with_fewer_modes_than_asked_leaves_those_to_two_meshes(tmp_path):
+    """A cantilever of 2 elements asked for 4 modes: its 1-element halving has 2 (4 free degrees of freedom less
+    the two ARPACK keeps), so modes 3 and 4 are extrapolated from 2 and 4 elements ("two meshes" in the
+    estimate's sense: |f(2N) − f(N)|/3) and modes 1 and 2, found on all three, from the three."""
+    path = tmp_path / "c.toml"
+    path.write_text(CANTILEVER.format(n=2, mass=0.0, P=0.0, L=2.0))
+    assert main(["modes", str(path), "--n", "4", "--out", str(tmp_path / "m")]) == 0
+    rows = _rows(tmp_path / "m" / "modes.csv")
+    err = [float(rows[str(k)]["freq_hz_error"]) for k in (1, 2, 3, 4)]
+    f, mesh = ([float(rows[str(k)][c]) for k in (1, 2, 3, 4)] for c in ("freq_hz", "freq_hz_mesh"))
+    assert all(e > 0 for e in err) and all(a != b for a, b in zip(f, mesh, strict=True))
+    two = [abs(a - b) / 4 for a, b in zip(f, mesh, strict=True)]  # |f(2N) − f(N)|/3, as f_R − f(N) = 4/3 (f(2N) − f(N))
+    assert err[2:] == pytest.approx(two[2:], rel=1e-9)
+    assert all(abs(e / t - 1) > 1e-6 for e, t in zip(err[:2], two[:2], strict=True))

@@ -276,22 +276,40 @@ def static_table(results: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], d
     return table, scales
 
 
-def match_modes(shapes: list[np.ndarray], maps: list[np.ndarray], n: int) -> list[np.ndarray]:
-    """For each mesh, the index of the mode that is mode k of the case's mesh (``shapes[-2]``), by the modal
-    assurance criterion on the translations of the common nodes (``maps[k]``: those nodes in mesh k); -1 where
-    the best MAC is below 0.9."""
-    def vec(S: np.ndarray, m: np.ndarray) -> np.ndarray:
-        return np.asarray(S)[:, m, 3:].reshape(len(S), -1)
+MAC_MIN = 0.9  # the least modal assurance criterion that counts as the same mode on another mesh
 
-    ref = vec(shapes[-2], maps[-2])[:n]
+
+def match_modes(shapes: list[np.ndarray], frames: list[Any], n: int, length: float = 1.0) -> list[np.ndarray]:
+    """For each mesh (coarse → fine, the case's mesh ``shapes[-2]``), the index of the mode that is mode k of the
+    case's mesh; -1 where none is. Each other mesh is compared with the case's mesh on the nodes the two share (the
+    coarser one's), translations and rotations × ``length``, by the modal assurance criterion; modes are paired
+    one to one, best MAC first, and a pair counts from MAC_MIN."""
+    case = len(shapes) - 2
+
+    def vec(S: np.ndarray, m: np.ndarray) -> np.ndarray:
+        V = np.asarray(S)[:, m, :].copy()
+        V[:, :, :3] *= length
+        return V.reshape(len(V), -1)
+
     out = []
-    for S, m in zip(shapes, maps, strict=True):
-        other = vec(S, m)
+    for k, S in enumerate(shapes):
+        if k == case:
+            out.append(np.arange(n))
+            continue
+        pair = common_nodes([frames[k], frames[case]] if k < case else [frames[case], frames[k]])
+        mine, theirs = (pair[1], pair[0]) if k < case else (pair[0], pair[1])
+        ref, other = vec(shapes[case], mine)[:n], vec(S, theirs)
         num = (ref @ other.T) ** 2
         den = np.outer(np.einsum("ij,ij->i", ref, ref), np.einsum("ij,ij->i", other, other))
         mac = num / np.maximum(den, np.finfo(float).tiny)
-        best = np.argmax(mac, axis=1)
-        out.append(np.where(mac[np.arange(len(ref)), best] >= 0.9, best, -1))
+        got = np.full(len(ref), -1)
+        for flat in np.argsort(-mac, axis=None):  # greedy one-to-one pairing (n × (n + 3) entries)
+            i, j = divmod(int(flat), mac.shape[1])
+            if mac[i, j] < MAC_MIN:
+                break
+            if got[i] < 0 and j not in got:
+                got[i] = j
+        out.append(got)
     return out
 
 

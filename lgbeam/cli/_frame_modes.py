@@ -59,25 +59,39 @@ def write_shapes(structure: Structure, name: str, q: np.ndarray, lam: np.ndarray
 
 def _refine(case: dict[str, Any], frame: Structure, *, n: int, about: str, buckling: bool) -> Refine:
     """The Richardson correction of the case mesh's frequencies or load factors (``apps.frame_richardson``): the
-    same analysis with half and twice the elements per member, modes matched by their shapes (MAC ≥ 0.9 on the
-    translations of the coarsest mesh's nodes; a few more modes are computed on the other meshes for that)."""
+    same analysis with half and twice the elements per member, modes matched by their shapes
+    (``frame_richardson.match_modes``; a few more modes are computed on the other meshes for that)."""
     def refine(values: np.ndarray, shapes: np.ndarray) -> tuple[np.ndarray, np.ndarray, str]:
         try:
             cases, frames = fr.built_family(case, frame, build, check_size)
         except ValueError as err:
             logger.warning("%s", err)
             return np.asarray(values, dtype=float), np.full(len(values), np.nan), f"{NO_CORRECTION}: {err}"
-        vals, shps = [], []
+        vals, shps, used, kept = [], [], [], []
         for c, fc in zip(cases, frames, strict=True):
             if c is case:
                 vals.append(np.asarray(values, dtype=float))
                 shps.append(np.asarray(shapes))
+                used.append(c)
+                kept.append(fc)
                 continue
-            m = max(n, min(n + 3, fc.n_dofs - fc.n_constraints - 1))
-            _, rows, _, sh, _ = modes_table(fc, c, "", "", n=m, about=about, buckling=buckling, noun="frame")
+            m = min(n + 3, fc.n_dofs - fc.n_constraints - 2)  # a few more than n, to match them by shape
+            try:
+                if m < 1:
+                    raise ValueError(f"{fc.n_dofs - fc.n_constraints} free degrees of freedom")
+                _, rows, _, sh, _ = modes_table(fc, c, "", "", n=m, about=about, buckling=buckling, noun="frame")
+            except ValueError as err:
+                if c is cases[-1]:  # the doubled mesh: no correction
+                    logger.warning("%s", err)
+                    return (np.asarray(values, dtype=float), np.full(len(values), np.nan),
+                            f"{NO_CORRECTION}: the mesh with twice the elements: {err}")
+                continue  # the halved mesh: two meshes
             vals.append(np.array([r["load_factor" if buckling else "freq_hz"] for r in rows], dtype=float))
             shps.append(np.asarray(sh))
-        match = fr.match_modes(shps, fr.common_nodes(frames), n)
+            used.append(c)
+            kept.append(fc)
+        cases = used
+        match = fr.match_modes(shps, kept, n, modal.length_scale(frame))
         table = fr.eigen_rows("load_factor" if buckling else "frequency", "-" if buckling else "Hz", vals, match, n)
         return (np.array([r["value"] for r in table]), np.array([r["error_estimate"] for r in table]),
                 f"Richardson of {fr.meshes_label(cases)} elements per member (± its error estimate)")
