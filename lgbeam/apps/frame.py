@@ -396,16 +396,19 @@ def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False, resume: 
         if resume:
             raise ValueError("a static analysis has no checkpoint to resume; run it again")
         check_size(case)
-        summary = run_static(case, build(case), run_dir)
+        structure = build(case)
+        summary = run_static(case, structure, run_dir)
     else:
-        summary = run_problem(case, run_dir, problem(case), progress=progress, resume=resume)
+        prob = problem(case)
+        structure = prob.system
+        summary = run_problem(case, run_dir, prob, progress=progress, resume=resume)
         with np.load(run_dir / "solution.npz") as z:
             last = {k: z[k][-1] for k in ("t", "q", "v", "lam")} if len(z["t"]) else None
         if last is not None and "signal" not in summary.extra:  # a stopped run exits at once
-            write_member_diagrams(case, build(case), run_dir, last["q"], last["lam"], last["v"],
+            write_member_diagrams(case, structure, run_dir, last["q"], last["lam"], last["v"],
                                   f"t = {float(last['t']):.6g} (the last saved frame)")
     if case["output"]["vtk"]:
-        write_state(run_dir / "paraview" / f"{case['name']}.pvd", display_scale(build(case)))
+        write_state(run_dir / "paraview" / f"{case['name']}.pvd", display_scale(structure))
     return summary
 
 

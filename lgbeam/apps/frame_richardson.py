@@ -104,9 +104,7 @@ def refined(case: dict[str, Any], factor: float) -> dict[str, Any] | None:
 def family(case: dict[str, Any]) -> list[dict[str, Any]]:
     """The meshes of the extrapolation, coarse → fine: [N/2, N, 2N], or [N, 2N] when N/2 does not exist."""
     fine = refined(case, RATIO)
-    if fine is None:
-        raise ValueError("analysis.richardson: the mesh cannot be doubled (a node index does not scale); set "
-                         "analysis.richardson = false")
+    assert fine is not None  # doubling scales every count and index to an integer
     coarse = refined(case, 1.0 / RATIO)
     return [case, fine] if coarse is None else [coarse, case, fine]
 
@@ -187,10 +185,10 @@ def rows(names: list[str], unit: str | list[str], values: list[np.ndarray], scal
     ex = extrapolate(values, scale)
     units = [unit] * len(names) if isinstance(unit, str) else unit
     three = len(values) == 3
-    return [{"quantity": nm, "unit": u, "value": float(ex["value"][j]), "error_estimate": float(ex["error"][j]),
+    return [{"quantity": nm, "unit": units[j], "value": float(ex["value"][j]), "error_estimate": float(ex["error"][j]),
              "observed_order": float(ex["order"][j]), "basis": str(ex["basis"][j]),
              "coarse": float(values[0][j]) if three else math.nan, "case_mesh": float(values[-2][j]),
-             "fine": float(values[-1][j])} for j, nm in enumerate(names) for u in [units[j]]]
+             "fine": float(values[-1][j])} for j, nm in enumerate(names)]
 
 
 def write_rows(path: Path, table: list[dict[str, Any]]) -> None:

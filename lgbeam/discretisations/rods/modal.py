@@ -200,7 +200,7 @@ def buckling(rod: CosseratRod, n_modes: int = 1, *, t: float = 0.0) -> Buckling:
 
         KGd = KG.toarray() if sp.issparse(KG) else np.asarray(KG)
         K0d = K0.toarray() if sp.issparse(K0) else np.asarray(K0)
-        Z = sla.null_space(B.toarray() if sp.issparse(B) else np.asarray(B)) if m else np.eye(n)
+        Z = stability.null_basis(B, n)
         A, M0 = -(Z.T @ KGd @ Z), Z.T @ K0d @ Z  # −K_G φ = ν K₀ φ on ker B, K₀ positive definite there
         if np.abs(A - A.T).max() <= 1e-12 * np.abs(A).max():
             nu_all, y = sla.eigh(0.5 * (A + A.T), M0)

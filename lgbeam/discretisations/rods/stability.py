@@ -197,6 +197,12 @@ class Modes:
     vectors: FloatArray
 
 
+def null_basis(B: Any, n: int) -> FloatArray:
+    """An orthonormal basis (n, n − rank B) of ker B, dense: for the small problems of DENSE_EIGS only."""
+    Bd = B.toarray() if sp.issparse(B) else np.asarray(B, dtype=float)
+    return la.null_space(Bd) if Bd.shape[0] else np.eye(n)
+
+
 DENSE_EIGS = 120  # at most this many unknowns (20 nodes): the dense null-space route instead of ARPACK
 
 
@@ -210,10 +216,8 @@ def constrained_eigs(S: Any, M: Any, B: Any, k: int, sigma: float = 0.0) -> Mode
     if not 1 <= k < n_free:
         raise ValueError(f"asked for {k} modes but the constrained problem has {n_free} degrees of freedom; ask for 1 … {n_free - 1}")
     if n <= DENSE_EIGS:  # a handful of elements: ARPACK cannot build its factorisation when k nears n_free
-        import scipy.linalg as sla
-
-        Z = sla.null_space(B.toarray()) if m else np.eye(n)
-        mu, y = sla.eigh(Z.T @ (S @ Z), Z.T @ (M @ Z))
+        Z = null_basis(B, n)
+        mu, y = la.eigh(Z.T @ (S @ Z), Z.T @ (M @ Z))
         pick = np.sort(np.argsort(np.abs(mu - sigma), kind="stable")[:k])
         vals, vecs = mu[pick], Z @ y[:, pick]
     else:
