@@ -28,3 +28,10 @@ def csr_like(template: sp.csr_array, data: FloatArray) -> sp.csr_array:
     except (AttributeError, TypeError):  # pragma: no cover - a future scipy layout
         pass
     return sp.csr_array((data, template.indices, template.indptr), shape=template.shape)  # pragma: no cover
+
+
+def arpack_start(n: int) -> FloatArray:
+    """ARPACK's starting vector, the same on every call and machine (``v0`` of ``eigsh``/``eigs``): without it
+    scipy draws one from the operating system's entropy, so eigenvectors of (nearly) equal eigenvalues, and
+    which of them a truncated iteration returns, vary from run to run."""
+    return np.random.default_rng(20261207).uniform(-1.0, 1.0, n)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -252,19 +253,30 @@ def test_a_doubled_mesh_over_the_memory_limit_leaves_the_mesh_alone_and_says_so(
     assert "no Richardson correction" in capsys.readouterr().out
 
 
+def _string_meshes(order: list[list[int]]) -> tuple[list[np.ndarray], list[Any]]:
+    """Fixed-free string modes sin((2k−1)πx/2), k = 1 … 5, on one member of 4, 8 and 16 elements (the lateral
+    translation of each node), each mesh's modes in the given order; frames without a mass (Euclidean MAC)."""
+    from types import SimpleNamespace
+
+    shapes, frames = [], []
+    for n, o in zip((4, 8, 16), order, strict=True):
+        x = np.linspace(0.0, 1.0, n + 1)
+        S = np.zeros((5, n + 1, 6))
+        S[:, :, 4] = np.sin(np.outer(2 * np.arange(1, 6) - 1, np.pi * x / 2))
+        shapes.append(S[o])
+        frames.append(SimpleNamespace(node_offsets=np.array([0, n + 1]), n_nodes=n + 1,
+                                      members=[SimpleNamespace(n_nodes=n + 1)]))
+    return shapes, frames
+
+
 def test_modes_match_by_shape_and_a_mode_missing_on_a_mesh_is_said():
     """Two meshes' modes in another order are matched by their shapes; a case-mesh mode absent from the halved
     mesh is extrapolated from the other two ("two meshes"), one absent from the doubled mesh keeps its value
     ("no match", nan estimate)."""
-    from types import SimpleNamespace
-
-    rng = np.random.default_rng(1)
-    S = rng.standard_normal((3, 9, 6))                       # three modes on the 8-element mesh (one rod)
-    shapes = [S[[1, 0, 2]][:, ::4], S[:, ::2], S[[2, 1, 0]]]  # coarse: modes 1, 2 swapped; fine: 1, 3 swapped
-    frames = [SimpleNamespace(node_offsets=np.array([0, k]), members=[SimpleNamespace(n_nodes=k)]) for k in (3, 5, 9)]
-    match = fr.match_modes(shapes, frames, 3)
+    shapes, frames = _string_meshes([[1, 0, 2, 3, 4], [0, 1, 2, 3, 4], [2, 1, 0, 3, 4]])
+    match = fr.match_modes([s[:3] for s in shapes[:2]] + [shapes[2]], frames, 3)
     assert [m.tolist() for m in match] == [[1, 0, 2], [0, 1, 2], [2, 1, 0]]
-    shapes[0] = np.concatenate([shapes[0][:1], shapes[0][:1], shapes[0][2:]])  # coarse: mode 2 twice, no mode 1
+    shapes[0] = shapes[0][[0, 0, 2]]  # coarse: mode 1 missing, mode 2 twice
     assert fr.match_modes(shapes, frames, 3)[0].tolist() in ([-1, 0, 2], [-1, 1, 2])  # one to one
     f = [1 + 3 / n**2 + np.array([0.0, 1.0, 2.0]) for n in (4, 8, 16)]
     vals = [f[0][[1, 0, 2]], f[1], f[2][[2, 1, 0]]]
@@ -276,6 +288,71 @@ def test_modes_match_by_shape_and_a_mode_missing_on_a_mesh_is_said():
     assert [r["basis"] for r in rows] == ["three meshes", "two meshes", "no match"]
     assert rows[1]["value"] == pytest.approx(2.0, rel=1e-12) and math.isnan(rows[2]["error_estimate"])
     assert rows[2]["value"] == f[1][2]
+
+
+def test_modes_that_agree_on_the_coarse_nodes_are_told_apart():
+    """Aliasing (what paired a 2-element cantilever's torsion modes wrongly): the doubled mesh has, besides the
+    string's mode 3, a mode equal to it on every node of the case mesh and opposite on the new midpoints (as the
+    discrete torsion modes 3 and 4 of 4 elements are on the nodes of 2). Compared on the common nodes alone the
+    alias even wins (MAC 1 against the true mode's 0.9999: the doubled mesh's mode differs by its discretisation
+    error); interpolated onto the finer mesh, the case mesh's mode 3 finds its own, whichever order
+    the doubled mesh lists them in."""
+    shapes, frames = _string_meshes([[0, 1, 2, 3, 4], [0, 1, 2, 3, 4], [4, 3, 2, 1, 0]])
+    x = np.linspace(0.0, 1.0, 17)[:, None]
+    shapes[2][2] *= 1.0 + 0.05 * x                   # the doubled mesh's mode 3, a little off the case mesh's
+    alias = np.repeat(shapes[1][2], 2, axis=0)[:17]  # the case mesh's mode 3 on the common nodes, exactly,
+    alias[1::2] = -0.5 * (shapes[1][2][:-1] + shapes[1][2][1:])  # and the opposite of its mean between them
+    assert np.allclose(alias[::2], shapes[1][2])
+    for at in (0, 5):
+        fine = np.insert(shapes[2], at, alias, axis=0)
+        own = 2 if at == 5 else 3                    # mode 3 of the doubled mesh, after the insertion
+        match = fr.match_modes([shapes[0], shapes[1], fine], frames, 5)
+        assert match[1].tolist() == [0, 1, 2, 3, 4] and match[2][2] == own
+        assert match[2].tolist() == ([4, 3, 2, 1, 0] if at == 5 else [5, 4, 3, 2, 1])
+        assert match[0][:3].tolist() == [0, 1, 2]    # 4 elements resolve the first three (of 4 degrees of freedom)
+
+
+def test_degenerate_modes_are_paired_in_order_whatever_basis_the_solver_picked():
+    """A symmetric section bends alike in two planes: its modes come in pairs of equal frequency whose shapes
+    are any basis of the pair's plane. The pairing inside such a cluster follows the index order, so the
+    extrapolated values do not depend on the basis round-off chose (a rotation of each mesh's pair)."""
+    shapes, frames = _string_meshes([[0, 1], [0, 1], [0, 1]])
+    pairs = []
+    for S, c in zip(shapes, (0.3, -0.8, 0.55), strict=True):
+        P = np.zeros((2, S.shape[1], 6))
+        P[0, :, 4], P[1, :, 5] = S[0, :, 4], S[0, :, 4]                   # the first mode in the y and z planes
+        R = np.array([[np.cos(c), -np.sin(c)], [np.sin(c), np.cos(c)]])
+        pairs.append(np.einsum("ij,jnk->ink", R, P))
+    vals = [np.array([2.0, 2.0 * (1 + 1e-12)])] * 3
+    assert [m.tolist() for m in fr.match_modes(pairs, frames, 2, values=vals)] == [[0, 1]] * 3
+
+
+def test_the_modes_and_their_correction_do_not_depend_on_the_eigensolver_basis(tmp_path, monkeypatch):
+    """The machine-dependent failure of an earlier matching (reviews/t4 codebase §4.1): the dense route's basis
+    of ker B (``stability.null_basis``) differs with the LAPACK build, which changed mode shapes only by round-off
+    and yet paired a cantilever's torsion modes with their aliases. Any orthonormal basis of ker B (here rotated
+    by a random orthogonal matrix) gives the same corrected table."""
+    from lgbeam.discretisations.rods import stability
+
+    path = tmp_path / "c.toml"
+    path.write_text(CANTILEVER.format(n=2, mass=0.0, P=0.0, L=2.0))
+    base = stability.null_basis
+    tables = []
+    for seed in (None, 1, 2, 3):
+        rng = np.random.default_rng(seed)
+
+        def rotated(B, n, rng=rng, seed=seed):
+            Z = base(B, n)
+            return Z if seed is None else Z @ np.linalg.qr(rng.standard_normal((Z.shape[1],) * 2))[0]
+
+        monkeypatch.setattr(stability, "null_basis", rotated)
+        assert main(["modes", str(path), "--n", "4", "--out", str(tmp_path / f"m{seed}")]) == 0
+        rows = _rows(tmp_path / f"m{seed}" / "modes.csv")
+        tables.append([[float(rows[str(k)][c]) for c in ("freq_hz", "freq_hz_error")] for k in (1, 2, 3, 4)])
+    for t in tables[1:]:
+        assert np.asarray(t) == pytest.approx(np.asarray(tables[0]), rel=1e-6)
+    f = [r[0] for r in tables[0]]
+    assert f == sorted(f)
 
 
 def test_the_portal_sway_is_the_slope_deflection_value_to_its_estimate(tmp_path):

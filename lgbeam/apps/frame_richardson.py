@@ -274,41 +274,109 @@ def static_table(results: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], d
     return table, scales
 
 
-MAC_MIN = 0.9  # the least modal assurance criterion that counts as the same mode on another mesh
+# The least modal assurance criterion that counts as the same mode on another mesh. Above 1/2 the pairing is
+# unique (a shape's MACs with M-orthonormal modes sum to at most 1); 0.8 (shapes 27° apart) asks that the coarser
+# mesh resolve the mode at all: a steel frame's sway on one element per member reaches 0.73 at 10× the frequency.
+MAC_MIN = 0.8
+CLUSTER = 1e-6  # eigenvalues this close (relative) span one eigenspace: their shapes are matched as a whole
 
 
-def match_modes(shapes: list[np.ndarray], frames: list[Any], n: int, length: float = 1.0) -> list[np.ndarray]:
+def _clusters(values: np.ndarray) -> np.ndarray:
+    """A label per eigenvalue (ascending input not required): equal labels for values within CLUSTER of each
+    other (relative), chained in sorted order. Degenerate modes (a symmetric section's two bending planes) have
+    no individual shapes, only a shared eigenspace."""
+    v = np.asarray(values, dtype=float)
+    order = np.argsort(v, kind="stable")
+    gap = np.abs(np.diff(v[order])) > CLUSTER * np.maximum(np.abs(v[order][1:]), np.abs(v[order][:-1]))
+    labels = np.empty(len(v), dtype=int)
+    labels[order] = np.concatenate([[0], np.cumsum(gap)]) if len(v) else []
+    return labels
+
+
+def prolong(coarse: Any, fine: Any, shapes: np.ndarray) -> np.ndarray:
+    """Shapes (k, coarse nodes, 6) of a mesh interpolated onto the nodes of its doubling (every member twice the
+    elements, nested): a node of both keeps its value, a new midpoint node takes the mean of its two neighbours
+    (linear interpolation of the node tangent vectors, which at the reference share their member's frame)."""
+    ia, ib = [], []
+    for j, rod in enumerate(coarse.members):
+        local = np.arange(RATIO * (rod.n_nodes - 1) + 1)
+        off = int(coarse.node_offsets[j])
+        ia.append(off + local // RATIO)
+        ib.append(off + (local + RATIO - 1) // RATIO)
+    a, b = np.concatenate(ia), np.concatenate(ib)
+    if len(a) != fine.n_nodes:
+        raise ValueError(f"meshes not nested: {len(a)} interpolated nodes for {fine.n_nodes}")
+    S = np.asarray(shapes)
+    return 0.5 * (S[:, a, :] + S[:, b, :])
+
+
+def _metric(fine: Any, length: float) -> Callable[[np.ndarray], np.ndarray]:
+    """x ↦ W x for the inner product the fine mesh's modes are orthogonal in: its mass matrix (modes are
+    M-orthonormal, so a vector's MACs with them sum to at most 1 and at most one exceeds 1/2); without a mass
+    (a bare description of the nodes) the Euclidean product with rotations × ``length``."""
+    if hasattr(fine, "mass"):
+        M = fine.mass(fine.q_ref)
+        if float(M.diagonal().sum()) > 0.0:
+            return lambda x: (M @ x.T).T
+    w = np.tile(np.r_[np.full(3, length**2), np.ones(3)], fine.n_nodes)
+    return lambda x: x * w
+
+
+def match_modes(shapes: list[np.ndarray], frames: list[Any], n: int, length: float = 1.0,
+                values: list[np.ndarray] | None = None) -> list[np.ndarray]:
     """For each mesh (coarse → fine, the case's mesh ``shapes[-2]``), the index of the mode that is mode k of the
-    case's mesh; -1 where none is. Each other mesh is compared with the case's mesh on the nodes the two share (the
-    coarser one's), translations and rotations × ``length``, by the modal assurance criterion; modes are paired
-    one to one, best MAC first, and a pair counts from MAC_MIN."""
+    case's mesh; -1 where none is.
+
+    Of each pair of meshes the coarser one's shapes are interpolated onto the finer one's nodes (``prolong``:
+    comparing on the coarse nodes alone would alias, e.g. a cantilever's second and third torsion modes agree on
+    every other node) and compared with the finer one's shapes by the modal assurance criterion in the finer
+    mesh's mass metric. Eigenvalues within CLUSTER of each other (``values``, per mesh) count as one eigenspace:
+    a shape's MAC with it is the sum over the cluster. Modes are paired one to one, the pairing that maximises
+    the summed MAC (``scipy.optimize.linear_sum_assignment``), a pair counting from MAC_MIN; inside a cluster the
+    pairs are taken in index order, so the result does not depend on how round-off picked the cluster's basis."""
+    from scipy.optimize import linear_sum_assignment
+
     case = len(shapes) - 2
-
-    def vec(S: np.ndarray, m: np.ndarray) -> np.ndarray:
-        V = np.asarray(S)[:, m, :].copy()
-        V[:, :, :3] *= length
-        return V.reshape(len(V), -1)
-
+    vals = values if values is not None else [np.arange(len(s), dtype=float) for s in shapes]
     out = []
     for k, S in enumerate(shapes):
         if k == case:
             out.append(np.arange(n))
             continue
-        pair = common_nodes([frames[k], frames[case]] if k < case else [frames[case], frames[k]])
-        mine, theirs = (pair[1], pair[0]) if k < case else (pair[0], pair[1])
-        ref, other = vec(shapes[case], mine)[:n], vec(S, theirs)
-        num = (ref @ other.T) ** 2
-        den = np.outer(np.einsum("ij,ij->i", ref, ref), np.einsum("ij,ij->i", other, other))
-        mac = num / np.maximum(den, np.finfo(float).tiny)
-        got = np.full(len(ref), -1)
-        for flat in np.argsort(-mac, axis=None):  # greedy one-to-one pairing (n × (n + 3) entries)
-            i, j = divmod(int(flat), mac.shape[1])
-            if mac[i, j] < MAC_MIN:
-                break
-            if got[i] < 0 and j not in got:
-                got[i] = j
-        out.append(got)
+        lo, hi = (k, case) if k < case else (case, k)
+        W = _metric(frames[hi], length)
+        u = prolong(frames[lo], frames[hi], shapes[lo]).reshape(len(shapes[lo]), -1)
+        phi = np.asarray(shapes[hi]).reshape(len(shapes[hi]), -1)
+        if hi == case:
+            phi = phi[:n]
+        else:
+            u = u[:n]
+        Wphi = W(phi)
+        num = (u @ Wphi.T) ** 2
+        den = np.outer(np.einsum("ij,ij->i", u, W(u)), np.einsum("ij,ij->i", phi, Wphi))
+        mac = num / np.maximum(den, np.finfo(float).tiny)            # (coarse modes, fine modes)
+        lab = {j: _clusters(np.asarray(vals[j], dtype=float)[: n if j == case else len(shapes[j])]) for j in (k, case)}
+        mac = mac @ (lab[hi][:, None] == lab[hi][None, :])             # MAC with the fine mode's eigenspace
+        sim = mac.T if hi == case else mac                             # (case modes, other modes)
+        rows, cols = linear_sum_assignment(-sim)
+        keep = sim[rows, cols] >= MAC_MIN
+        got = np.full(n, -1)
+        got[rows[keep]] = cols[keep]
+        out.append(_in_cluster_order(got, lab[case], lab[k]))
     return out
+
+
+def _in_cluster_order(got: np.ndarray, mine: np.ndarray, theirs: np.ndarray) -> np.ndarray:
+    """The pairs (case mode i ↔ other mode got[i]) re-paired in index order inside each cluster of either mesh
+    (``mine``, ``theirs``: cluster labels): there the assignment is round-off and the values agree to CLUSTER."""
+    got = got.copy()
+    for labels, of in ((mine, lambda i: mine[i]), (theirs, lambda i: theirs[got[i]])):
+        matched = np.flatnonzero(got >= 0)
+        key = of(matched)
+        for c in np.unique(key):
+            idx = matched[key == c]
+            got[idx] = np.sort(got[idx])
+    return got
 
 
 def common_nodes(frames: list[Any]) -> list[np.ndarray]:

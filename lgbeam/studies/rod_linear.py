@@ -36,6 +36,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from lgbeam._sparse import arpack_start
 from lgbeam._typing import FloatArray
 from lgbeam.apps import load_case
 from lgbeam.apps.rod import build, linear_beam_data
@@ -101,7 +102,7 @@ def linear_modes(rod: Any, n_modes: int, q: FloatArray | None = None) -> RodMode
     K, M, B = tangent_stiffness(rod, q), sp.csr_array(rod.mass(q)), sp.csr_array(rod.constraint_jacobian(q))
     A = sp.block_array([[K, B.T], [B, None]], format="csc")
     Mb = sp.block_diag([M, sp.csr_array((m, m))], format="csc")
-    lam, vec = spla.eigsh(A, k=n_modes, M=Mb, sigma=0.0, which="LM")
+    lam, vec = spla.eigsh(A, k=n_modes, M=Mb, sigma=0.0, which="LM", v0=arpack_start(A.shape[0]))
     order = np.argsort(lam)
     lam, vec = lam[order], vec[:n_dof, order]
     if np.any(lam <= 0):

@@ -40,6 +40,7 @@ import scipy.sparse.linalg as spla
 from skfem import Basis, BilinearForm, ElementLineHermite, LinearForm, MeshLine
 from skfem.helpers import dd
 
+from lgbeam._sparse import arpack_start
 from lgbeam._typing import FloatArray, IntArray
 
 logger = logging.getLogger(__name__)
@@ -303,7 +304,7 @@ class EulerBernoulliBeam:
             )
         K, M = self._reduced(self.stiffness), self._reduced(self.mass)
         scale = self.EI / (self.rhoA * self.length**4)
-        lam, vec = spla.eigsh(K, k=k, M=M, sigma=-scale, which="LM")
+        lam, vec = spla.eigsh(K, k=k, M=M, sigma=-scale, which="LM", v0=arpack_start(K.shape[0]))
         order = np.argsort(lam)
         lam, vec = lam[order][n_rigid:], vec[:, order][:, n_rigid:]
         omega = np.sqrt(np.maximum(lam, 0.0))  # rigid modes may come out as −1e-12 · scale

@@ -43,6 +43,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from lgbeam._sparse import arpack_start
 from lgbeam._typing import FloatArray
 
 from . import stability, tangents
@@ -210,7 +211,7 @@ def buckling(rod: CosseratRod, n_modes: int = 1, *, t: float = 0.0) -> Buckling:
             vecs = Z @ y
     else:
         k = min(max(2 * n_modes + 2, 6), n - m - 2)
-        vals, vecs = spla.eigs(spla.LinearOperator((n, n), matvec=op, dtype=float), k=k, which="LR")
+        vals, vecs = spla.eigs(spla.LinearOperator((n, n), matvec=op, dtype=float), k=k, which="LR", v0=arpack_start(n))
     keep = (np.abs(vals.imag) <= 1e-8 * np.abs(vals)) & (vals.real > 0.0)
     if not np.any(keep):
         raise ValueError("no positive buckling load factor: the loads do not compress the rod (or they only "

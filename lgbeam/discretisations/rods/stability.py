@@ -38,6 +38,7 @@ import scipy.sparse.linalg as spla
 
 from lgbeam._numba import ENABLED as NUMBA_ENABLED
 from lgbeam._numba import njit
+from lgbeam._sparse import arpack_start
 from lgbeam._typing import FloatArray
 
 logger = logging.getLogger(__name__)
@@ -181,7 +182,8 @@ def nonsymmetric_count(K: Any, M: Any, B: Any, k0: int = 6) -> tuple[int, int]:
     k = k0
     while True:
         k = min(k, n - m - 2)
-        vals = spla.eigs(A, k=k, M=Mb, sigma=-1e-6 * scale, which="LM", return_eigenvectors=False)
+        vals = spla.eigs(A, k=k, M=Mb, sigma=-1e-6 * scale, which="LM", return_eigenvectors=False,
+                         v0=arpack_start(A.shape[0]))
         neg = int(np.sum(vals.real < -tol))
         zero = int(np.sum(np.abs(vals) <= tol))
         if neg + zero < k or k >= n - m - 2:
@@ -223,7 +225,7 @@ def constrained_eigs(S: Any, M: Any, B: Any, k: int, sigma: float = 0.0) -> Mode
     else:
         A = sp.block_array([[S, B.T], [B, None]], format="csc") if m else S.tocsc()
         Mb = sp.block_diag([M, sp.csr_array((m, m))], format="csc") if m else M.tocsc()
-        vals, vecs = spla.eigsh(A, k=k, M=Mb, sigma=sigma, which="LM")
+        vals, vecs = spla.eigsh(A, k=k, M=Mb, sigma=sigma, which="LM", v0=arpack_start(A.shape[0]))
         order = np.argsort(vals)
         vals, vecs = vals[order], vecs[:n, order]
     norms = np.sqrt(np.einsum("ik,ik->k", vecs, M @ vecs))
