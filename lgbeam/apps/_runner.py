@@ -201,7 +201,10 @@ def load_checkpoint(run_dir: Path, max_bytes: float = 8 * GIB) -> dict[str, Any]
                              "loaded: it could run code); rerun the case")
         raise ValueError(f"{run_dir} has no {CHECKPOINT}: it was not written by a run that can be resumed (or it "
                          "stopped before its first checkpoint); rerun the case")
-    data = read_data(path, max_bytes=max_bytes)
+    try:
+        data = read_data(path, max_bytes=max_bytes)
+    except ValueError as exc:
+        raise ValueError(f"{exc}; the checkpoint is damaged or was not written by lgbeam: rerun the case") from None
     if not (isinstance(data, dict) and isinstance(data.get("identity"), dict)
             and isinstance(data.get("state"), LoopState)):
         raise ValueError(f"{path} is not an lgbeam checkpoint; rerun the case")  # noqa: TRY004 - a user error: exit 2
@@ -218,7 +221,8 @@ _COUNTS = ("k_grid", "k_save", "n_acc", "n_rej", "n_eval", "n_iter")
 
 
 def _is_real(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
+    """A float, or an int a float holds exactly (a forged 10⁴⁰⁰ would overflow in the driver's arithmetic)."""
+    return isinstance(x, float) or (isinstance(x, int) and not isinstance(x, bool) and abs(x) < 2**53)
 
 
 def check_loop_state(state: LoopState, times: Any, y0: Any = None) -> None:
