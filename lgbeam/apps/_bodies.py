@@ -15,6 +15,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from lgbeam.integrators.registry import method_entry
+from lgbeam.io.atomic import make_dirs, write_via
 from lgbeam.io.plots import read_diagnostics
 
 
@@ -68,11 +69,10 @@ def read_run(run_dir: Path) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray
 def save(fig: Figure, run_dir: Path, name: str) -> Path:
     """Render ``fig`` into ``run_dir/figures/<name>``."""
     path = Path(run_dir) / "figures" / name
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_dirs(path.parent)
     FigureCanvasAgg(fig)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    return path
+    return write_via(path, lambda p: fig.savefig(p, dpi=110))
 
 
 def drift_slope(t: np.ndarray, e: np.ndarray) -> float:

@@ -11,6 +11,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from lgbeam.io.atomic import make_dirs, write_via
 from lgbeam.io.plots import read_diagnostics
 
 
@@ -30,12 +31,10 @@ def load_run(run_dir: Path) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray
 
 def save(fig: Figure, run_dir: Path, name: str) -> Path:
     """Write ``fig`` to ``run_dir/figures/name`` with a tight layout."""
-    out = Path(run_dir) / "figures"
-    out.mkdir(exist_ok=True)
+    out = make_dirs(Path(run_dir) / "figures")
     FigureCanvasAgg(fig)
     fig.tight_layout()
-    fig.savefig(out / name, dpi=110)
-    return out / name
+    return write_via(out / name, lambda p: fig.savefig(p, dpi=110))
 
 
 def new_figure(width: float, height: float) -> Any:

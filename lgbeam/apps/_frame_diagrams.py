@@ -33,7 +33,7 @@ import numpy as np
 
 from lgbeam._typing import FloatArray
 from lgbeam.discretisations.rods.resultants import section_resultants
-from lgbeam.io.atomic import atomic_write
+from lgbeam.io.atomic import atomic_write, write_via
 
 COLUMNS = ("N", "V_y", "V_z", "T", "M_y", "M_z")
 ORDER = [5, 3, 4, 2, 0, 1]  # (m₁, m₂, m₃, n₁, n₂, n₃) -> (N, V_y, V_z, T, M_y, M_z)
@@ -322,7 +322,7 @@ def plot_diagrams(forces: list[MemberForces], out: Path, title: str, *, dpi: int
         else:
             txt.record["box"] = tuple(float(c) for c in box.extents)  # pixels (x0, y0, x1, y1)
             kept.append((box, txt))
-    fig.savefig(out, dpi=dpi)
+    write_via(out, lambda p: fig.savefig(p, dpi=dpi))
     return {**{k: v for k, v in view.items() if k != "basis"}, "view": view["view"], "panels": panels,
             "labels": [t.record for _, t in kept], "dropped": len(texts) - len(kept)}
 
@@ -375,5 +375,5 @@ def plot_deflected(frame: Any, q: FloatArray, nodes: dict[str, int], view: dict[
     _triad(ax, P, view["view"] == "3d")
     ax.set_title(f"{title}\ndeflected shape, displacements × {factor:g} (dashed: unloaded)", fontsize=9)
     fig.tight_layout()
-    fig.savefig(out, dpi=dpi)
+    write_via(out, lambda p: fig.savefig(p, dpi=dpi))
     return {"factor": factor, "largest_displacement_m": umax, "at": where}

@@ -30,6 +30,7 @@ import numpy as np
 
 from lgbeam.discretisations.rods import minimal_rotation
 from lgbeam.discretisations.rods import sections as sec
+from lgbeam.io.schema import is_real
 
 NODE_KEYS = ("name", "at")
 MEMBER_KEYS = ("name", "nodes", "section", "material", "orientation", "releases", "n_elements", "constraints")
@@ -51,7 +52,8 @@ def _table(spec: Any, where: str, keys: tuple[str, ...]) -> dict[str, Any]:
 
 
 def _vec(where: str, value: Any) -> np.ndarray:
-    a = np.asarray(value, dtype=float) if isinstance(value, list) else np.full(1, np.nan)
+    ok = isinstance(value, list) and all(is_real(v) for v in value)  # "10e3" is text, not a number
+    a = np.asarray(value, dtype=float) if ok else np.full(1, np.nan)
     if a.shape != (3,) or not np.all(np.isfinite(a)):
         raise ValueError(f"{where} must be 3 finite numbers [x, y, z], got {value!r}")
     return a

@@ -17,7 +17,10 @@ diagnostics and the solution are truncated to the checkpoint and appended to, an
 same state as an uninterrupted one, bit for bit. A checkpoint is refused, in one line naming the first
 difference, when its format, lgbeam version or commit, its case (except ``RESUMABLE_KEYS``: ``time.t_end``
 may grow, the step cap, checkpoint and size limits may change) or its initial state differ from the run
-folder's case.toml as rebuilt now. SIGINT/SIGTERM end the run between steps with every
+folder's case.toml as rebuilt now. The checkpoint is read lazily within ``output.max_memory_gb``
+(``lgbeam.io.datafile``) and its loop state checked field by field (types, finite times, a positive step, the
+state's shapes against the model's) before any file of the folder is touched; whatever a damaged or forged
+checkpoint raises is refused in one line. SIGINT/SIGTERM end the run between steps with every
 file written (status "interrupted", ``extra["signal"]``).
 
 Before anything is integrated the memory and disk the output will need are estimated and refused above
@@ -187,8 +190,9 @@ def check_work(case: dict[str, Any], work_bytes: float, what: str,
                          f"output.max_memory_gb = {limit:g}; {advice} or raise output.max_memory_gb")
 
 
-def load_checkpoint(run_dir: Path) -> dict[str, Any]:
-    """The checkpoint of a run folder (``--resume``); ValueError when there is none or it is unreadable. Only
+def load_checkpoint(run_dir: Path, max_bytes: float = 8 * GIB) -> dict[str, Any]:
+    """The checkpoint of a run folder (``--resume``); ValueError when there is none, it is unreadable, its arrays
+    declare more than ``max_bytes`` or its loop state is not one the driver wrote (``check_loop_state``). Only
     data is read (``lgbeam.io.datafile``); a legacy ``checkpoint.pkl`` is refused without being opened."""
     path = Path(run_dir) / CHECKPOINT
     if not path.is_file():
@@ -197,11 +201,94 @@ def load_checkpoint(run_dir: Path) -> dict[str, Any]:
                              "loaded: it could run code); rerun the case")
         raise ValueError(f"{run_dir} has no {CHECKPOINT}: it was not written by a run that can be resumed (or it "
                          "stopped before its first checkpoint); rerun the case")
-    data = read_data(path)
+    try:
+        data = read_data(path, max_bytes=max_bytes)
+    except ValueError as exc:
+        raise ValueError(f"{exc}; the checkpoint is damaged or was not written by lgbeam: rerun the case") from None
     if not (isinstance(data, dict) and isinstance(data.get("identity"), dict)
             and isinstance(data.get("state"), LoopState)):
         raise ValueError(f"{path} is not an lgbeam checkpoint; rerun the case")  # noqa: TRY004 - a user error: exit 2
+    try:
+        check_loop_state(data["state"], data.get("times"))
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}; the file is damaged or was edited: rerun the case") from None
     return data
+
+
+_REALS = ("err_prev", "h_first", "h_last", "h_smallest", "h_largest", "energy_ref", "mass_ref", "energy0", "content0",
+          "work", "work_abs", "power")  # LoopState's float fields (NaN/inf allowed: "not measured yet")
+_COUNTS = ("k_grid", "k_save", "n_acc", "n_rej", "n_eval", "n_iter")
+
+
+def _is_real(x: Any) -> bool:
+    """A float, or an int a float holds exactly (a forged 10⁴⁰⁰ would overflow in the driver's arithmetic)."""
+    return isinstance(x, float) or (isinstance(x, int) and not isinstance(x, bool) and abs(x) < 2**53)
+
+
+def check_loop_state(state: LoopState, times: Any, y0: Any = None) -> None:
+    """ValueError naming the field unless ``state`` (and the saved ``times``) is what the driver checkpoints:
+    ``t`` finite, ``h`` finite > 0, counters integers >= 0, the other scalars real numbers, ``y`` a state of
+    finite numbers (with ``y0``'s shapes when given), the record's columns, row count and statistics consistent,
+    ``times`` a non-decreasing 1-D array of finite times not after ``t``."""
+    if not isinstance(state.method, str):
+        raise ValueError(f"state.method must be a method name, got {state.method!r}")  # noqa: TRY004 - a file's content
+    if not (_is_real(state.t) and math.isfinite(state.t)):
+        raise ValueError(f"state.t must be a finite time, got {state.t!r}")
+    if not (_is_real(state.h) and math.isfinite(state.h) and state.h > 0):
+        raise ValueError(f"state.h must be a finite step > 0, got {state.h!r}")
+    if not isinstance(state.after_reject, bool):
+        raise ValueError(f"state.after_reject must be true or false, got {state.after_reject!r}")  # noqa: TRY004 - a file's content
+    for name in _REALS:
+        if not _is_real(getattr(state, name)):
+            raise ValueError(f"state.{name} must be a number, got {getattr(state, name)!r}")
+    for name in _COUNTS:
+        v = getattr(state, name)
+        if not (isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**53):
+            raise ValueError(f"state.{name} must be a count (an integer >= 0), got {v!r}")
+    _check_y(state.y, y0, "state.y", stacked=None)
+    _check_record(state.record)
+    if not (isinstance(times, np.ndarray) and times.ndim == 1 and times.dtype.kind in "fi"
+            and bool(np.all(np.isfinite(times))) and bool(np.all(np.diff(times) >= 0))
+            and (times.size == 0 or times[-1] <= state.t)):
+        raise ValueError("times must be the non-decreasing output times up to state.t")
+
+
+def _check_y(y: Any, y0: Any, what: str, stacked: int | None) -> None:
+    """``y`` a state the driver carries (an array or a MechanicalState of finite numbers), shaped like ``y0``
+    (with a leading axis of ``stacked`` saved states when given)."""
+    lead = () if stacked is None else (stacked,)
+    if isinstance(y, MechanicalState):
+        parts = {"q": y.q, "v": y.v} | ({} if y.lam is None else {"lam": y.lam})
+        ref = ({"q": y0.q, "v": y0.v} | ({} if y0.lam is None else {"lam": y0.lam})
+               if isinstance(y0, MechanicalState) else {})
+    elif isinstance(y, np.ndarray):
+        parts, ref = {"": y}, ({"": y0} if isinstance(y0, np.ndarray) else {})
+    else:
+        raise ValueError(f"{what} must be a state (an array or q, v, λ), got a {type(y).__name__}")  # noqa: TRY004 - a file's content
+    for key, a in parts.items():
+        name = f"{what}.{key}" if key else what
+        if not (isinstance(a, np.ndarray) and a.dtype.kind in "fc" and (key == "lam" or bool(np.all(np.isfinite(a))))):
+            raise ValueError(f"{name} must be an array of finite numbers")
+        if key in ref and a.shape != lead + np.shape(ref[key]):
+            raise ValueError(f"{name} has shape {a.shape}, the model's is {lead + np.shape(ref[key])}")
+        if stacked is not None and a.shape[:1] != lead:
+            raise ValueError(f"{name} holds {a.shape[:1]} saved states for {stacked} saved times")
+
+
+def _check_record(rec: Any) -> None:
+    """The diagnostics record's checkpoint (``MemoryRecord.state``): columns, row count, statistics per column."""
+    if not isinstance(rec, dict):
+        raise ValueError("state.record must be the diagnostics record's state")  # noqa: TRY004 - a file's content
+    keys, n_rows, stats = rec.get("keys"), rec.get("n_rows"), rec.get("stats")
+    if not (isinstance(keys, (tuple, list)) and keys and all(isinstance(k, str) and k for k in keys)):
+        raise ValueError("state.record.keys must be the diagnostics' column names")
+    if not (isinstance(n_rows, int) and not isinstance(n_rows, bool) and 0 <= n_rows < 2**53):
+        raise ValueError(f"state.record.n_rows must be a row count, got {n_rows!r}")
+    names = ("first", "last", "min", "max", "sum", "n")
+    if not (isinstance(stats, dict) and set(stats) == set(names)
+            and all(isinstance(v, np.ndarray) and v.shape == (len(keys),) and v.dtype.kind in "fi"
+                    for v in stats.values())):
+        raise ValueError("state.record.stats must hold first, last, min, max, sum and n of every column")
 
 
 def _digest(*arrays: Any) -> str:
@@ -256,6 +343,24 @@ def check_resumable(saved: dict[str, Any], now: dict[str, Any], t: float) -> Non
                          f"{advice}")
 
 
+def _restore(case: dict[str, Any], run_dir: Path, problem: Problem,
+             identity: dict[str, Any]) -> tuple[LoopState, list[float], list[Any]]:
+    """(state, times, states) of the run folder's checkpoint, checked against this run; ValueError in one line
+    for anything a damaged or forged checkpoint raises (nothing of the folder is written before)."""
+    ck = load_checkpoint(run_dir, max_bytes=case["output"]["max_memory_gb"] * GIB)
+    state = ck["state"]
+    check_resumable(ck["identity"], identity, state.t)
+    try:
+        _check_y(state.y, problem.y0, "state.y", stacked=None)
+        n = len(ck["times"])
+        if n:
+            _check_y(ck["states"], problem.y0, "states", stacked=n)
+        return state, [float(t) for t in ck["times"]], _unstack(ck["states"], n)
+    except ValueError as exc:
+        raise ValueError(f"{Path(run_dir) / CHECKPOINT}: {exc}; the file is damaged or was edited: rerun the "
+                         "case") from None
+
+
 def _unstack(stacked: Any, n: int) -> list[Any]:
     """The list of states that ``_stack`` stacked (a checkpoint's saved frames)."""
     if n == 0:
@@ -289,11 +394,8 @@ def run_problem(case: dict[str, Any], run_dir: Path, problem: Problem, *, progre
     states: list[Any] = []
     state: LoopState | None = None
     identity = checkpoint_identity(case, problem)
-    if resume:
-        ck = load_checkpoint(run_dir)
-        state = ck["state"]
-        check_resumable(ck["identity"], identity, state.t)
-        times, states = [float(t) for t in ck["times"]], _unstack(ck["states"], len(ck["times"]))
+    if resume:  # every check before a file of the folder is touched (the series and the record truncate)
+        state, times, states = _restore(case, run_dir, problem, identity)
     series = None
     if out["vtk"]:
         series = PVDSeries(run_dir / "paraview" / f"{case['name']}.pvd", keep=len(times) if resume else None,

@@ -37,6 +37,7 @@ from lgbeam.estimation.simulate import (
     make_trajectory,
     simulate,
 )
+from lgbeam.io.atomic import atomic_write
 from lgbeam.io.schema import Key
 
 logger = logging.getLogger(__name__)
@@ -174,8 +175,9 @@ def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False) -> RunSu
         out[f"dp_mean_{f}"], out[f"dth_mean_{f}"], out[f"nees_{f}"] = means[f]
         positions.append(np.column_stack([res.pose[keep, :2], np.zeros(keep.size)]))
     out["positions"] = np.stack(positions, axis=1)
-    np.savez(run_dir / "solution.npz", **out)
-    with open(run_dir / "diagnostics.csv", "w", newline="", encoding="utf-8") as fh:
+    with atomic_write(run_dir / "solution.npz") as fh:
+        np.savez(fh, **out)
+    with atomic_write(run_dir / "diagnostics.csv", "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(["t", *(f"dp_{f}" for f in filters), *(f"dth_{f}" for f in filters)])
         for k in range(data0.t.size):

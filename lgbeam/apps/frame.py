@@ -61,7 +61,7 @@ from lgbeam.discretisations.rods import (
 from lgbeam.discretisations.rods.resultants import section_resultants
 from lgbeam.discretisations.rods.supports import resolve_node
 from lgbeam.integrators.registry import methods_for
-from lgbeam.io.schema import Key, integrator_section, output_section, time_section
+from lgbeam.io.schema import Key, integrator_section, output_section, time_section, vector3
 from lgbeam.solve import MechanicalState, Solution
 from lgbeam.systems import ConstrainedMechanicalSystem
 
@@ -163,7 +163,8 @@ def _rod_loads(case: dict[str, Any], name: str) -> tuple[Any, ...]:
         if "rod" not in spec or "node" not in spec:
             raise ValueError(f"{where} needs rod = <name> and node")
         if spec["rod"] == name:
-            out.append(NodalLoad(node=spec["node"], force=spec.get("force", [0.0] * 3), moment=spec.get("moment", [0.0] * 3),
+            out.append(NodalLoad(node=spec["node"], force=vector3(f"{where}.force", spec.get("force", [0.0] * 3)),
+                                 moment=vector3(f"{where}.moment", spec.get("moment", [0.0] * 3)),
                                  frame=spec.get("frame", "spatial"), time=_time_function(spec, where)))
     for k, spec in enumerate(sec["distributed"]):
         where = f"loads.distributed[{k}]"
@@ -171,7 +172,7 @@ def _rod_loads(case: dict[str, Any], name: str) -> tuple[Any, ...]:
         if "rod" not in spec or "force" not in spec:
             raise ValueError(f"{where} needs rod = <name> and force")
         if spec["rod"] == name:
-            out.append(DistributedLoad(force=spec["force"], frame=spec.get("frame", "spatial"),
+            out.append(DistributedLoad(force=vector3(f"{where}.force", spec["force"]), frame=spec.get("frame", "spatial"),
                                        time=_time_function(spec, where)))
     if sec.get("gravity") is not None:
         out.append(Gravity(sec["gravity"]))

@@ -25,7 +25,7 @@ from lgbeam.apps._rod_supports import reaction_arrays, reaction_summary, section
 from lgbeam.apps._runner import write_diagnostics
 from lgbeam.discretisations.rods import CosseratRod
 from lgbeam.discretisations.rods.statics import StaticPath, solve_static
-from lgbeam.io.atomic import atomic_write
+from lgbeam.io.atomic import atomic_write, write_via
 
 logger = logging.getLogger(__name__)
 
@@ -74,7 +74,7 @@ def plot_path(path: StaticPath, G: Any, out: Path, title: str) -> None:
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     fig.tight_layout()
-    fig.savefig(out, dpi=120)
+    write_via(out, lambda p: fig.savefig(p, dpi=120))
     plt.close(fig)
 
 

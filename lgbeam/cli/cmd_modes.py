@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from lgbeam.discretisations.fem.euler_bernoulli import EulerBernoulliBeam, n_rigid_modes
+from lgbeam.io.atomic import atomic_write
 
 logger = logging.getLogger(__name__)
 
@@ -107,8 +108,7 @@ def format_report(rep: ModesReport, name: str) -> str:
 
 def write_csv(rep: ModesReport, path: Path) -> None:
     """Write ``modes.csv`` (one row per mode)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="") as fh:
+    with atomic_write(path, "w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=["mode", "omega_rad_s", "freq_hz", "omega_exact_rad_s", "rel_error"])
         writer.writeheader()
         for r in rep.rows:

@@ -22,9 +22,9 @@ from typing import Any
 from lgbeam._version import __version__
 from lgbeam.apps import CHECKPOINT, RunSummary, get_app, load_case
 from lgbeam.cli.main import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated
-from lgbeam.io.atomic import RunLock, atomic_write_bytes
+from lgbeam.io.atomic import RunLock, atomic_write_bytes, check_no_links
 from lgbeam.io.cases import write_toml
-from lgbeam.io.run import Stopwatch, make_run_dir, provenance, write_provenance
+from lgbeam.io.run import Stopwatch, dumps_json, make_run_dir, provenance, write_provenance
 
 logger = logging.getLogger(__name__)
 
@@ -72,7 +72,9 @@ def run_case(case: dict[str, Any], source: Path | str, run_dir: Path, *, progres
 
 def _run_locked(case: dict[str, Any], source: Path | str, run_dir: Path, *, progress: bool, figures: bool,
                 resume: bool) -> RunSummary:
-    if not resume:
+    if resume:  # a shared folder may hold links: refused before anything is written (lgbeam.io.atomic)
+        check_no_links(run_dir)
+    else:
         write_toml(run_dir / "case.toml", case, header=f"resolved from {source} by lgbeam {__version__}")
     app = get_app(case["kind"])
     clock = Stopwatch()
@@ -88,6 +90,7 @@ def _run_locked(case: dict[str, Any], source: Path | str, run_dir: Path, *, prog
             prov["started"] = old["started"]
             resumed = old.get("resumed") if isinstance(old.get("resumed"), list) else []
             prov["extra"] = {"resumed": [*resumed, clock.started]}
+    checkpoint = _identity(run_dir / CHECKPOINT) if before is not None else None
     write_provenance(run_dir, status="running", wall_time_s=0.0, **prov)
     try:
         summary = app.run(case, run_dir, progress=progress, resume=True) if resume else \
@@ -102,6 +105,16 @@ def _run_locked(case: dict[str, Any], source: Path | str, run_dir: Path, *, prog
             atomic_write_bytes(record, before)
         else:
             _record_end(run_dir, status=f"failed: {sys.exc_info()[1]}", wall_time_s=clock.elapsed(), **prov)
+        raise
+    except Exception as exc:
+        if before is not None and not isinstance(exc, OSError) and _identity(run_dir / CHECKPOINT) == checkpoint:
+            # a resume that failed before its first new checkpoint committed nothing (whatever a forged
+            # checkpoint raised): the record stays as it was, one line, exit 2
+            atomic_write_bytes(record, before)
+            detail = (str(exc).splitlines() or [""])[0][:300]
+            raise ValueError(f"cannot resume {run_dir}: {type(exc).__name__}: {detail} (before its first new "
+                             f"checkpoint; {CHECKPOINT} does not fit this run: rerun the case)") from exc
+        _record_end(run_dir, status=f"failed: {exc}", wall_time_s=clock.elapsed(), **prov)
         raise
     except BaseException as exc:
         _record_end(run_dir, status=f"failed: {exc}", wall_time_s=clock.elapsed(), **prov)
@@ -123,6 +136,15 @@ def _run_locked(case: dict[str, Any], source: Path | str, run_dir: Path, *, prog
     return summary
 
 
+def _identity(path: Path) -> tuple[int, int, int] | None:
+    """(inode, size, mtime) of a file, None when absent: a checkpoint rewritten (atomically) has another."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns
+
+
 def _record_end(run_dir: Path, **kwargs: Any) -> None:
     """provenance.json of a run that ends with an exception; when even that cannot be written (a full disk) the
     record keeps saying "running" and one warning says why (the exception itself is reported by the caller)."""
@@ -130,7 +152,7 @@ def _record_end(run_dir: Path, **kwargs: Any) -> None:
         write_provenance(run_dir, **kwargs)
     except OSError as exc:  # no room for the temporary file: overwrite in place (the old record's blocks are freed)
         try:
-            text = json.dumps(provenance(**kwargs), indent=2, default=str) + "\n"
+            text = dumps_json(provenance(**kwargs))
             with open(run_dir / "provenance.json", "r+", encoding="utf-8") as fh:
                 fh.truncate(0)
                 fh.write(text)

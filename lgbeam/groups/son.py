@@ -24,6 +24,8 @@ from lgbeam.groups.base import GroupBase, MatrixGroupOps, as_array, check_finite
 
 logger = logging.getLogger(__name__)
 
+MAX_N = 128  # the basis of so(n) is n(n−1)/2 matrices n × n: 1.1 GB at n = 128 (a size read from a file is capped)
+
 
 @dataclass(frozen=True)
 class SOn(MatrixGroupOps, GroupBase):
@@ -33,8 +35,8 @@ class SOn(MatrixGroupOps, GroupBase):
     _pairs: tuple[tuple[int, int], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.n, (int, np.integer)) or self.n < 2:
-            raise ValueError(f"SOn: n must be an integer >= 2; got {self.n!r}.")
+        if not isinstance(self.n, (int, np.integer)) or isinstance(self.n, bool) or not 2 <= self.n <= MAX_N:
+            raise ValueError(f"SOn: n must be an integer from 2 to {MAX_N}; got {self.n!r}.")
         n = int(self.n)
         # (row, col) of the +1 entry of each basis matrix
         pairs = ((2, 1), (0, 2), (1, 0)) if n == 3 else tuple((j, i) for i in range(n) for j in range(i + 1, n))

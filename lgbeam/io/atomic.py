@@ -9,21 +9,127 @@ one. On an exception the temporary file is removed and ``path`` is untouched.
 ``RunLock(folder)`` claims a run folder for one writer (``.lock`` holding the pid and host, created with
 O_EXCL); a second writer is refused with the owner's pid; a lock left by a dead process on this host is
 stale and taken over with a warning.
+
+No write through a symbolic link inside a run folder (reviews/t4 reliability §2c): while a process holds a run
+folder's lock (or inside ``run_folder(root)``) every writer of lgbeam goes through ``checked_path``, which
+refuses (``ValueError``, one line naming the link and what to do) a path whose folders below the run folder
+include a link (``paraview/``, its series folder, ``figures/``) or whose real path leaves the run folder. A file
+that is written whole (``atomic_write``: checkpoint, provenance, .pvd/.vtu/.vtp, PNG, GIF …) may itself be a link:
+``os.replace`` swaps the link for a real file and its target is never opened. A file written in place
+(``open_in_place``: the streamed diagnostics.csv on ``--resume``) is opened with ``O_NOFOLLOW``, so a link there
+is refused too. Links above the run folder (``outputs`` → a scratch disk) are the user's business and allowed.
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import errno
 import logging
 import os
 import socket
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, Any, Self
+from typing import IO, Any, NoReturn, Self
 
 logger = logging.getLogger(__name__)
+
+
+_ROOT: contextvars.ContextVar[Path | None] = contextvars.ContextVar("lgbeam_run_folder", default=None)
+
+
+@contextlib.contextmanager
+def run_folder(root: str | os.PathLike[str]) -> Iterator[Path]:
+    """Mark ``root`` as the run folder being written (``RunLock`` does it for its folder): inside, every
+    ``checked_path`` under ``root`` refuses symbolic links below it."""
+    token = _ROOT.set(Path(os.path.abspath(root)))
+    try:
+        yield _ROOT.get() or Path(root)
+    finally:
+        _ROOT.reset(token)
+
+
+def _refuse_link(link: Path, root: Path) -> NoReturn:
+    try:
+        target = os.readlink(link)
+    except OSError:
+        target = "?"
+    kind = "folder" if os.path.isdir(link) else "file"
+    raise ValueError(f"{link} is a symbolic link (to {target}): lgbeam never writes through a link in a run folder "
+                     f"({root}); replace it by a real {kind} (rm {link}; cp -r {target} {link}) or remove it, "
+                     "then run again")
+
+
+def checked_path(path: str | os.PathLike[str], *, final: bool = False) -> Path:
+    """``path``, checked for a write inside the active run folder (``run_folder``/``RunLock``): no folder between
+    the run folder and ``path`` is a symbolic link (nor ``path`` itself when ``final``) and its real folder is
+    inside the run folder's real path; ValueError (one line) otherwise. Paths outside the run folder, or with no
+    run folder active, are returned unchecked."""
+    path = Path(path)
+    root = _ROOT.get()
+    if root is None:
+        return path
+    full = Path(os.path.abspath(path))
+    try:
+        rel = full.relative_to(root)
+    except ValueError:
+        return path
+    parts = rel.parts if final else rel.parts[:-1]
+    node = root
+    for part in parts:
+        node = node / part
+        if os.path.islink(node):
+            _refuse_link(node, root)
+    real_root, real = os.path.realpath(root), os.path.realpath(full if final else full.parent)
+    if os.path.commonpath([real_root, real]) != real_root:
+        raise ValueError(f"{path} is outside the run folder {root} (its real path is {real}); lgbeam writes only "
+                         "inside the run folder: remove the link that leads out, then run again")
+    return path
+
+
+def check_no_links(run_dir: str | os.PathLike[str], in_place: tuple[str, ...] = ("diagnostics.csv",)) -> None:
+    """Refuse up front (ValueError naming it) a run folder with a symbolic link that a resume or a render would
+    write through: a link to a folder (or a dangling one) in the folder or one level down (``paraview/``, its
+    series folders, ``figures/``), or a link at a file written in place (``in_place``)."""
+    root = Path(run_dir)
+    for entry in _entries(root):
+        if entry.is_symlink() and (entry.name in in_place or not entry.is_file()):
+            _refuse_link(Path(entry.path), root)
+        if entry.is_dir(follow_symlinks=False):
+            for sub in _entries(Path(entry.path)):
+                if sub.is_symlink() and not sub.is_file():
+                    _refuse_link(Path(sub.path), root)
+
+
+def _entries(folder: Path) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(folder) as it:
+            return list(it)
+    except OSError:
+        return []
+
+
+def make_dirs(folder: str | os.PathLike[str]) -> Path:
+    """``mkdir -p folder`` after ``checked_path(folder, final=True)`` (an existing link there is refused)."""
+    folder = checked_path(folder, final=True)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def open_in_place(path: str | os.PathLike[str], mode: str, **kwargs: Any) -> IO[Any]:
+    """``open(path, mode)`` for a file written in place (``"w"``, ``"a"``, ``"r+"``): ``checked_path`` and
+    ``O_NOFOLLOW``, so neither a linked folder nor a link at ``path`` itself is written through."""
+    path = checked_path(path)
+    flags = {"w": os.O_WRONLY | os.O_CREAT | os.O_TRUNC, "a": os.O_WRONLY | os.O_CREAT | os.O_APPEND,
+             "r+": os.O_RDWR}[mode.replace("b", "").replace("t", "")]
+    try:
+        fd = os.open(path, flags | getattr(os, "O_NOFOLLOW", 0), 0o666)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP or os.path.islink(path):
+            _refuse_link(path, _ROOT.get() or path.parent)
+        raise
+    return os.fdopen(fd, mode, **kwargs)
 
 
 def _umask() -> int:
@@ -36,8 +142,8 @@ def _umask() -> int:
 def atomic_path(path: str | os.PathLike[str], suffix: str = ".tmp") -> Iterator[Path]:
     """Yield a temporary path beside ``path`` for a writer that takes a file name (e.g. meshio); on a clean
     exit give it normal permissions and rename it over ``path``; on an exception remove it."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path = checked_path(path)
+    make_dirs(path.parent)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=path.parent)
     os.close(fd)
     try:
@@ -57,6 +163,15 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "wb", **kwargs: Any) 
         yield fh
         fh.flush()
         os.fsync(fh.fileno())
+
+
+def write_via(path: str | os.PathLike[str], write: Callable[[Path], Any]) -> Path:
+    """``write(tmp)`` to a temporary file with ``path``'s suffix (a writer that takes a file name and guesses the
+    format from it: ``savefig``, PIL), renamed over ``path`` (``atomic_path``); returns ``path``."""
+    path = Path(path)
+    with atomic_path(path, suffix=path.suffix or ".tmp") as tmp:
+        write(tmp)
+    return path
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
@@ -87,6 +202,7 @@ class RunLock:
     def __init__(self, folder: str | os.PathLike[str]) -> None:
         self.path = Path(folder) / self.NAME
         self.held = False
+        self._folder: contextlib.AbstractContextManager[Path] | None = None
 
     @staticmethod
     def owner(folder: str | os.PathLike[str]) -> tuple[int, str] | None:
@@ -132,10 +248,18 @@ class RunLock:
 
     def __enter__(self) -> Self:
         self.acquire()
+        self._folder = run_folder(self.path.parent)
+        self._folder.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.release()
+        try:
+            if self._folder is not None:
+                self._folder.__exit__(None, None, None)
+                self._folder = None
+        finally:
+            self.release()
 
 
-__all__ = ["RunLock", "atomic_path", "atomic_write", "atomic_write_text"]
+__all__ = ["RunLock", "atomic_path", "atomic_write", "atomic_write_text", "check_no_links", "checked_path", "make_dirs", "open_in_place",
+           "run_folder", "write_via"]

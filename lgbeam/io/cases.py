@@ -88,14 +88,14 @@ def parse_value(text: str) -> Any:
         return text
 
 
-_KEY_RE = re.compile(r"^[A-Za-z0-9_\-]+(\.[A-Za-z0-9_\-]+)*$")
+_KEY_RE = re.compile(r"[A-Za-z0-9_\-]+(\.[A-Za-z0-9_\-]+)*")  # fullmatch ("$" passes a final newline)
 
 
 def apply_override(case: dict[str, Any], override: str) -> None:
     """Apply one ``a.b=VALUE`` override to ``case`` in place (tables are created as needed)."""
     key, sep, text = override.partition("=")
     key = key.strip()
-    if not sep or not _KEY_RE.match(key):
+    if not sep or not _KEY_RE.fullmatch(key):
         raise CaseError(f"--set expects KEY=VALUE with a dotted key such as integrator.h=1e-3, got {override!r}")
     *parents, leaf = key.split(".")
     node = case
@@ -162,7 +162,7 @@ def load_case_with(name_or_path: str | os.PathLike[str], overrides: list[str] | 
 
 
 # ---------------------------------------------------------------------------------------- writer
-_BARE = re.compile(r"^[A-Za-z0-9_\-]+$")
+_BARE = re.compile(r"[A-Za-z0-9_\-]+")
 
 
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
@@ -177,7 +177,7 @@ def _string(s: str) -> str:
 def _key(k: str) -> str:
     if not isinstance(k, str):
         raise ValueError(f"TOML keys must be strings, got {k!r}")  # noqa: TRY004 - a user error: the CLI maps ValueError to exit 2
-    return k if _BARE.match(k) else _string(k)
+    return k if _BARE.fullmatch(k) else _string(k)
 
 
 def _value(v: Any) -> str:
@@ -224,4 +224,6 @@ def dumps_toml(data: dict[str, Any]) -> str:
 def write_toml(path: Path, data: dict[str, Any], header: str = "") -> None:
     """Write ``data`` as TOML to ``path`` (optionally after ``#`` comment lines from ``header``)."""
     text = "".join(f"# {line}\n" for line in header.splitlines()) + dumps_toml(data)
-    Path(path).write_text(text, encoding="utf-8")
+    from lgbeam.io.atomic import atomic_write_text
+
+    atomic_write_text(path, text)

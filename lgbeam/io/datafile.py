@@ -7,6 +7,15 @@ whose fields are such values (a method's cache, the driver's loop state, ``Mecha
 (an LU factor, a function, an object of another package) raises ``TypeError`` on writing, naming its path in
 the value, so a method whose cache holds one must give a data form (``HasCheckpoint``).
 
+Reading is lazy and bounded (reviews/t4 reliability §2a): the zip is opened without loading anything, the
+document (at most ``DOC_LIMIT`` bytes) first, then only the arrays it refers to; before an array is allocated
+its ``.npy`` header (shape, dtype) and the zip's declared size are checked against what the caller allows
+(``max_bytes``: ``output.max_memory_gb`` for a checkpoint), so a small forged file cannot make the reader
+allocate terabytes (a header declaring 10¹³ floats) or inflate an entry nobody refers to (a zip bomb: such an
+entry is refused unread). Whatever a damaged or forged file raises while it is read and rebuilt (``MemoryError``,
+``TypeError``, ``RecursionError``, zip errors, a dataclass refusing its fields…) becomes one ``ValueError`` naming
+the file.
+
 Reading checks every tag: a dataclass is rebuilt only when its module is inside ``lgbeam`` and the name is
 a dataclass there (no other import, no call of anything but that dataclass's constructor with the stored
 fields); an array reference must name an array of the file. A file that breaks a rule raises ``ValueError``.
@@ -25,7 +34,8 @@ import json
 import math
 import os
 import zipfile
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import IO, Any
 
 import numpy as np
 
@@ -35,6 +45,12 @@ __all__ = ["decode", "encode", "read_data", "write_data"]
 
 META = "__data__.json"  # the JSON document's entry in the npz (a uint8 array)
 _KINDS = "biufc"  # numpy dtype kinds that are plain data
+GIB = 1024**3
+DEFAULT_MAX_BYTES = 8 * GIB  # read_data's cap on the arrays it loads (output.max_memory_gb's default)
+DOC_LIMIT = 16 * 1024**2  # the JSON document: a case and the loop state's scalars are kilobytes
+MAX_ENTRIES = 100_000
+_HEADER = 64 * 1024  # room for an .npy header beside its data in an entry's declared size
+_CHUNK = 16 * 1024**2
 
 
 def encode(value: Any) -> tuple[Any, dict[str, np.ndarray]]:
@@ -94,8 +110,10 @@ def _dataclass(module: Any, name: Any) -> type:
     return cls
 
 
-def decode(tree: Any, arrays: dict[str, np.ndarray]) -> Any:
-    """The value of ``encode``'s (tree, arrays); ValueError on anything ``encode`` does not write."""
+def decode(tree: Any, arrays: Mapping[str, np.ndarray] | Callable[[str], np.ndarray]) -> Any:
+    """The value of ``encode``'s (tree, arrays); ValueError on anything ``encode`` does not write. ``arrays`` may
+    be a function of the array's key (``read_data`` loads an array only when the tree refers to it)."""
+    get = arrays if callable(arrays) else (lambda key: _entry_of(arrays, key))
 
     def dec(t: Any) -> Any:
         if t is None or isinstance(t, (bool, int, float, str)):
@@ -117,9 +135,9 @@ def decode(tree: Any, arrays: dict[str, np.ndarray]) -> Any:
             return cls(**{k: dec(x) for k, x in t["fields"].items()})
         (tag, body), = t.items()
         if tag == "array":
-            if not isinstance(body, str) or body not in arrays:
+            if not isinstance(body, str):
                 raise ValueError(f"array {body!r} is not in the file")
-            return arrays[body]
+            return get(body)
         if tag == "float" and body in ("nan", "inf", "-inf"):
             return float(body)
         if tag == "complex" and isinstance(body, list) and len(body) == 2:
@@ -144,15 +162,100 @@ def write_data(path: str | os.PathLike[str], value: Any) -> None:
         fh.write(buf.getvalue())
 
 
-def read_data(path: str | os.PathLike[str]) -> Any:
-    """The value ``write_data`` wrote; ValueError (naming the file) when it is not such a file."""
+def _entry_of(arrays: Mapping[str, np.ndarray], key: str) -> np.ndarray:
+    if key not in arrays:
+        raise ValueError(f"array {key!r} is not in the file")
+    return arrays[key]
+
+
+def read_data(path: str | os.PathLike[str], *, max_bytes: float = DEFAULT_MAX_BYTES) -> Any:
+    """The value ``write_data`` wrote; ValueError (one line naming the file) when it is not such a file, when it
+    holds an entry its document does not refer to, or when its arrays declare more than ``max_bytes`` bytes
+    (checked on their headers before anything is allocated). Only data is read; see the module docstring."""
     try:
-        with np.load(path, allow_pickle=False) as z:
-            if META not in z.files:
-                raise ValueError("no data document")
-            arrays = {k: z[k] for k in z.files if k != META}
-            tree = json.loads(z[META].tobytes().decode("utf-8"))
-        return decode(tree, arrays)
-    except (OSError, ValueError, TypeError, KeyError, EOFError, zipfile.BadZipFile, UnicodeDecodeError,
-            RecursionError) as exc:
+        with zipfile.ZipFile(path) as zf:
+            return _read(zf, float(max_bytes))
+    except ValueError as exc:
         raise ValueError(f"cannot read {path}: {exc}") from exc
+    except Exception as exc:  # whatever a damaged or forged file raises is a refusal of that file
+        detail = str(exc).splitlines()[0][:200] if str(exc) else ""
+        raise ValueError(f"cannot read {path}: {type(exc).__name__}{': ' + detail if detail else ''}") from exc
+
+
+def _read(zf: zipfile.ZipFile, max_bytes: float) -> Any:
+    infos = zf.infolist()
+    if len(infos) > MAX_ENTRIES:
+        raise ValueError(f"{len(infos)} entries, more than a data file has")
+    entries = {info.filename: info for info in infos}
+    if META + ".npy" not in entries:
+        raise ValueError("no data document")
+    doc = _load_entry(zf, entries[META + ".npy"], min(DOC_LIMIT, max_bytes))
+    if doc.dtype != np.uint8 or doc.ndim != 1:
+        raise ValueError("the data document is not a byte string")
+    tree = json.loads(doc.tobytes().decode("utf-8"))
+    loaded: dict[str, np.ndarray] = {}
+    left = [max_bytes - doc.nbytes]
+
+    def array(key: str) -> np.ndarray:
+        if key not in loaded:
+            info = entries.get(key + ".npy") if key != META else None
+            if info is None:
+                raise ValueError(f"array {key!r} is not in the file")
+            loaded[key] = _load_entry(zf, info, left[0])
+            left[0] -= loaded[key].nbytes
+        return loaded[key]
+
+    value = decode(tree, array)
+    extra = sorted(set(entries) - {META + ".npy"} - {k + ".npy" for k in loaded})
+    if extra:
+        raise ValueError(f"entry {extra[0]!r} is not referred to by the file's document (the file was modified)")
+    return value
+
+
+def _load_entry(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limit: float) -> np.ndarray:
+    """One ``.npy`` entry, its header checked before its data is allocated: a plain-data dtype, at most ``limit``
+    bytes, and no more than the zip entry declares (which also bounds what is decompressed)."""
+    name = info.filename
+    if info.flag_bits & 0x1:
+        raise ValueError(f"entry {name!r} is encrypted")
+    if info.file_size > limit + _HEADER:
+        raise ValueError(f"entry {name!r} declares {info.file_size} bytes, above the {_size(limit)} this file may "
+                         "hold (output.max_memory_gb); the file is damaged or forged")
+    with zf.open(info) as fh:
+        shape, fortran, dtype = _npy_header(fh, name)
+        nbytes = math.prod(shape) * dtype.itemsize
+        if nbytes > limit:
+            raise ValueError(f"entry {name!r} declares an array of shape {shape} and dtype {dtype} ({_size(nbytes)}), "
+                             f"above the {_size(limit)} this file may hold (output.max_memory_gb); the file is damaged "
+                             "or forged")
+        if nbytes > info.file_size:
+            raise ValueError(f"entry {name!r} declares {nbytes} bytes of data but holds {info.file_size}")
+        buf = bytearray(nbytes)
+        got = 0
+        while got < nbytes:
+            chunk = fh.read(min(_CHUNK, nbytes - got))
+            if not chunk:
+                raise ValueError(f"entry {name!r} ends after {got} of its {nbytes} bytes")
+            buf[got:got + len(chunk)] = chunk
+            got += len(chunk)
+    flat = np.frombuffer(buf, dtype=dtype) if nbytes else np.empty(0, dtype=dtype)
+    return flat.reshape(shape, order="F" if fortran else "C")
+
+
+def _npy_header(fh: IO[bytes], name: str) -> tuple[tuple[int, ...], bool, np.dtype[Any]]:
+    version = np.lib.format.read_magic(fh)
+    if version == (1, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
+    elif version == (2, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
+    else:
+        raise ValueError(f"entry {name!r}: .npy format {version} is not one numpy writes for plain data")
+    if dtype.hasobject or dtype.kind not in _KINDS or dtype.fields is not None or dtype.subdtype is not None:
+        raise ValueError(f"entry {name!r}: an array of dtype {dtype} is not plain data")
+    if any(n < 0 for n in shape):
+        raise ValueError(f"entry {name!r}: shape {shape} has a negative size")
+    return tuple(int(n) for n in shape), bool(fortran), dtype
+
+
+def _size(nbytes: float) -> str:
+    return f"{nbytes / GIB:.3g} GiB" if nbytes >= 1024**2 else f"{nbytes:.0f} bytes"

@@ -32,6 +32,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from lgbeam.diagnostics import observed_order
+from lgbeam.io.atomic import make_dirs, run_folder, write_via
 
 logger = logging.getLogger(__name__)
 
@@ -67,8 +68,7 @@ def _column(diag: dict[str, np.ndarray], names: tuple[str, ...]) -> tuple[str, n
 def _save(fig: Figure, path: Path) -> Path:
     FigureCanvasAgg(fig)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    return path
+    return write_via(path, lambda p: fig.savefig(p, dpi=110))
 
 
 def _positive(t: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -198,8 +198,11 @@ def plot_run(run_dir: Path) -> list[Path]:
     Missing inputs (no ``solution.npz``, no ``diagnostics.csv``) just mean fewer pictures.
     """
     run_dir = Path(run_dir)
-    fig_dir = run_dir / "figures"
-    fig_dir.mkdir(exist_ok=True)
+    with run_folder(run_dir):  # no picture written through a link in the run folder
+        return _plot_run(run_dir, make_dirs(run_dir / "figures"))
+
+
+def _plot_run(run_dir: Path, fig_dir: Path) -> list[Path]:
     out: list[Path] = []
     if (run_dir / "solution.npz").is_file():
         with np.load(run_dir / "solution.npz", allow_pickle=False) as z:

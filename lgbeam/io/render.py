@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from lgbeam.io.atomic import make_dirs, run_folder, write_via
 from lgbeam.io.vtk import read_pvd
 
 logger = logging.getLogger(__name__)
@@ -106,16 +107,16 @@ def _kind(mesh) -> str:
 def _to_rgb_png(img: np.ndarray, path: Path) -> Path:
     from PIL import Image
 
-    Image.fromarray(np.ascontiguousarray(img[..., :3])).save(path)
-    return path
+    image = Image.fromarray(np.ascontiguousarray(img[..., :3]))
+    return write_via(path, lambda p: image.save(p))
 
 
 def _write_gif(images: list[np.ndarray], path: Path, fps: float) -> Path:
     from PIL import Image
 
     frames = [Image.fromarray(np.ascontiguousarray(im[..., :3])) for im in images]
-    frames[0].save(path, save_all=True, append_images=frames[1:], duration=int(1000 / fps), loop=0)
-    return path
+    return write_via(path, lambda p: frames[0].save(p, save_all=True, append_images=frames[1:],
+                                                   duration=int(1000 / fps), loop=0))
 
 
 def _scene_3d(meshes, times, kind: str, size: tuple[int, int], title: str = ""):
@@ -426,11 +427,12 @@ def render_run(
     if not pvds:
         raise FileNotFoundError(f"no ParaView series in {run_dir / 'paraview'}; was the case run with output.vtk = true?")
     fig_dir = run_dir / "figures"
-    try:
-        fig_dir.mkdir(exist_ok=True)
-    except OSError as exc:
-        raise PermissionError(f"cannot create {fig_dir}: {exc.strerror or exc}") from exc
     out: list[Path] = []
-    for pvd in pvds:
-        out += _render_series(pvd, fig_dir, frames, gif, size, max_gif_frames, fps, overlay, scale)
+    with run_folder(run_dir):  # no picture written through a link in the run folder
+        try:
+            make_dirs(fig_dir)
+        except OSError as exc:
+            raise PermissionError(f"cannot create {fig_dir}: {exc.strerror or exc}") from exc
+        for pvd in pvds:
+            out += _render_series(pvd, fig_dir, frames, gif, size, max_gif_frames, fps, overlay, scale)
     return out

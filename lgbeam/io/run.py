@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import platform
 import re
@@ -38,17 +39,17 @@ from lgbeam.io.atomic import RunLock, atomic_write_text
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["check_name", "git_info", "make_run_dir", "provenance", "write_json", "write_provenance"]
+__all__ = ["check_name", "dumps_json", "git_info", "make_run_dir", "provenance", "write_json", "write_provenance"]
 
 _RUN_MARKERS = ("case.toml", "provenance.json")
-_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,127}$")
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]{0,127}")  # fullmatch: "$" would pass a final newline
 
 
 def check_name(name: Any, what: str = "case name") -> str:
     """The one rule for the names that become file and folder names (a case's ``name``, a ParaView series):
     1–128 letters, digits, ``_``, ``-`` and ``.``, not starting with ``-`` or ``.``, no ``..``; ValueError
     naming the rule otherwise (with or without ``--out``, so a name can never leave its folder)."""
-    if not isinstance(name, str) or not _NAME.match(name) or ".." in name:
+    if not isinstance(name, str) or not _NAME.fullmatch(name) or ".." in name:
         raise ValueError(f"{what} {name!r} cannot be a file name: use 1-128 letters, digits, '_', '-' or '.', "
                          "not starting with '-' or '.' and without '..' (set name = \"...\" in the case)")
     return name
@@ -183,9 +184,30 @@ def _jsonable(o: Any) -> Any:
     return repr(o)
 
 
+def _strict(o: Any) -> Any:
+    """``o`` with every non-finite float as the string "nan", "inf" or "-inf" (``float()`` reads them back)."""
+    if isinstance(o, dict):
+        return {k: _strict(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [_strict(v) for v in o]
+    if isinstance(o, np.ndarray):
+        return _strict(o.tolist())
+    if isinstance(o, np.generic):
+        return _strict(o.item())
+    if isinstance(o, float) and not math.isfinite(o):
+        return repr(o)
+    return o
+
+
+def dumps_json(data: Any) -> str:
+    """Strict JSON text of ``data`` (indented, one final newline): NaN and ±inf as strings, never the bare
+    ``NaN``/``Infinity`` that strict readers (``jq``, JavaScript, Go) reject; numpy values as plain ones."""
+    return json.dumps(_strict(data), indent=2, default=_jsonable, allow_nan=False) + "\n"
+
+
 def write_json(path: Path, data: dict[str, Any]) -> None:
-    """Write JSON atomically (temporary file + ``os.replace``)."""
-    atomic_write_text(path, json.dumps(data, indent=2, default=_jsonable) + "\n")
+    """Write strict JSON (``dumps_json``) atomically (temporary file + ``os.replace``)."""
+    atomic_write_text(path, dumps_json(data))
 
 
 def write_provenance(run_dir: Path, **kwargs: Any) -> dict[str, Any]:

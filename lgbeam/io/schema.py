@@ -11,6 +11,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from lgbeam.integrators.controllers import PI_BETA
 
 REQUIRED: Any = object()
@@ -61,6 +63,20 @@ def _check_value(dotted: str, key: Key, value: Any) -> Any:
 
 def _is_number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def is_real(v: Any) -> bool:
+    """A number (Python or numpy, not a boolean, not a string: TOML's "10e3" is text, never read as 10 000)."""
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+
+
+def vector3(where: str, value: Any) -> list[float]:
+    """``value`` as 3 floats; CaseError naming the key ``where`` unless it is 3 finite numbers (a list, or an
+    array of numbers from a script): ``force = ["10e3", 0, 0]`` is refused, not converted."""
+    items = value.tolist() if isinstance(value, np.ndarray) and value.dtype.kind in "iuf" else value
+    if not (isinstance(items, (list, tuple)) and len(items) == 3 and all(is_real(v) and math.isfinite(v) for v in items)):
+        raise CaseError(f"case key '{where}' must be 3 finite numbers [x, y, z], got {value!r}")
+    return [float(v) for v in items]
 
 
 def _numeric_list(key: Key) -> bool:

@@ -51,7 +51,7 @@ import meshio
 import numpy as np
 
 from lgbeam.groups.base import quat_to_matrix
-from lgbeam.io.atomic import atomic_path
+from lgbeam.io.atomic import atomic_path, checked_path, make_dirs
 from lgbeam.io.run import check_name
 
 logger = logging.getLogger(__name__)
@@ -263,7 +263,7 @@ class PVDSeries:
             raise ValueError(f"{self.path} already exists; pass overwrite=True or choose another name")
         self.frame_dir = self.path.parent / self.name
         try:
-            self.frame_dir.mkdir(parents=True, exist_ok=True)
+            make_dirs(self.frame_dir)
         except OSError as exc:
             raise PermissionError(f"cannot create ParaView folder {self.frame_dir}: {exc.strerror}") from exc
         self.entries: list[tuple[float, str]] = []
@@ -279,7 +279,7 @@ class PVDSeries:
                                  "was modified: rerun the case")
             for (_, rel), mine in zip(old[keep:], own[keep:], strict=True):
                 if mine:  # a frame file of this series in its own folder; anything else listed is left alone
-                    (self.path.parent / rel).unlink(missing_ok=True)
+                    checked_path(self.path.parent / rel).unlink(missing_ok=True)
             self.entries = old[:keep]
         self._write_pvd()
         self.edges = edges

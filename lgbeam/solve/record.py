@@ -16,6 +16,8 @@ from typing import IO, Any
 
 import numpy as np
 
+from lgbeam.io.atomic import open_in_place
+
 FIXED = ("t", "h", "err", "accepted", "iterations")
 BLOCK = 1024
 
@@ -134,7 +136,7 @@ class CSVRecord(MemoryRecord):
 
     def start(self, diag_keys: tuple[str, ...]) -> None:
         super().start(diag_keys)
-        self._fh = open(self.path, "w", newline="", encoding="utf-8")  # noqa: SIM115 - closed in close()
+        self._fh = open_in_place(self.path, "w", newline="", encoding="utf-8")  # closed in close()
         self._fh.write(",".join(self.keys) + "\n")
 
     def _store(self, block: np.ndarray) -> None:
@@ -160,7 +162,8 @@ class CSVRecord(MemoryRecord):
     def restore(self, state: dict[str, Any]) -> None:
         keys, n_rows = tuple(state["keys"]), int(state["n_rows"])
         MemoryRecord.restore(self, state)
-        with open(self.path, "r+", newline="", encoding="utf-8") as fh:
+        fh = open_in_place(self.path, "r+", newline="", encoding="utf-8")  # no link written through (§2c)
+        try:
             header = fh.readline()
             if tuple(header.strip().split(",")) != keys:
                 raise ValueError(f"{self.path} does not match the checkpoint's columns; the run folder was modified")
@@ -172,7 +175,11 @@ class CSVRecord(MemoryRecord):
                     raise ValueError(f"{self.path}: row {i + 1} is not {len(keys)} numbers; the run folder was "
                                      "modified: rerun the case")
             fh.truncate(fh.tell())
-        self._fh = open(self.path, "a", newline="", encoding="utf-8")  # noqa: SIM115 - closed in close()
+            fh.seek(0, os.SEEK_END)  # the text layer read ahead: the next rows go right after the kept ones
+        except BaseException:
+            fh.close()
+            raise
+        self._fh = fh
 
 
 def _is_row(line: str, n: int) -> bool:

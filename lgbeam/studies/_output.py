@@ -13,10 +13,12 @@ from typing import Any
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from lgbeam.io.atomic import atomic_write, write_via
+
 
 def write_csv(path: Path, header: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
     """A header row and the rows, comma-separated."""
-    with open(path, "w", newline="", encoding="utf-8") as fh:
+    with atomic_write(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(header)
         w.writerows(rows)
@@ -26,7 +28,7 @@ def save_figure(fig: Figure, path: Path, dpi: int = 110) -> None:
     """Render an off-screen (Agg) figure to ``path`` with a tight layout."""
     FigureCanvasAgg(fig)
     fig.tight_layout()
-    fig.savefig(path, dpi=dpi)
+    write_via(path, lambda p: fig.savefig(p, dpi=dpi))
 
 
 def figures_main(argv: list[str] | None, doc: str | None, run: Callable[[Path, Path, bool], object], out: str,
