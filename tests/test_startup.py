@@ -18,7 +18,7 @@ import lgbeam
 ROOT = Path(lgbeam.__file__).resolve().parent.parent
 HEAVY = ("numba", "dask", "skfem", "lgbeam.integrators.registry")
 
-PROBE = """
+PROBE = f"""
 import contextlib, io, json, sys
 from lgbeam.cli.main import main
 with contextlib.redirect_stdout(io.StringIO()):
@@ -26,8 +26,8 @@ with contextlib.redirect_stdout(io.StringIO()):
         code = main(sys.argv[1:])
     except SystemExit as exc:  # argparse's --help
         code = exc.code
-print(json.dumps({"code": code, "loaded": [m for m in %r if m in sys.modules]}))
-""" % (HEAVY,)
+print(json.dumps({{"code": code, "loaded": [m for m in {HEAVY!r} if m in sys.modules]}}))
+"""
 
 
 def _probe(*args: str) -> dict:
