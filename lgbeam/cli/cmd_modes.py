@@ -15,12 +15,14 @@ import csv
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lgbeam.discretisations.fem.euler_bernoulli import EulerBernoulliBeam, n_rigid_modes
 from lgbeam.io.atomic import atomic_write
+
+if TYPE_CHECKING:  # scikit-fem is imported by the functions that build the beam, not by `lgbeam --help`
+    from lgbeam.discretisations.fem.euler_bernoulli import EulerBernoulliBeam
 
 logger = logging.getLogger(__name__)
 
@@ -52,6 +54,8 @@ class ModesReport:
 
 def beam_from_data(data: dict[str, Any], n_elements: int | None = None) -> EulerBernoulliBeam:
     """Build the Hermite beam from ``linear_beam_data`` output; ``n_elements`` overrides the case's."""
+    from lgbeam.discretisations.fem.euler_bernoulli import EulerBernoulliBeam
+
     if not isinstance(data, dict):
         raise ValueError(f"linear_beam_data must return a dict with keys {', '.join(REQUIRED_KEYS)}, got {type(data).__name__}")  # noqa: TRY004 - a user error: the CLI maps ValueError to exit 2
     missing = [k for k in REQUIRED_KEYS if k not in data]
@@ -64,6 +68,8 @@ def beam_from_data(data: dict[str, Any], n_elements: int | None = None) -> Euler
 
 def compute_modes(data: dict[str, Any], n: int, n_elements: int | None = None) -> ModesReport:
     """Frequencies of the first ``n`` elastic modes, closed-form values, and the static tip deflection."""
+    from lgbeam.discretisations.fem.euler_bernoulli import n_rigid_modes
+
     if n < 1:
         raise ValueError(f"--n must be a positive number of modes, got {n}")
     if n_elements is not None and n_elements < 1:

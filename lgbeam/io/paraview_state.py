@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from lgbeam.io.atomic import atomic_write_text
-from lgbeam.io.vtk import read_pvd
+from lgbeam.io.vtk import read_pvd, read_vtp
 
 logger = logging.getLogger(__name__)
 
@@ -79,17 +79,10 @@ class SeriesView:
 
 
 def _read_vtp(path: Path) -> tuple[np.ndarray, np.ndarray | None]:
-    from vtkmodules.util.numpy_support import vtk_to_numpy
-    from vtkmodules.vtkIOXML import vtkXMLPolyDataReader
-
-    r = vtkXMLPolyDataReader()
-    r.SetFileName(str(path))
-    r.Update()
-    out = r.GetOutput()
-    pts = out.GetPoints()
-    x = vtk_to_numpy(pts.GetData()).astype(float).reshape(-1, 3) if pts is not None else np.zeros((0, 3))
-    mm = out.GetPointData().GetArray("moment_magnitude")
-    return x, (vtk_to_numpy(mm).astype(float).ravel() if mm is not None else None)
+    """Points and ``moment_magnitude`` of one frame (``lgbeam.io.vtk.read_vtp``: no VTK import)."""
+    x, arrays = read_vtp(path)
+    mm = arrays.get("moment_magnitude")
+    return x, (mm.astype(float).ravel() if mm is not None else None)
 
 
 def camera_axes(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -140,9 +133,9 @@ def series_view(pvd: Path, view_angle_deg: float = 30.0) -> SeriesView:
     return SeriesView(tuple(t for t, _ in entries), (cmin, cmax), centre, centre - dist * view, up, radius)
 
 
-def _set(root: ET.Element, prop_id: str, values: Sequence[float | str]) -> None:
+def _set(props: dict[str, ET.Element], prop_id: str, values: Sequence[float | str]) -> None:
     """Replace the elements of the property ``prop_id`` (e.g. ``"425.CameraPosition"``) by ``values``."""
-    prop = root.find(f".//Property[@id='{prop_id}']")
+    prop = props.get(prop_id)
     if prop is None:
         raise ValueError(f"the ParaView state template has no property {prop_id}")
     domains = [c for c in prop if c.tag != "Element"]
@@ -154,9 +147,9 @@ def _set(root: ET.Element, prop_id: str, values: Sequence[float | str]) -> None:
     prop.set("number_of_elements", str(len(values)))
 
 
-def _scale_points(root: ET.Element, prop_id: str, stride: int, lo: float, hi: float) -> None:
+def _scale_points(props: dict[str, ET.Element], prop_id: str, stride: int, lo: float, hi: float) -> None:
     """Map the x values (every ``stride``-th element) of a transfer function onto [lo, hi]."""
-    prop = root.find(f".//Property[@id='{prop_id}']")
+    prop = props.get(prop_id)
     if prop is None:
         raise ValueError(f"the ParaView state template has no property {prop_id}")
     vals = [float(e.get("value", "0")) for e in prop.iter("Element")]
@@ -164,34 +157,35 @@ def _scale_points(root: ET.Element, prop_id: str, stride: int, lo: float, hi: fl
     a, b = min(x), max(x)
     for k in range(0, len(vals), stride):
         vals[k] = lo + (vals[k] - a) / (b - a) * (hi - lo) if b > a else lo
-    _set(root, prop_id, vals)
+    _set(props, prop_id, vals)
 
 
 def state_text(template: str, pvd_name: str, radius_factor: float, view: SeriesView) -> str:
     """The template filled in: relative series path, radius factor, last time, colour range, camera."""
     text = template.replace(PVD_PLACEHOLDER, pvd_name).replace(SCALE_PLACEHOLDER, repr(float(radius_factor)))
     root = ET.fromstring(text)
+    props = {p.get("id", ""): p for p in root.iter("Property")}  # one pass, not a search per property
     t0, t1 = view.times[0], view.times[-1]
     for pid in ("261.AnimationTime", "256.Time", "425.ViewTime"):
-        _set(root, pid, [t1])
+        _set(props, pid, [t1])
     for pid in ("261.StartTime", "263.StartTime"):
-        _set(root, pid, [t0])
+        _set(props, pid, [t0])
     for pid in ("261.EndTime", "263.EndTime"):
-        _set(root, pid, [t1])
-    _set(root, "256.TimeRange", [t0, t1])
+        _set(props, pid, [t1])
+    _set(props, "256.TimeRange", [t0, t1])
     for pid in ("256.TimestepValues", "285.TimestepValues"):
-        _set(root, pid, list(view.times))
-    _set(root, "261.PlayMode", ["2"])  # Snap To TimeSteps: the play/step buttons visit the series' own times
+        _set(props, pid, list(view.times))
+    _set(props, "261.PlayMode", ["2"])  # Snap To TimeSteps: the play/step buttons visit the series' own times
     lo, hi = view.colour_range
-    _scale_points(root, "737.RGBPoints", 4, lo, hi)
-    _scale_points(root, "735.Points", 4, lo, hi)
-    _set(root, "737.AutomaticRescaleRangeMode", ["-1"])  # Never: keep the all-frames range when stepping
+    _scale_points(props, "737.RGBPoints", 4, lo, hi)
+    _scale_points(props, "735.Points", 4, lo, hi)
+    _set(props, "737.AutomaticRescaleRangeMode", ["-1"])  # Never: keep the all-frames range when stepping
     for suffix in ("", "Info"):
-        _set(root, f"425.CameraPosition{suffix}", list(view.position))
-        _set(root, f"425.CameraFocalPoint{suffix}", list(view.focal_point))
-        _set(root, f"425.CameraViewUp{suffix}", list(view.view_up))
-        _set(root, f"425.CameraParallelScale{suffix}", [view.parallel_scale])
-    _set(root, "425.CenterOfRotation", list(view.focal_point))
+        _set(props, f"425.CameraPosition{suffix}", list(view.position))
+        _set(props, f"425.CameraFocalPoint{suffix}", list(view.focal_point))
+        _set(props, f"425.CameraViewUp{suffix}", list(view.view_up))
+        _set(props, f"425.CameraParallelScale{suffix}", [view.parallel_scale])
+    _set(props, "425.CenterOfRotation", list(view.focal_point))
     return ET.tostring(root, encoding="unicode") + "\n"
 
 

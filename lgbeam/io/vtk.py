@@ -24,7 +24,7 @@ Frame builders give the three kinds of data lgbeam writes:
 ``PolyFrame``
     rods and frames of rods as PolyData (``.vtp``): one VTK_POLY_LINE per rod (ParaView's Tube filter
     applies directly), point data, one cell-data row per rod, and field data (strings: names, units and
-    frames of the arrays; numbers: reactions). Written with VTK's own XML writer (binary, zlib). Its optional
+    frames of the arrays; numbers: reactions). Written in one pass by ``write_vtp`` (VTK XML, inline binary, zlib). Its optional
     ``edges`` (a ``PolyFrame`` on the same points with one VTK_LINE cell per edge and per-edge cell data) goes
     to the companion series ``paraview/<name>-edges.pvd``, frame for frame (``PVDSeries(edges=True)``).
 
@@ -37,15 +37,19 @@ Usage::
 
 from __future__ import annotations
 
+import base64
 import logging
 import math
 import os
+import struct
 import time
 import xml.etree.ElementTree as ET
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
+from xml.sax.saxutils import quoteattr
 
 import meshio
 import numpy as np
@@ -56,8 +60,8 @@ from lgbeam.io.run import check_name
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Frame", "PVDSeries", "PolyFrame", "line_frame", "linked_bodies_frame", "read_pvd", "rigid_body_frame",
-           "rod_frame", "write_vtp"]
+__all__ = ["Frame", "PVDSeries", "PolyFrame", "line_frame", "linked_bodies_frame", "read_pvd", "read_vtp",
+           "rigid_body_frame", "rod_frame", "write_vtp"]
 
 
 
@@ -133,56 +137,130 @@ def _cell_array(lines: list[np.ndarray] | np.ndarray, n: int) -> tuple[np.ndarra
     return offsets, conn
 
 
-def _vtk_array(name: str, a: Any) -> Any:
-    from vtkmodules.util.numpy_support import numpy_to_vtk
-    from vtkmodules.vtkCommonCore import vtkStringArray
+_VTK_TYPES = {"f8": "Float64", "f4": "Float32", "i1": "Int8", "u1": "UInt8", "i2": "Int16", "u2": "UInt16",
+              "i4": "Int32", "u4": "UInt32", "i8": "Int64", "u8": "UInt64"}
+_EMPTY_BLOCK = base64.b64encode(struct.pack("<3Q", 0, 1 << 15, 0)).decode("ascii")
 
+
+def _binary(raw: bytes, compress: bool) -> str:
+    """VTK XML ``format="binary"`` with UInt64 headers. Plain: base64 of [byte count] + bytes. Compressed
+    (``vtkZLibDataCompressor``): base64 of the header [blocks = 1, block size, last block size, compressed
+    size], then base64 of the zlib stream."""
+    if not compress:
+        return base64.b64encode(struct.pack("<Q", len(raw)) + raw).decode("ascii")
+    if not raw:
+        return _EMPTY_BLOCK
+    packed = zlib.compress(raw, 6)
+    header = struct.pack("<4Q", 1, len(raw), len(raw), len(packed))
+    return (base64.b64encode(header) + base64.b64encode(packed)).decode("ascii")
+
+
+def _xml_array(name: str, a: Any, tuples: bool, compress: bool) -> str:
+    """One ``<DataArray>`` (numbers; bool as Int8; components = the product of the trailing axes) or
+    ``<Array type="String">`` (a list of strings: each NUL-terminated UTF-8) element."""
+    attr = f"Name={quoteattr(name)}"
     if isinstance(a, (list, tuple)) and all(isinstance(x, str) for x in a):
-        arr = vtkStringArray()
-        arr.SetName(name)
-        for x in a:
-            arr.InsertNextValue(x)
-        return arr
-    v = np.ascontiguousarray(np.asarray(a))
+        raw = b"".join(x.encode("utf-8") + b"\0" for x in a)
+        return (f'<Array type="String" {attr} NumberOfTuples="{len(a)}" format="binary">'
+                f"{_binary(raw, compress)}</Array>\n")
+    v = np.asarray(a)
     if v.dtype == bool:
         v = v.astype(np.int8)
-    out = numpy_to_vtk(v.reshape(v.shape[0], -1) if v.ndim > 1 and v.size else v.ravel(), deep=True)
-    out.SetName(name)
-    return out
+    kind = _VTK_TYPES.get(v.dtype.str.lstrip("<>|="))
+    if kind is None:
+        raise ValueError(f"array '{name}' has dtype {v.dtype}; VTK output takes real numbers, integers, "
+                         "booleans or lists of strings")
+    comps = int(np.prod(v.shape[1:])) if v.ndim > 1 and v.size else 1
+    extra = f' NumberOfTuples="{v.size // comps}"' if tuples else ""
+    raw = np.ascontiguousarray(v, dtype=v.dtype.newbyteorder("<")).tobytes()
+    return (f'<DataArray type="{kind}" {attr} NumberOfComponents="{comps}"{extra} format="binary">'
+            f"{_binary(raw, compress)}</DataArray>\n")
 
 
-def write_vtp(path: str | os.PathLike[str], frame: PolyFrame) -> None:
-    """Write ``frame`` as VTK XML PolyData (binary, zlib) to ``path`` (not atomic: ``PVDSeries`` renames)."""
-    from vtkmodules.util.numpy_support import numpy_to_vtk, numpy_to_vtkIdTypeArray
-    from vtkmodules.vtkCommonCore import vtkPoints
-    from vtkmodules.vtkCommonDataModel import vtkCellArray, vtkPolyData
-    from vtkmodules.vtkIOXML import vtkXMLPolyDataWriter
+def write_vtp(path: str | os.PathLike[str], frame: PolyFrame, *, compress: bool = False) -> None:
+    """Write ``frame`` as VTK XML PolyData to ``path`` in one pass (not atomic: ``PVDSeries`` renames).
 
+    Every array is inline binary (VTK's ``format="binary"``: base64, UInt64 headers), plain or with ``compress``
+    one zlib block per array; ``vtkXMLPolyDataReader`` (ParaView, pyvista) reads either, and the file is also
+    plain XML. Plain is the default: simulation doubles shrink by little under zlib, while deflate's set-up
+    per array costs more than the rest of the writing for a small rod."""
     pts = _as_points(frame.points)
     n = pts.shape[0]
     offsets, conn = _cell_array(frame.lines, n)
-    poly = vtkPolyData()
-    vp = vtkPoints()
-    vp.SetData(numpy_to_vtk(pts, deep=True))
-    poly.SetPoints(vp)
-    ca = vtkCellArray()
-    ca.SetData(numpy_to_vtkIdTypeArray(offsets, deep=True), numpy_to_vtkIdTypeArray(conn, deep=True))
-    poly.SetLines(ca)
-    for what, data, size, target in (("point", frame.point_data, n, poly.GetPointData()),
-                                     ("cell", frame.cell_data, offsets.size - 1, poly.GetCellData())):
+    zlib_attr = ' compressor="vtkZLibDataCompressor"' if compress else ""
+    head = ('<?xml version="1.0"?>\n<VTKFile type="PolyData" version="1.0" byte_order="LittleEndian" '
+            f'header_type="UInt64"{zlib_attr}>\n<PolyData>\n<FieldData>\n')
+    out = [head]
+    out += [_xml_array(name, a if isinstance(a, (list, tuple)) else np.atleast_1d(a), True, compress)
+            for name, a in frame.field_data.items()]
+    out.append(f'</FieldData>\n<Piece NumberOfPoints="{n}" NumberOfVerts="0" NumberOfLines="{offsets.size - 1}" '
+               'NumberOfStrips="0" NumberOfPolys="0">\n')
+    for what, tag, data, size in (("point", "PointData", frame.point_data, n),
+                                  ("cell", "CellData", frame.cell_data, offsets.size - 1)):
+        out.append(f"<{tag}>\n")
         for name, a in data.items():
             if np.shape(a)[:1] != (size,):
                 raise ValueError(f"{what} data '{name}' has shape {np.shape(a)}; its first axis must be {size}")
-            target.AddArray(_vtk_array(name, a))
-    for name, a in frame.field_data.items():
-        poly.GetFieldData().AddArray(_vtk_array(name, a if isinstance(a, (list, tuple)) else np.atleast_1d(a)))
-    w = vtkXMLPolyDataWriter()
-    w.SetFileName(str(path))
-    w.SetInputData(poly)
-    w.SetDataModeToBinary()
-    w.SetCompressorTypeToZLib()
-    if not w.Write():
-        raise OSError(f"VTK could not write {path}")
+            out.append(_xml_array(name, a, False, compress))
+        out.append(f"</{tag}>\n")
+    out += ["<Points>\n", _xml_array("Points", pts, False, compress), "</Points>\n<Lines>\n",
+            _xml_array("connectivity", conn, False, compress), _xml_array("offsets", offsets[1:], False, compress),
+            "</Lines>\n</Piece>\n</PolyData>\n</VTKFile>\n"]
+    Path(path).write_text("".join(out), encoding="utf-8")
+
+
+_NUMPY_TYPES = {v: k for k, v in _VTK_TYPES.items()}
+
+
+def _decode(el: ET.Element, header: str, compressed: bool, order: str) -> np.ndarray:
+    """The values of one inline ``<DataArray>`` (``format="ascii"`` or ``"binary"``, plain or zlib blocks),
+    one row per tuple when it has several components."""
+    kind, fmt, text = el.get("type", ""), el.get("format"), (el.text or "").strip()
+    if kind not in _NUMPY_TYPES:
+        raise ValueError(f"array '{el.get('Name')}' has VTK type {kind!r}, not a number type")
+    dtype = np.dtype(order + _NUMPY_TYPES[kind])
+    if fmt == "ascii":
+        data = np.array(text.split(), dtype=float).astype(dtype)
+    elif fmt == "binary" and not compressed:
+        raw = base64.b64decode(text)
+        size = np.dtype(header).itemsize
+        data = np.frombuffer(raw, dtype, int(np.frombuffer(raw[:size], header)[0]) // dtype.itemsize, size)
+    elif fmt == "binary":
+        size = np.dtype(header).itemsize  # header: blocks, block size, last block size, compressed sizes
+        blocks = int(np.frombuffer(base64.b64decode(text[:4 * size]), header)[0])
+        head = 4 * -(-(3 + blocks) * size // 3)
+        sizes = np.frombuffer(base64.b64decode(text[:head]), header)[3:].astype(np.int64)
+        body = base64.b64decode(text[head:])
+        ends = np.cumsum(sizes)
+        data = np.frombuffer(b"".join(zlib.decompress(body[e - c:e]) for c, e in zip(sizes, ends, strict=True)),
+                             dtype)
+    else:
+        raise ValueError(f"array '{el.get('Name')}' is stored as {fmt!r}; read_vtp reads inline ascii or binary")
+    comps = int(el.get("NumberOfComponents", "1"))
+    return data.reshape(-1, comps) if comps > 1 else data
+
+
+def read_vtp(path: str | os.PathLike[str]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Points ``(n, 3)`` and the numeric point-data arrays of a ``.vtp`` with inline data: the files ``write_vtp``
+    writes and those of VTK's XML writer in binary or ascii mode (plain or zlib, UInt32 or UInt64 headers), as
+    earlier versions of lgbeam wrote them. Light (no VTK import): what the ParaView state reads from every frame.
+    ValueError for anything else (appended data, another compressor, not PolyData)."""
+    try:
+        root = ET.parse(path).getroot()
+    except ET.ParseError as exc:
+        raise ValueError(f"{path} is not a VTK XML file: {exc}") from exc
+    compressor = root.get("compressor")
+    piece = root.find("PolyData/Piece")
+    if root.get("type") != "PolyData" or piece is None or compressor not in (None, "vtkZLibDataCompressor"):
+        raise ValueError(f"{path} is not VTK XML PolyData with inline, uncompressed or zlib data")
+    header = "<u8" if root.get("header_type") == "UInt64" else "<u4"
+    order = ">" if root.get("byte_order") == "BigEndian" else "<"
+    header = order + header[1:]
+    arrays = {el.get("Name", ""): _decode(el, header, compressor is not None, order)
+              for el in piece.iterfind("PointData/DataArray")}
+    pts = piece.find("Points/DataArray")
+    points = np.zeros((0, 3)) if pts is None else _decode(pts, header, compressor is not None, order).reshape(-1, 3)
+    return points.astype(float), arrays
 
 
 def _check_frame(frame: Frame) -> tuple[np.ndarray, list[tuple[str, np.ndarray]], dict, dict]:

@@ -1,0 +1,65 @@
+"""Start-up cost (issue 34 item 4, issue 36): ``lgbeam --help`` and ``lgbeam list`` import neither numba, dask nor
+scikit-fem, and importing a constant of ``lgbeam.integrators`` does not build the method registry; the lazy
+package still resolves every public name to the object of its defining submodule."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import lgbeam
+
+ROOT = Path(lgbeam.__file__).resolve().parent.parent
+HEAVY = ("numba", "dask", "skfem", "lgbeam.integrators.registry")
+
+PROBE = f"""
+import contextlib, io, json, sys
+from lgbeam.cli.main import main
+with contextlib.redirect_stdout(io.StringIO()):
+    try:
+        code = main(sys.argv[1:])
+    except SystemExit as exc:  # argparse's --help
+        code = exc.code
+print(json.dumps({{"code": code, "loaded": [m for m in {HEAVY!r} if m in sys.modules]}}))
+"""
+
+
+def _probe(*args: str) -> dict:
+    env = os.environ | {"PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, check=True, env=env,
+                         cwd=ROOT)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("args", [["--help"], ["list"]])
+def test_help_and_list_import_no_heavy_package(args):
+    rep = _probe(*args)
+    assert rep["code"] == 0
+    assert rep["loaded"] == []
+
+
+def test_a_constant_of_the_integrators_package_does_not_build_the_registry():
+    code = ("import sys; from lgbeam.integrators.controllers import PI_BETA; from lgbeam.io.schema import Key; "
+            f"print([m for m in {HEAVY!r} if m in sys.modules])")
+    env = os.environ | {"PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env, cwd=ROOT)
+    assert out.stdout.strip() == "[]"
+
+
+def test_lazy_names_are_the_defining_modules_objects():
+    pkg = importlib.import_module("lgbeam.integrators")
+    for name in pkg.__all__:
+        value = getattr(pkg, name)
+        assert value is getattr(importlib.import_module(f"lgbeam.integrators.{pkg._API[name]}"), name)
+        assert name in dir(pkg)
+    from lgbeam.integrators import METHODS, registry
+
+    assert METHODS is registry.METHODS and len(METHODS) > 0
+    with pytest.raises(AttributeError, match="no attribute 'not_a_method'"):
+        _ = pkg.not_a_method
