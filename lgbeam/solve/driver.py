@@ -146,6 +146,15 @@ def _all_finite(y: Any) -> bool:
     return finite or all(bool(np.isfinite(a).all()) for a in arrays)
 
 
+def blowup_error(exc: BaseException) -> bool:
+    """True when an exception raised inside a step is the arithmetic of a blown-up state, not a wrong input: a
+    floating-point error (overflow, division by zero, ``np.seterr(all="raise")``), a singular or non-converging
+    linear algebra routine (``LinAlgError``) or the ``math`` module's domain error (``math.sin(inf)``)."""
+    if isinstance(exc, (ArithmeticError, np.linalg.LinAlgError)):
+        return True
+    return isinstance(exc, ValueError) and str(exc) in ("math domain error", "math range error")
+
+
 def stack_states(states: list[Any]) -> Any:
     """Saved states stacked along a leading axis (a ``MechanicalState`` of arrays, or one array)."""
     if states and isinstance(states[0], MechanicalState):
@@ -425,10 +434,17 @@ class _Loop:
                     self.message = f"maximum number of steps {self.max_steps} reached at t = {s.t:.6g}"
                     break
                 t_new, h_try = self.trial(s)
-                st: Step[Any, Any] = self.method.step(self.system, s.t, h_try, s.y, s.cache)
-                s.n_eval += st.evaluations
-                s.n_iter += st.iterations
-                accept, err, fail, detail, d = self.judge(s, st, t_new, h_try)
+                try:
+                    st: Step[Any, Any] = self.method.step(self.system, s.t, h_try, s.y, s.cache)
+                    s.n_eval += st.evaluations
+                    s.n_iter += st.iterations
+                    accept, err, fail, detail, d = self.judge(s, st, t_new, h_try)
+                except (ArithmeticError, ValueError) as exc:  # LinAlgError is a ValueError
+                    if not blowup_error(exc):
+                        raise
+                    fail = Status.SINGULAR if isinstance(exc, np.linalg.LinAlgError) else Status.NONFINITE
+                    st, accept, err, d = Step(s.y, s.cache, status=fail), False, math.inf, {}
+                    detail = f"the step raised {type(exc).__name__} ({exc}): its arithmetic broke down"
                 if not accept:
                     self.reject(s, st, t_new, h_try, err, fail, detail)
                     continue
