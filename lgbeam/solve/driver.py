@@ -66,6 +66,9 @@ ENERGY_FLOOR = 1e-12  # below this |energy| (round-off of a system at rest) the 
 GROWTH_KEYS = {"energy": Status.ENERGY_GROWTH, "mass": Status.MASS_GROWTH}  # diagnostics checked for blow-up
 DEFAULT_GROWTH = 1e6  # the blow-up factor of a method that declares none
 PHI_FACTOR = 1e-2  # ‖Φ‖ above this × the model's length is a blow-up (``constraint_tol``)
+MESH_ANGLE = 150.0  # an element turned this much (degrees) relative to its neighbour: the advice names the mesh
+BLOWUP_STATUSES = frozenset({Status.NONFINITE, Status.SINGULAR, Status.SOLVER_FAILED, Status.ENERGY_GROWTH,
+                             Status.MASS_GROWTH, Status.CONSTRAINT_DRIFT, Status.STEP_UNDERFLOW})
 DRIFT_FACTOR = 10.0  # |E − E₀ − W| above this × (T₀ + |V₀| + ∫|P|) is a blow-up (``drift_factor``)
 
 
@@ -155,6 +158,40 @@ def blowup_error(exc: BaseException) -> bool:
     return isinstance(exc, ValueError) and str(exc) in ("math domain error", "math range error")
 
 
+def advice(status: Status, method: Any, system: Any, controller: Any, y: Any) -> str:
+    """What to change after a run stopped with ``status`` at the last good state ``y``: an element of a rod or frame
+    turned by ``MESH_ANGLE`` or more relative to its neighbour names the mesh (a smaller step stops at the same
+    instant); else the status's advice, with the adaptive switch and the methods that hold the position
+    constraints named only where they can run this system."""
+    if status in BLOWUP_STATUSES and isinstance(y, MechanicalState) and hasattr(system, "element_rotation"):
+        angle = math.degrees(float(system.element_rotation(y.q)))
+        if angle >= MESH_ANGLE:
+            return (f"an element's relative rotation reached {angle:.0f}° at the last good state: near 180° the rod's "
+                    "strain (the group logarithm between neighbouring nodes) jumps, whatever the step, so refine the "
+                    "mesh (model.n_elements)")
+    text = status.advice
+    if status in BLOWUP_STATUSES - {Status.STEP_UNDERFLOW} and not controller.adaptive:
+        if method.error_order is not None:
+            text += ", or let the step adapt (integrator.controller = \"pi\" with integrator.rtol and integrator.atol)"
+        elif others := adaptive_methods(system):
+            text += (f", or an adaptive method (integrator.method = {' | '.join(others[:3])} with integrator.controller"
+                     " = \"pi\", integrator.rtol and integrator.atol)")
+    if status is Status.CONSTRAINT_DRIFT:
+        from lgbeam.solve.contracts import compatible_methods
+
+        holders = [m for m in ("gen-alpha", "rattle-lgvi") if m in compatible_methods(system) and m != method.name]
+        text += f", or a method that holds the position constraints ({', '.join(holders)})" if holders else ""
+    return text
+
+
+def adaptive_methods(system: Any) -> list[str]:
+    """The registered methods with an embedded error estimate that can integrate ``system``."""
+    from lgbeam.integrators.registry import method_entry
+    from lgbeam.solve.contracts import compatible_methods
+
+    return [m for m in compatible_methods(system) if method_entry(m).adaptive]
+
+
 def stack_states(states: list[Any]) -> Any:
     """Saved states stacked along a leading axis (a ``MechanicalState`` of arrays, or one array)."""
     if states and isinstance(states[0], MechanicalState):
@@ -218,8 +255,10 @@ def _setup(system: Any, method: Any, t_span: tuple[float, float], controller: An
     if not isinstance(controller, (ConstantStep, AdaptiveStep)):
         raise TypeError(f"controller must be ConstantStep(h) or AdaptiveStep(rtol, atol), got {controller!r}")
     if controller.adaptive and method.error_order is None:
+        others = adaptive_methods(system)
+        choose = f" or choose a method with one ({', '.join(repr(m) for m in others)})" if others else ""
         raise ValueError(f"method {method.name!r} has no embedded error estimate; give a fixed step "
-                         "(ConstantStep(h), case key integrator.h) or choose an adaptive method (e.g. 'hedop5')")
+                         f"(ConstantStep(h), case key integrator.h){choose}")
     if isinstance(controller, ConstantStep) and controller.h > t_end - t0:
         logger.info("constant step h = %g is longer than the interval %g; the one step is clipped to it",
                     controller.h, t_end - t0)
@@ -328,7 +367,7 @@ def _integrate(system: Any, method: Any, y0: Any, t_span: tuple[float, float], c
             out_y.append(s.y)
         message = loop.message
         if message and loop.status not in (Status.OK, Status.STOPPED):
-            message = f"{message}; {loop.status.advice}"
+            message = f"{message}; {advice(loop.status, method, system, controller, loop.state.y)}"
             logger.info(message)
         stats = {"n_steps": s.n_acc, "n_rejected": s.n_rej, "n_evaluations": s.n_eval, "n_iterations": s.n_iter,
                  "wall_time": loop.wall, "t_final": s.t, "method": method.name, "h_first": s.h_first,

@@ -443,6 +443,14 @@ class CosseratRod:
         return fused(xi, JJ, q, V, self._rows_index, self._phi_ref, self.mesh.ds, self.w0, self.material.stiffness,
                      self._mass_diag, self.node_mass, g)
 
+    def element_rotation(self, q: FloatArray) -> float:
+        """The largest rotation angle (rad, in [0, π]) between the two nodes of one element: arccos((tr(R_iᵀ R_{i+1})
+        − 1)/2). Near π the element's strain, the group logarithm of its nodes' relative motion, is about to jump:
+        the mesh no longer resolves the bending (the driver's advice names model.n_elements)."""
+        R = self.G.rotation(self._q(q))
+        c = 0.5 * (np.einsum("nij,nij->n", R[:-1], R[1:]) - 1.0)
+        return float(np.arccos(np.clip(c, -1.0, 1.0)).max()) if len(c) else 0.0
+
     def energy(self, t: float, q: FloatArray, v: FloatArray) -> float:
         """Total mechanical energy T + V (conserved without damping and time-dependent loads)."""
         return self.kinetic_energy(v) + self.potential_energy(q, t)
