@@ -346,6 +346,8 @@ def run_problem(case: dict[str, Any], run_dir: Path, problem: Problem, *, progre
         save_checkpoint(replace(sol.state, cache=_checkpoint_form(method, sol.state.cache),
                                 record=record.state()))
     extra = {"h_last": sol.stats["h_last"], "estimate": budget, **problem.summary(sol)}
+    if "energy_check" in sol.stats:  # the largest energy defect accepted, relative to the content (driver)
+        extra["energy_check"] = sol.stats["energy_check"]
     if "signal" in sol.stats:
         extra["signal"] = sol.stats["signal"]
     return RunSummary(status=str(sol.status), message=sol.message, n_steps=sol.n_steps,
