@@ -18,6 +18,7 @@ Each app module (registered by its case ``kind`` in ``APPS``) provides
 from __future__ import annotations
 
 import importlib
+import logging
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
@@ -66,4 +67,21 @@ def load_case(name_or_path: Any, overrides: list[str] | None = None) -> tuple[di
     """Find, read, override and validate a case against its kind's ``SCHEMA``; (resolved case, path)."""
     from lgbeam.io.cases import load_case_with
 
-    return load_case_with(name_or_path, overrides, lambda kind: get_app(kind))
+    case, path = load_case_with(name_or_path, overrides, lambda kind: get_app(kind))
+    _warn_unused_tolerances(case, overrides or [])
+    return case, path
+
+
+def _warn_unused_tolerances(case: dict[str, Any], overrides: list[str]) -> None:
+    """One warning when ``--set integrator.rtol/atol`` cannot act: the case's ``integrator.h`` with the ``auto`` (or
+    ``constant``) controller makes the steps constant, and the tolerances are then not used."""
+    integ = case.get("integrator")
+    keys = [k for k in ("integrator.rtol", "integrator.atol")
+            if any(str(o).split("=", 1)[0].strip() == k for o in overrides)]
+    if not keys or not isinstance(integ, dict) or integ.get("h") is None \
+            or integ.get("controller", "auto") not in ("auto", "constant"):
+        return
+    logging.getLogger(__name__).warning(
+        "%s not used: integrator.h = %g with integrator.controller = %r takes constant steps; add --set "
+        "integrator.controller=pi for steps that follow the tolerances", " and ".join(keys), integ["h"],
+        integ.get("controller", "auto"))

@@ -19,6 +19,12 @@ from lgbeam.io.atomic import make_dirs, write_via
 from lgbeam.io.plots import read_diagnostics
 
 
+def content(energy: float, potential: float = 0.0) -> float:
+    """The energy content T + |V| of a state with energy E = T + V and potential V: the scale of the driver's energy
+    check (``lgbeam.solve.driver``, diagnostics key ``energy_scale``), positive in a state of zero energy."""
+    return float(energy - potential + abs(potential))
+
+
 def vector(value: Any, key: str, n: int = 3) -> np.ndarray:
     """``n`` finite numbers from a case key; ValueError naming the key otherwise."""
     try:

@@ -118,6 +118,19 @@ def controller_of(integ: dict[str, Any], span: tuple[float, float] | None = None
     return AdaptiveStep(rtol=integ["rtol"], atol=integ["atol"], beta=beta)
 
 
+def fixed_if_no_estimate(controller: ConstantStep | AdaptiveStep, method: Any,
+                         integ: dict[str, Any]) -> ConstantStep | AdaptiveStep:
+    """A case whose controller adapts the step (e.g. ``controller = "seed"``) run with a method that has no error
+    estimate: the constant step ``integrator.h`` when it is given (one warning naming the keys); without h the
+    driver refuses the run."""
+    if not controller.adaptive or method.error_order is not None or integ.get("h") is None:
+        return controller
+    logger.warning("method %r has no error estimate, so integrator.controller = %r cannot adapt its step: it runs "
+                   "with the constant step integrator.h = %g", method.name, integ.get("controller", "auto"),
+                   integ["h"])
+    return ConstantStep(integ["h"])
+
+
 def _nbytes(y: Any) -> int:
     arrays = y.arrays() if isinstance(y, MechanicalState) else (y,)
     return int(sum(np.asarray(a).nbytes for a in arrays))
@@ -388,7 +401,7 @@ def run_problem(case: dict[str, Any], run_dir: Path, problem: Problem, *, progre
     run_dir = Path(run_dir)
     check_compatible(method_entry(integ["method"]).make(), problem.system)  # before the method's options
     method = make_method(integ["method"], **problem.method_options)
-    controller = controller_of(integ, (tm["t0"], tm["t_end"]))
+    controller = fixed_if_no_estimate(controller_of(integ, (tm["t0"], tm["t_end"])), method, integ)
     budget = check_budget(case, problem)
     times: list[float] = []
     states: list[Any] = []
@@ -435,6 +448,8 @@ def run_problem(case: dict[str, Any], run_dir: Path, problem: Problem, *, progre
         save_checkpoint(replace(sol.state, cache=_checkpoint_form(method, sol.state.cache),
                                 record=record.state()))
     extra = {"h_last": sol.stats["h_last"], "estimate": budget, **problem.summary(sol)}
+    if "energy_check" in sol.stats:  # the largest energy defect accepted, relative to the content (driver)
+        extra["energy_check"] = sol.stats["energy_check"]
     if "signal" in sol.stats:
         extra["signal"] = sol.stats["signal"]
     return RunSummary(status=str(sol.status), message=sol.message, n_steps=sol.n_steps,

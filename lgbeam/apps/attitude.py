@@ -104,7 +104,8 @@ def problem(case: dict[str, Any]) -> Problem:
 
     def invariants(t: float, y: np.ndarray) -> dict[str, float]:
         M = momentum(y)
-        return {"energy": float(body.first_integral(y)), "norm_error": float(abs(np.linalg.norm(y) - 1.0)),
+        return {"energy": float(body.first_integral(y)), "energy_scale": float(body.first_integral(y)),  # kinetic
+                "norm_error": float(abs(np.linalg.norm(y) - 1.0)),
                 "M1": float(M[0]), "M2": float(M[1]), "M3": float(M[2])}
 
     def frame(y: np.ndarray) -> Frame:

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from lgbeam.apps import RunSummary
+from lgbeam.apps._bodies import content
 from lgbeam.apps._figures import load_run, new_figure, save
 from lgbeam.apps._runner import Problem, index_at_reference_end, run_problem
 from lgbeam.groups.base import quat_to_matrix
@@ -84,7 +85,9 @@ def problem(case: dict[str, Any]) -> Problem:
 
     def diagnostics(t: float, y: np.ndarray) -> dict[str, float]:
         L = model.angular_momentum(y)
-        return {"energy": model.energy(y), "unit_norm": abs(float(np.linalg.norm(y[3:7])) - 1.0),
+        x, q = y[:3], y[3:7]
+        e, u = model.energy(y), model.potential(x, quat_to_matrix(q / np.linalg.norm(q)))
+        return {"energy": e, "energy_scale": content(e, u), "unit_norm": abs(float(np.linalg.norm(y[3:7])) - 1.0),
                 "L_x": float(L[0]), "L_y": float(L[1]), "L_z": float(L[2])}
 
     def frame(y: np.ndarray):  # type: ignore[no-untyped-def]

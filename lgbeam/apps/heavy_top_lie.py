@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from lgbeam.apps import RunSummary
+from lgbeam.apps._bodies import content
 from lgbeam.apps._figures import load_run, new_figure, save
 from lgbeam.apps._runner import Problem, index_at_reference_end, run_problem
 from lgbeam.integrators.registry import method_entry, methods_for
@@ -118,7 +119,8 @@ def problem(case: dict[str, Any]) -> Problem:
             g, energy = Q[2], top.hamiltonian(Q, y[9:])  # Qᵀe₃ is the third row of Q
         else:
             g, energy = y[3:], top.energy(y)
-        return {"energy": energy, **top.invariants(t, y), "body_gravity_x": Ml * float(g[0]),
+        potential = top.mgl * float(g @ top.axis)  # M g l Γ·X (Γ = Qᵀe₃)
+        return {"energy": energy, "energy_scale": content(energy, potential), **top.invariants(t, y), "body_gravity_x": Ml * float(g[0]),
                 "body_gravity_y": Ml * float(g[1]), "body_gravity_z": Ml * float(g[2])}
 
     return Problem(top, top.initial_state(), frame, arrays, summary=summary, diagnostics=diagnostics)

@@ -79,7 +79,8 @@ def problem(case: dict[str, Any]) -> Problem:
 
     def invariants(t: float, x: np.ndarray) -> dict[str, float]:
         c = x[:9].reshape(3, 3).sum(axis=1)  # F [1, 1, 1]ᵀ, per step for Fig. 3's bottom-left panel
-        return {"energy": float(body.first_integral(x)), "det_F": float(body.determinant(x)),
+        return {"energy": float(body.first_integral(x)), "energy_scale": float(body.first_integral(x)),  # T + W ≥ 0
+                "det_F": float(body.determinant(x)),
                 "corner_x": float(c[0]), "corner_y": float(c[1]), "corner_z": float(c[2])}
 
     def frame(x: np.ndarray) -> Frame:

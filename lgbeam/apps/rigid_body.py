@@ -23,7 +23,16 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from lgbeam.apps import RunSummary
-from lgbeam.apps._bodies import drift_slope, energy_summary, method_options, positive, read_run, save, vector
+from lgbeam.apps._bodies import (
+    content,
+    drift_slope,
+    energy_summary,
+    method_options,
+    positive,
+    read_run,
+    save,
+    vector,
+)
 from lgbeam.apps._runner import Problem, index_at_reference_end, run_problem
 from lgbeam.groups.so3 import exp_so3
 from lgbeam.integrators.registry import methods_for
@@ -84,7 +93,8 @@ def problem(case: dict[str, Any]) -> Problem:
 
     def invariants(t: float, y: MechanicalState) -> dict[str, float]:
         R, w = y.q, y.v
-        return {"energy": body.energy(R, w), "orthogonality": float(np.linalg.norm(R.T @ R - np.eye(3))),
+        return {"energy": body.energy(R, w), "energy_scale": content(body.energy(R, w), body.potential(R)),
+                "orthogonality": float(np.linalg.norm(R.T @ R - np.eye(3))),
                 "momentum": float(np.linalg.norm(R @ J @ w))}
 
     def frame(y: MechanicalState):

@@ -25,7 +25,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from lgbeam.apps import RunSummary
-from lgbeam.apps._bodies import energy_summary, read_run, save
+from lgbeam.apps._bodies import content, energy_summary, read_run, save
 from lgbeam.apps._runner import Problem, index_at_reference_end, run_problem
 from lgbeam.integrators.registry import methods_for
 from lgbeam.io.schema import Key, integrator_section, output_section, time_section
@@ -92,7 +92,8 @@ def problem(case: dict[str, Any]) -> Problem:
 
     def invariants(t: float, y: MechanicalState) -> dict[str, float]:
         q, w = y.q, y.v
-        return {"energy": model.energy(q, w), "unit_q": float(np.abs(np.linalg.norm(q, axis=1) - 1.0).max()),
+        return {"energy": model.energy(q, w), "energy_scale": content(model.energy(q, w), model.potential(q)),
+                "unit_q": float(np.abs(np.linalg.norm(q, axis=1) - 1.0).max()),
                 "q_dot_omega": float(np.abs(np.einsum("ij,ij->i", q, w)).max()),
                 "momentum_k": model.momentum_about(q, w)}
 

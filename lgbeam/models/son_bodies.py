@@ -172,9 +172,17 @@ def _reference(body: _SOnBody, times: FloatArray, y0: FloatArray) -> FloatArray:
         Om = body.dH_dmu(g, mu)
         return np.concatenate([(g @ Om).ravel(), (mu @ Om - Om @ mu - body.dH_dU(g, mu)).ravel()])
 
-    sol = solve_ivp(rhs, (0.0, float(np.max(times))), np.asarray(y0, dtype=float).ravel(), method="DOP853",
-                    rtol=1e-13, atol=1e-14, t_eval=np.asarray(times, float))
-    return sol.y.T.reshape(-1, 2, n, n)
+    times = np.asarray(times, dtype=float)
+    z0 = np.asarray(y0, dtype=float).ravel()
+    out = np.full((times.size, 2 * n * n), np.nan)  # NaN where the reference could not be computed
+    out[times == 0.0] = z0
+    later = times > 0.0  # solve_ivp over an empty span (a run stopped at its first step) returns no array
+    if later.any():
+        sol = solve_ivp(rhs, (0.0, float(times.max())), z0, method="DOP853", rtol=1e-13, atol=1e-14,
+                        t_eval=times[later])
+        y = np.asarray(sol.y, dtype=float).reshape(2 * n * n, -1).T
+        out[np.flatnonzero(later)[: len(y)]] = y
+    return out.reshape(-1, 2, n, n)
 
 
 __all__ = ["FreeRigidBodySOn", "HeavyTopSOn", "from_inertia"]

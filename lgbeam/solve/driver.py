@@ -57,7 +57,13 @@ from lgbeam.solve.contracts import check_compatible
 from lgbeam.solve.record import MemoryRecord
 from lgbeam.solve.save import SaveAt
 from lgbeam.solve.solution import Solution
-from lgbeam.systems import ConstrainedMechanicalSystem, HasEnergyBudget, MechanicalState, supports
+from lgbeam.systems import (
+    ConstrainedMechanicalSystem,
+    HasEnergyBudget,
+    MechanicalState,
+    is_rheonomic,
+    supports,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -66,7 +72,11 @@ ENERGY_FLOOR = 1e-12  # below this |energy| (round-off of a system at rest) the 
 GROWTH_KEYS = {"energy": Status.ENERGY_GROWTH, "mass": Status.MASS_GROWTH}  # diagnostics checked for blow-up
 DEFAULT_GROWTH = 1e6  # the blow-up factor of a method that declares none
 PHI_FACTOR = 1e-2  # ‖Φ‖ above this × the model's length is a blow-up (``constraint_tol``)
-DRIFT_FACTOR = 10.0  # |E − E₀ − W| above this × (T₀ + |V₀| + ∫|P|) is a blow-up (``drift_factor``)
+GUARD_ONLY = ("energy_scale",)  # diagnostics the guard reads but the record does not keep
+MESH_ANGLE = 150.0  # an element turned this much (degrees) relative to its neighbour: the advice names the mesh
+BLOWUP_STATUSES = frozenset({Status.NONFINITE, Status.SINGULAR, Status.SOLVER_FAILED, Status.ENERGY_GROWTH,
+                             Status.MASS_GROWTH, Status.CONSTRAINT_DRIFT, Status.STEP_UNDERFLOW})
+DRIFT_FACTOR = 0.25  # energy defect above this × (content + ∫|P|) is a blow-up (``drift_factor``; module docstring)
 
 
 class _ByMethod:
@@ -106,6 +116,9 @@ class LoopState:
     mass_ref: float = 0.0
     energy0: float = math.nan  # E(t₀), T₀ + |V₀|, the loads' work W and ∫|P| so far, P now (the energy budget)
     content0: float = math.nan
+    content_max: float = math.nan  # the largest energy content of the accepted states (the energy check's scale)
+    potential0: float = math.nan  # V(t₀) = E₀ − T₀ of a mechanical system (its potential is measured from it)
+    ratio_max: float = 0.0  # the largest |E − E₀ − W| / (content + ∫|P|) accepted (provenance: energy_check)
     work: float = 0.0
     work_abs: float = 0.0
     power: float = math.nan
@@ -144,6 +157,49 @@ def _all_finite(y: Any) -> bool:
     except FloatingPointError:  # numpy set to raise (np.seterr) on overflow or inf − inf
         finite = False
     return finite or all(bool(np.isfinite(a).all()) for a in arrays)
+
+
+def blowup_error(exc: BaseException) -> bool:
+    """True when an exception raised inside a step is the arithmetic of a blown-up state, not a wrong input: a
+    floating-point error (overflow, division by zero, ``np.seterr(all="raise")``), a singular or non-converging
+    linear algebra routine (``LinAlgError``) or the ``math`` module's domain error (``math.sin(inf)``)."""
+    if isinstance(exc, (ArithmeticError, np.linalg.LinAlgError)):
+        return True
+    return isinstance(exc, ValueError) and str(exc) in ("math domain error", "math range error")
+
+
+def advice(status: Status, method: Any, system: Any, controller: Any, y: Any) -> str:
+    """What to change after a run stopped with ``status`` at the last good state ``y``: an element of a rod or frame
+    turned by ``MESH_ANGLE`` or more relative to its neighbour names the mesh (a smaller step stops at the same
+    instant); else the status's advice, with the adaptive switch and the methods that hold the position
+    constraints named only where they can run this system."""
+    if status in BLOWUP_STATUSES and isinstance(y, MechanicalState) and hasattr(system, "element_rotation"):
+        angle = math.degrees(float(system.element_rotation(y.q)))
+        if angle >= MESH_ANGLE:
+            return (f"an element's relative rotation reached {angle:.0f}° at the last good state: near 180° the rod's "
+                    "strain (the group logarithm between neighbouring nodes) jumps, whatever the step, so refine the "
+                    "mesh (model.n_elements)")
+    text = status.advice
+    if status in BLOWUP_STATUSES - {Status.STEP_UNDERFLOW} and not controller.adaptive:
+        if method.error_order is not None:
+            text += ", or let the step adapt (integrator.controller = \"pi\" with integrator.rtol and integrator.atol)"
+        elif others := adaptive_methods(system):
+            text += (f", or an adaptive method (integrator.method = {' | '.join(others[:3])} with integrator.controller"
+                     " = \"pi\", integrator.rtol and integrator.atol)")
+    if status is Status.CONSTRAINT_DRIFT:
+        from lgbeam.solve.contracts import compatible_methods
+
+        holders = [m for m in ("gen-alpha", "rattle-lgvi") if m in compatible_methods(system) and m != method.name]
+        text += f", or a method that holds the position constraints ({', '.join(holders)})" if holders else ""
+    return text
+
+
+def adaptive_methods(system: Any) -> list[str]:
+    """The registered methods with an embedded error estimate that can integrate ``system``."""
+    from lgbeam.integrators.registry import method_entry
+    from lgbeam.solve.contracts import compatible_methods
+
+    return [m for m in compatible_methods(system) if method_entry(m).adaptive]
 
 
 def stack_states(states: list[Any]) -> Any:
@@ -209,8 +265,10 @@ def _setup(system: Any, method: Any, t_span: tuple[float, float], controller: An
     if not isinstance(controller, (ConstantStep, AdaptiveStep)):
         raise TypeError(f"controller must be ConstantStep(h) or AdaptiveStep(rtol, atol), got {controller!r}")
     if controller.adaptive and method.error_order is None:
+        others = adaptive_methods(system)
+        choose = f" or choose a method with one ({', '.join(repr(m) for m in others)})" if others else ""
         raise ValueError(f"method {method.name!r} has no embedded error estimate; give a fixed step "
-                         "(ConstantStep(h), case key integrator.h) or choose an adaptive method (e.g. 'hedop5')")
+                         f"(ConstantStep(h), case key integrator.h){choose}")
     if isinstance(controller, ConstantStep) and controller.h > t_end - t0:
         logger.info("constant step h = %g is longer than the interval %g; the one step is clipped to it",
                     controller.h, t_end - t0)
@@ -298,8 +356,8 @@ def _integrate(system: Any, method: Any, y0: Any, t_span: tuple[float, float], c
         guard.active = energy_growth is not None or constraint_tol is not None or drift_factor is not None
         if resume is None:
             first = diag(t0, st0.y, st0.cache)
-            rec.start(tuple(first) + (("err_raw",) if measure else ()))
-            rec.add(t0, 0.0, 0.0, True, 0, first)
+            rec.start(tuple(_recorded(first)) + (("err_raw",) if measure else ()))
+            rec.add(t0, 0.0, 0.0, True, 0, _recorded(first))
             g0 = guard.values(t0, st0.y, st0.cache, first)
             st0.energy_ref = abs(g0.get("energy", 0.0)) if math.isfinite(g0.get("energy", 0.0)) else 0.0
             st0.mass_ref = abs(g0.get("mass", 0.0)) if math.isfinite(g0.get("mass", 0.0)) else 0.0
@@ -319,7 +377,7 @@ def _integrate(system: Any, method: Any, y0: Any, t_span: tuple[float, float], c
             out_y.append(s.y)
         message = loop.message
         if message and loop.status not in (Status.OK, Status.STOPPED):
-            message = f"{message}; {loop.status.advice}"
+            message = f"{message}; {advice(loop.status, method, system, controller, loop.state.y)}"
             logger.info(message)
         stats = {"n_steps": s.n_acc, "n_rejected": s.n_rej, "n_evaluations": s.n_eval, "n_iterations": s.n_iter,
                  "wall_time": loop.wall, "t_final": s.t, "method": method.name, "h_first": s.h_first,
@@ -327,6 +385,8 @@ def _integrate(system: Any, method: Any, y0: Any, t_span: tuple[float, float], c
                  "h_largest": s.h_largest if s.n_acc else math.nan}
         if signals.received is not None:
             stats["signal"] = signals.received
+        if guard.mode is not None and guard.rtol is not None:
+            stats["energy_check"] = s.ratio_max
         if isinstance(controller, ConstantStep) and s.n_acc and abs(s.h_last - controller.h) > 1e-12 * controller.h:
             stats["note"] = f"constant step {controller.h:g}; the last step was {s.h_last:.6g} to end at t = {t_end:g}"
         return Solution(t=np.asarray(out_t), y=stack_states(out_y), steps=rec.arrays(), status=loop.status,
@@ -404,7 +464,7 @@ class _Loop:
                 fail_guard, detail = self.guard.check(s, t_new, h_try, st.y, g)
                 if fail_guard is not None:
                     ok, fail = False, fail_guard
-        return ok, (err if ok else math.inf), fail, detail, d
+        return ok, (err if ok else math.inf), fail, detail, _recorded(d)
 
     def run(self, s: LoopState, signals: _Signals, stopped: bool) -> None:
         self.state = s
@@ -425,10 +485,17 @@ class _Loop:
                     self.message = f"maximum number of steps {self.max_steps} reached at t = {s.t:.6g}"
                     break
                 t_new, h_try = self.trial(s)
-                st: Step[Any, Any] = self.method.step(self.system, s.t, h_try, s.y, s.cache)
-                s.n_eval += st.evaluations
-                s.n_iter += st.iterations
-                accept, err, fail, detail, d = self.judge(s, st, t_new, h_try)
+                try:
+                    st: Step[Any, Any] = self.method.step(self.system, s.t, h_try, s.y, s.cache)
+                    s.n_eval += st.evaluations
+                    s.n_iter += st.iterations
+                    accept, err, fail, detail, d = self.judge(s, st, t_new, h_try)
+                except (ArithmeticError, ValueError) as exc:  # LinAlgError is a ValueError
+                    if not blowup_error(exc):
+                        raise
+                    fail = Status.SINGULAR if isinstance(exc, np.linalg.LinAlgError) else Status.NONFINITE
+                    st, accept, err, d = Step(s.y, s.cache, status=fail), False, math.inf, {}
+                    detail = f"the step raised {type(exc).__name__} ({exc}): its arithmetic broke down"
                 if not accept:
                     self.reject(s, st, t_new, h_try, err, fail, detail)
                     continue
@@ -520,46 +587,74 @@ class _Loop:
 
 class _Guard:
     """The checks of the module docstring that hold whatever ``diagnostics`` is: the values (from the diagnostics
-    when they hold them, else one cheap evaluation), the constraint residual and the energy budget."""
+    when they hold them, else one cheap evaluation), the constraint residual and the energy check."""
 
     def __init__(self, system: Any, method: Any, y0: Any, constraint_tol: Any, drift_factor: float | None) -> None:
         self.system, self.method = system, method
         self.mech = isinstance(y0, MechanicalState) and supports(system, ConstrainedMechanicalSystem)
         self.own = getattr(method, "blowup_invariants", None)  # a method's cheap invariants (e.g. NLS's mass)
-        budget = self.mech and supports(system, HasEnergyBudget)
+        self.budget = self.mech and supports(system, HasEnergyBudget)
+        self.driven = self.budget and is_rheonomic(system)
         if constraint_tol is BY_METHOD:
-            length = float(system.length_scale) if budget else max(1.0, float(np.abs(y0.q).max())) if self.mech \
-                else math.inf
+            length = float(system.length_scale) if self.budget else max(1.0, float(np.abs(y0.q).max())) \
+                if self.mech else math.inf
             constraint_tol = PHI_FACTOR * length
         if constraint_tol is not None and not constraint_tol > 0:
             raise ValueError(f"constraint_tol must be > 0 (or None to disable), got {constraint_tol!r}")
         self.phi_tol = constraint_tol if constraint_tol is not None else math.inf
-        self.drift = drift_factor if budget else None
-        self.pending: tuple[float, float, float] | None = None
+        self.rtol = drift_factor
+        self.mode: str | None = None  # "budget" (E − E₀ − W, one-sided), "invariant" (|E − E₀|), None: no check
+        self.pending: tuple[float, float, float, float] | None = None
         self.active = True  # False when every check is off (energy_growth, constraint_tol, drift_factor None)
 
     def values(self, t: float, y: Any, cache: Any, d: dict[str, float]) -> dict[str, float]:
-        """{phi, energy, mass} that the checks need (those the system has)."""
+        """{phi, energy, mass, energy_scale} that the checks need (those the system has)."""
         if "energy" in d or "phi" in d or "mass" in d or not self.active:
             return d
         if self.own is not None:
             return dict(self.own(self.system, t, y, cache))
-        if self.mech and (self.drift is not None or math.isfinite(self.phi_tol)):
+        if self.mech and (self.rtol is not None or math.isfinite(self.phi_tol)):
             return residuals(self.system, t, y.q, y.v, velocity=False)
         return d
 
-    def start(self, s: LoopState, t0: float, g0: dict[str, float]) -> None:
-        """E₀, T₀ + |V₀| and P(t₀) of the energy budget (off when the system cannot account for its energy)."""
-        if self.drift is None or not math.isfinite(g0.get("energy", math.nan)):
-            self.drift = None
-            return
-        y = s.y
-        power = self.system.external_power(t0, y.q, y.v)
-        if power is None:
-            self.drift = None
-            return
+    def power(self, t: float, y: Any) -> float | None:
+        """P = f·v of the loads not in the potential (with ∂V/∂t of moving spring anchors) plus λ·Φ_t, the power of
+        the prescribed motions (M v' + g + Bᵀλ = 0 and B v + Φ_t = 0 give dE/dt = P + λ·Φ_t); None when the system
+        cannot say or a driven state carries no λ."""
+        p = self.system.external_power(t, y.q, y.v)
+        if p is None or not self.driven:
+            return p
+        if y.lam is None:
+            return None
+        return float(p) + float(np.dot(y.lam, self.system.constraint_rate(t, y.q)))
+
+    def content(self, s: LoopState, y: Any, g: dict[str, float]) -> float:
+        """The state's energy content, the scale of the energy check: the invariant's ``energy_scale`` (kinetic plus
+        |each energy part|) or, for a mechanical system, T + |V − V₀| (the potential relative to the initial state's:
+        the same rod at z = 0 and at z = 10⁵ m has the same content)."""
+        if self.mode == "invariant":
+            return float(g.get("energy_scale", math.nan))
         kinetic = float(self.system.kinetic_energy(y.v))
-        s.energy0, s.content0, s.power = g0["energy"], kinetic + abs(g0["energy"] - kinetic), float(power)
+        return kinetic + abs(g.get("energy", math.nan) - kinetic - s.potential0)
+
+    def start(self, s: LoopState, t0: float, g0: dict[str, float]) -> None:
+        """E₀, V₀, the content at t₀ and P(t₀) of the energy check (off when the system cannot account for its
+        energy or ``drift_factor`` is None)."""
+        energy = g0.get("energy", math.nan)
+        if self.rtol is None or not math.isfinite(energy):
+            return
+        if math.isfinite(g0.get("energy_scale", math.nan)):
+            self.mode, s.power = "invariant", 0.0
+        elif self.budget:
+            power = self.power(t0, s.y)
+            if power is None:
+                return
+            self.mode, s.power = "budget", float(power)
+            s.potential0 = energy - float(self.system.kinetic_energy(s.y.v))
+        else:
+            return
+        s.energy0 = energy
+        s.content0 = s.content_max = self.content(s, s.y, g0)
 
     def check(self, s: LoopState, t_new: float, h: float, y: Any, g: dict[str, float]) -> tuple[Status | None, str]:
         """(failure status or None, detail) of a candidate step's values ``g``."""
@@ -568,27 +663,39 @@ class _Guard:
         if not phi <= self.phi_tol:
             return Status.CONSTRAINT_DRIFT, (f"constraint residual |Φ| = {phi:.3g} exceeds {self.phi_tol:.3g} "
                                              f"({PHI_FACTOR:g} × the model's length)")
-        if self.drift is None or not math.isfinite(s.content0):
+        if self.mode is None or self.rtol is None or not math.isfinite(s.energy0):
             return None, ""
-        power = self.system.external_power(t_new, y.q, y.v)
+        power = self.power(t_new, y) if self.mode == "budget" else 0.0
         if power is None or not math.isfinite(power):
             return None, ""
         work = s.work + 0.5 * h * (s.power + power)
         work_abs = s.work_abs + 0.5 * h * (abs(s.power) + abs(power))
-        bound = self.drift * (s.content0 + work_abs)
-        energy = g.get("energy", math.nan)
-        if bound > ENERGY_FLOOR and not abs(energy - s.energy0 - work) <= bound:
+        energy, content = g.get("energy", math.nan), self.content(s, y, g)
+        scale = max(s.content_max, content) + work_abs
+        defect = energy - s.energy0 - work
+        bad = defect > self.rtol * scale if self.mode == "budget" else not abs(defect) <= self.rtol * scale
+        if scale > ENERGY_FLOOR and (bad or not math.isfinite(defect)):
+            what = "E − E₀ − W" if self.mode == "budget" else "E − E₀"
             return Status.ENERGY_GROWTH, (
-                f"energy {energy:.3g} is {energy - s.energy0 - work:.3g} away from its budget (initial {s.energy0:.3g} "
-                f"plus the loads' work {work:.3g}), more than {self.drift:g} × the energy put in "
-                f"({s.content0:.3g} at t0 plus {work_abs:.3g} of work)")
-        self.pending = (float(power), work, work_abs)
+                f"energy {energy:.6g} is {defect:.3g} from its balance ({what}; E₀ = {s.energy0:.6g}, W = {work:.3g} "
+                f"the work done on it), more than {self.rtol:g} × the energy in motion ({scale:.3g}: the largest "
+                "content so far plus the work's magnitude)")
+        self.pending = (float(power), work, work_abs, content)
         return None, ""
 
     def accept(self, s: LoopState, g: dict[str, float]) -> None:
         if self.pending is not None:
-            s.power, s.work, s.work_abs = self.pending
+            s.power, s.work, s.work_abs, content = self.pending
+            s.content_max = max(s.content_max, content)
+            defect = g["energy"] - s.energy0 - s.work  # signed for the budget: a damped rod loses energy
+            s.ratio_max = max(s.ratio_max, (defect if self.mode == "budget" else abs(defect))
+                              / max(s.content_max + s.work_abs, ENERGY_FLOOR))
             self.pending = None
+
+
+def _recorded(d: dict[str, float]) -> dict[str, float]:
+    """The diagnostics that go to the record: all but the guard's own values (``GUARD_ONLY``)."""
+    return {k: v for k, v in d.items() if k not in GUARD_ONLY} if "energy_scale" in d else d
 
 
 def _emit(save: SaveAt, t: float, y: Any) -> bool:

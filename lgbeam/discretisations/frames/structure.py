@@ -577,6 +577,10 @@ class Structure:
     def kinetic_energy(self, v: FloatArray) -> float:
         return float(sum(r.kinetic_energy(vr) for r, vr in zip(self.members, self.split_v(v), strict=True)))
 
+    def element_rotation(self, q: FloatArray) -> float:
+        """The largest relative rotation (rad) across one element of any member (``CosseratRod.element_rotation``)."""
+        return max(r.element_rotation(qr) for r, qr in zip(self.members, self.split_q(q), strict=True))
+
     def energy(self, t: float, q: FloatArray, v: FloatArray) -> float:
         """T + V (elastic, gravity, support and joint springs)."""
         return self.kinetic_energy(v) + self.potential_energy(q, t)

@@ -443,6 +443,14 @@ class CosseratRod:
         return fused(xi, JJ, q, V, self._rows_index, self._phi_ref, self.mesh.ds, self.w0, self.material.stiffness,
                      self._mass_diag, self.node_mass, g)
 
+    def element_rotation(self, q: FloatArray) -> float:
+        """The largest rotation angle (rad, in [0, π]) between the two nodes of one element: arccos((tr(R_iᵀ R_{i+1})
+        − 1)/2). Near π the element's strain, the group logarithm of its nodes' relative motion, is about to jump:
+        the mesh no longer resolves the bending (the driver's advice names model.n_elements)."""
+        R = self.G.rotation(self._q(q))
+        c = 0.5 * (np.einsum("nij,nij->n", R[:-1], R[1:]) - 1.0)
+        return float(np.arccos(np.clip(c, -1.0, 1.0)).max()) if len(c) else 0.0
+
     def energy(self, t: float, q: FloatArray, v: FloatArray) -> float:
         """Total mechanical energy T + V (conserved without damping and time-dependent loads)."""
         return self.kinetic_energy(v) + self.potential_energy(q, t)
@@ -460,14 +468,19 @@ class CosseratRod:
                 tuple(p for p in pairs if not isinstance(p[0], NodalLoad)))
 
     def external_power(self, t: float, q: FloatArray, v: FloatArray) -> float | None:
-        """f·v of the loads whose work is not in ``potential_energy`` (all but gravity); None with prescribed
-        supports or elastic supports, whose energy exchange the rod does not account for (``HasEnergyBudget``).
-        Nodal loads: (moment, force) in the body frame at their nodes only, Σ pairᵢ·Vᵢ (Rᵀ for spatial ones)."""
-        if self.rheonomic or self.support_rows.has_springs:
-            return None
+        """f·v of the loads whose work is not in ``potential_energy`` (all but gravity), plus ∂V/∂t of spring supports
+        whose anchor follows a prescribed motion (central difference in t; zero for fixed springs, whose energy is in
+        ``potential_energy``) (``HasEnergyBudget``). The power of prescribed motions, λ·Φ_t, is the driver's (it
+        needs λ). Nodal loads: (moment, force) in the body frame at their nodes only, Σ pairᵢ·Vᵢ (Rᵀ for spatial
+        ones)."""
         nodal, other = self._work_loads
         V = np.asarray(v, dtype=float).reshape(self.n_nodes, 6)
         power = 0.0
+        sr = self.support_rows
+        if sr.has_springs and sr.rheonomic:
+            dt = 1e-6 * max(1.0, abs(t))
+            qa = self._q(q)
+            power += (sr.spring_energy(t + dt, qa) - sr.spring_energy(t - dt, qa)) / (2.0 * dt)
         if nodal:
             qa = self._q(q)
             for ld, i in nodal:  # over the loads (a handful), not the nodes

@@ -256,7 +256,9 @@ class PolarVI:
     def diagnostics(self, system: Any, t: float, y: FloatArray, cache: Any) -> dict[str, float]:
         g, mu = y
         energy = system.reduced_hamiltonian(mu) if self.reduced else system.hamiltonian(y)
-        return {"energy": float(energy), "casimir": float(0.5 * np.sum(mu * mu)),  # ⟨μ, μ⟩ (n = 3: |m|²)
+        potential = float(system.potential(g)) if hasattr(system, "potential") and not self.reduced else 0.0
+        return {"energy": float(energy), "energy_scale": float(energy) - potential + abs(potential),  # T + |V|
+                "casimir": float(0.5 * np.sum(mu * mu)),  # ⟨μ, μ⟩ (n = 3: |m|²)
                 "orthogonality": float(np.abs(g.T @ g - np.eye(g.shape[0])).max())}
 
 

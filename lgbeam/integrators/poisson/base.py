@@ -47,9 +47,21 @@ class PoissonMethod:
         and, where the system has ``l2_mass``, the mass (O(n)). The energy is the one that catches the
         exponential-midpoint compositions' blow-ups: they keep the quadratic mass to round-off while H grows
         (issue 26; all 25 blow-ups of the review stopped with energy_growth)."""
+        out = energy_parts(system, y)
         if supports(system, HasL2Mass):
-            return {"energy": float(system.hamiltonian(y)), "mass": float(system.l2_mass(y))}
-        return {"energy": float(system.hamiltonian(y))}
+            out["mass"] = float(system.l2_mass(y))
+        return out
+
+
+def energy_parts(system: Any, y: Array) -> dict[str, float]:
+    """{energy: H, energy_scale: |½⟨y, Ay⟩| + |U(y)|}: H = ½⟨y, Ay⟩ + U and the size of its two parts, the scale of
+    the driver's energy check (positive for a state of zero energy, e.g. a focusing NLS plane wave whose kinetic
+    and potential parts cancel); a system without ``inner``/``potential`` gives H as its own scale."""
+    if hasattr(system, "inner") and hasattr(system, "potential"):
+        quad, pot = 0.5 * float(np.real(system.inner(y, system.apply_A(y)))), float(system.potential(y))
+        return {"energy": quad + pot, "energy_scale": abs(quad) + abs(pot)}
+    energy = float(system.hamiltonian(y))
+    return {"energy": energy, "energy_scale": abs(energy)}
 
 
 def stage_advice(stage: str | None) -> str:
