@@ -32,7 +32,7 @@ import pytest
 from lgbeam.apps import CHECKPOINT, load_case
 from lgbeam.apps._runner import load_checkpoint
 from lgbeam.cli.main import main
-from lgbeam.io.atomic import RunLock, atomic_write_text, checked_path, make_dirs, run_folder
+from lgbeam.io.atomic import RunLock, atomic_write_text, checked_path, make_dirs, open_in_place, run_folder
 from lgbeam.io.cases import write_toml
 from lgbeam.io.datafile import META, read_data, write_data
 from lgbeam.io.run import check_name, dumps_json
@@ -163,8 +163,8 @@ def test_every_writer_checks_its_path_below_the_run_folder(tmp_path):
             plot_run(run)
         atomic_write_text(run / "ok" / "x.txt", "yes")  # a real folder below the run folder: written
     with pytest.raises(ValueError, match=r"diagnostics.csv is a symbolic link"):  # O_NOFOLLOW, no root needed
-        CSVRecord(run / "diagnostics.csv").restore({"keys": ("t", "h", "err", "accepted", "iterations"),
-                                                    "n_rows": 1, "stats": {}})
+        CSVRecord(run / "diagnostics.csv", opener=open_in_place).restore({"keys": ("t", "h", "err", "accepted", "iterations"),
+                                                                          "n_rows": 1, "stats": {}})
     assert _tree(outside) == before
     assert (run / "ok" / "x.txt").read_text() == "yes"
     os.symlink(real, tmp_path / "via")  # the run folder reached through a link above it (outputs -> scratch)

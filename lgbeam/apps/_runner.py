@@ -44,7 +44,7 @@ from lgbeam._version import __version__
 from lgbeam.apps import CHECKPOINT, RunSummary
 from lgbeam.integrators.controllers import PI_BETA, AdaptiveStep, ConstantStep
 from lgbeam.integrators.registry import make_method, method_entry
-from lgbeam.io.atomic import atomic_write
+from lgbeam.io.atomic import atomic_write, open_in_place
 from lgbeam.io.datafile import read_data, write_data
 from lgbeam.io.progress import Progress
 from lgbeam.io.run import git_info
@@ -430,7 +430,7 @@ def run_problem(case: dict[str, Any], run_dir: Path, problem: Problem, *, progre
     ckpt = Checkpointing(save_checkpoint, steps=steps, seconds=seconds) if (steps or seconds) else None
     if resume and ckpt is None:
         raise ValueError("--resume needs checkpoints: set output.checkpoint_seconds or output.checkpoint_steps > 0")
-    record = CSVRecord(run_dir / "diagnostics.csv")
+    record = CSVRecord(run_dir / "diagnostics.csv", opener=open_in_place)
     bar = Progress(tm["t0"], tm["t_end"], enabled=progress)
     try:
         sol = integrate(problem.system, method, problem.y0, (tm["t0"], tm["t_end"]), controller=controller,

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
-
-from lgbeam.io.atomic import open_in_place
 
 FIXED = ("t", "h", "err", "accepted", "iterations")
 BLOCK = 1024
@@ -127,16 +126,19 @@ class MemoryRecord:
 class CSVRecord(MemoryRecord):
     """Rows streamed to a CSV file (header + one line per attempted step, every value exact: ``%.17g``);
     memory stays flat. ``flush()`` makes the rows durable (at checkpoints and at the end); on ``restore``
-    the file is truncated to the checkpoint's row count (a kill may have left rows written after it)."""
+    the file is truncated to the checkpoint's row count (a kill may have left rows written after it).
+    ``opener(path, mode, **kwargs)`` opens the file (the run folder's ``io.atomic.open_in_place``, which writes
+    through no symbolic link; the solve layer does not import io)."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], opener: Callable[..., IO[Any]] = open) -> None:
         super().__init__()
         self.path = Path(path)
+        self._open = opener
         self._fh: IO[str] | None = None
 
     def start(self, diag_keys: tuple[str, ...]) -> None:
         super().start(diag_keys)
-        self._fh = open_in_place(self.path, "w", newline="", encoding="utf-8")  # closed in close()
+        self._fh = self._open(self.path, "w", newline="", encoding="utf-8")  # closed in close()
         self._fh.write(",".join(self.keys) + "\n")
 
     def _store(self, block: np.ndarray) -> None:
@@ -162,7 +164,7 @@ class CSVRecord(MemoryRecord):
     def restore(self, state: dict[str, Any]) -> None:
         keys, n_rows = tuple(state["keys"]), int(state["n_rows"])
         MemoryRecord.restore(self, state)
-        fh = open_in_place(self.path, "r+", newline="", encoding="utf-8")  # no link written through (§2c)
+        fh = self._open(self.path, "r+", newline="", encoding="utf-8")  # no link written through (§2c)
         try:
             header = fh.readline()
             if tuple(header.strip().split(",")) != keys:
