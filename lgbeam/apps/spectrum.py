@@ -182,10 +182,10 @@ def report(case: dict[str, Any], name: str, spectrum: spectra.Spectrum, *, direc
     _write(out / "spectrum.csv", rows)
     _write(out / "displacements.csv", displacement_rows(case, system, r, ratio))
     chosen = "given by --n" if n is not None else f"until {TARGET_FRACTION:.0%} of the mass along {direction}"
-    lines = [f"{name}: response spectrum along {direction} ({spectrum.label}); {len(r.omega)} modes ({chosen}): "
-             f"cumulative effective mass {r.fraction:.4f} of {r.total_mass:.6g} kg",
-             f"{'mode':>5}  {'T [s]':>10}  {'Sa [m/s²]':>10}  {'m_eff ' + direction + ' [kg]':>14}  "
-             f"{'V_x [N]':>12}  {'V_y [N]':>12}  {'V_z [N]':>12}"]
+    lines = [(f"{name}: response spectrum along {direction} ({spectrum.label}); {len(r.omega)} modes ({chosen}): "
+             f"cumulative effective mass {r.fraction:.4f} of {r.total_mass:.6g} kg"),
+             (f"{'mode':>5}  {'T [s]':>10}  {'Sa [m/s²]':>10}  {'m_eff ' + direction + ' [kg]':>14}  "
+             f"{'V_x [N]':>12}  {'V_y [N]':>12}  {'V_z [N]':>12}")]
     small = PRINT_FRACTION * r.total_mass
     hidden = [row for row in rows if isinstance(row["mode"], int) and row["effective_mass_" + direction] < small]
     for row in rows:
@@ -201,7 +201,7 @@ def report(case: dict[str, Any], name: str, spectrum: spectra.Spectrum, *, direc
     if n is None and r.fraction < TARGET_FRACTION:
         lines.append(f"note: every mode computed reaches only {r.fraction:.4f} of the mass along {direction} (the "
                      "supports hold the rest, or the mesh has too few free degrees of freedom)")
-    best = [row for row in rows if row["mode"] == combination.upper()][0]
+    best = next(row for row in rows if row["mode"] == combination.upper())
     lines.append(f"{combination.upper()} (ζ = {ratio:g} for CQC) base shear along {direction}: "
                  f"{best['base_shear_' + direction]:.6g} N; wrote {out / 'spectrum.csv'} and {out / 'displacements.csv'}")
     return "\n".join(lines)
