@@ -26,6 +26,7 @@ static: richardson.csv and solution.npz ``richardson_displacement`` (``analysis.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,7 @@ from lgbeam.discretisations.rods import (
     straight,
 )
 from lgbeam.discretisations.rods.resultants import section_resultants
+from lgbeam.discretisations.rods import viscous
 from lgbeam.discretisations.rods.supports import resolve_node
 from lgbeam.integrators.registry import methods_for
 from lgbeam.io.schema import Key, integrator_section, output_section, time_section
@@ -103,6 +105,15 @@ SCHEMA: dict[str, Any] = {
         "cases": Key(list, [], doc="[[loads.cases]] tables: name, nodal, distributed, gravity (added to the loads "
                      "above when selected)"),
         "combinations": Key(list, [], doc="[[loads.combinations]] tables: name, factors = {case = factor, ...}"),
+    },
+    "damping": {
+        "kind": Key(str, "none", doc="damping by ratio in dynamic runs: 'rayleigh' (C = a0 M + a1 K0, the ratio exact at "
+                    "two modes) or 'modal' (C = M Φ diag(2ζω) Φᵀ M: the ratio on each of n_modes modes, higher modes "
+                    "undamped); adds to model.material.damping (docs/dynamics.md)", choices=viscous.KINDS),
+        "ratio": Key((float, list), 0.05, doc="damping ratio ζ (fraction of critical; rayleigh: one or two numbers, "
+                     "modal: one or one per mode)"),
+        "modes": Key(list, [1, 2], doc="rayleigh: the two modes (1-based) whose ratio is exact"),
+        "n_modes": Key(int, None, doc="modal: the number of damped modes (default 12, at most the case's free modes)"),
     },
     "integrator": integrator_section(tuple(methods_for(ConstrainedMechanicalSystem)), "hedop5", time_unit="s",
                                      **{k: v for k, v in ROD_SCHEMA["integrator"].items()
@@ -372,6 +383,10 @@ def problem(case: dict[str, Any]) -> Problem:
     """A dynamic frame case as a ``Problem`` for the runner (starts at rest in the reference configuration)."""
     check_size(case)
     frame = build(case)
+    damped = viscous.build(frame, case.get("damping", {}))
+    lines = viscous.summary_lines(damped) if damped is not None else []
+    if damped is not None:
+        frame = dataclasses.replace(frame, viscous=damped)
     q0, v0 = frame.q_ref.copy(), np.zeros(frame.n_dofs)
     name, t0 = str(case["name"]), float(case["time"]["t0"])
     frame.check_initial_velocity(q0, v0, t=t0)
@@ -381,7 +396,12 @@ def problem(case: dict[str, Any]) -> Problem:
                                node_ids(case, frame))
 
     def summary(sol: Solution) -> dict[str, Any]:
-        return balance(frame, float(np.asarray(sol.t)[-1]), np.asarray(sol.q)[-1], np.asarray(sol.lam)[-1])
+        out = balance(frame, float(np.asarray(sol.t)[-1]), np.asarray(sol.q)[-1], np.asarray(sol.lam)[-1])
+        if damped is not None:
+            out |= {"damping": {"kind": damped.kind, "a0": damped.a0, "a1": damped.a1,
+                                "omega_rad_s": damped.omega.tolist(), "ratio": damped.ratios(damped.omega).tolist()},
+                    "lines": lines}
+        return out
 
     return Problem(frame, MechanicalState(q0, v0), lambda y: _poly(frame, name, y.q, y.v, y.lam, 0.0), arrays,
                    summary=summary, work_bytes=WORK_BYTES_PER_NODE * frame.n_nodes, method_options=method_options(case))

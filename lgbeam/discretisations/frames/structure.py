@@ -58,6 +58,7 @@ class Structure:
 
     rods: Any
     joints: tuple[Joint, ...] = ()
+    viscous: Any = None  # damping by ratio (``rods.viscous.ViscousDamping``): +C v in g, C in ``damping``
 
     mass_is_constant: bool = field(default=True, init=False)
 
@@ -263,6 +264,8 @@ class Structure:
                                                                      strict=True)])
         if self.joint_rows.has_springs:
             g += self.joint_rows.spring_forces(self._q(q)).ravel()
+        if self.viscous is not None:
+            g += self.viscous.force(v)
         return g
 
     def newton_residual(self, t: float, q: FloatArray, v: FloatArray,
@@ -293,9 +296,12 @@ class Structure:
             g += sup.spring_forces(t, qa)
         if jr.has_springs:
             g += jr.spring_forces(qa)
+        g = g.ravel()
+        if self.viscous is not None:
+            g = g + self.viscous.force(v)
         if self.rheonomic:
             bv = bv + self.constraint_rate(t, qa)
-        return g.ravel(), f.ravel(), phi, bv
+        return g, f.ravel(), phi, bv
 
     @cached_property
     def _fused(self) -> dict[str, Any] | None:
@@ -479,7 +485,13 @@ class Structure:
         return self._with_joint_springs(self._with_support_springs(K, t, q), q)
 
     def damping(self, t: float, q: FloatArray, v: FloatArray) -> sp.csr_array:
-        """D = diag(D^r) (joints carry no damping): ``rods.tangents.damping`` over all nodes and edges at once."""
+        """D = diag(D^r) (joints carry no damping): ``rods.tangents.damping`` over all nodes and edges at once; plus
+        the constant C of damping by ratio (``viscous``)."""
+        D = self._rod_damping(q, v)
+        return D if self.viscous is None else sp.csr_array(D + self.viscous.matrix())
+
+    def _rod_damping(self, q: FloatArray, v: FloatArray) -> sp.csr_array:
+        """The rods' material damping and gyroscopic blocks."""
         Cd_ds = self._edge_batch[3]
         J, m = self._inertia
         node = rod_tangents.gyroscopic_blocks(np.asarray(v, dtype=float).reshape(self.n_nodes, 6), J, m)
