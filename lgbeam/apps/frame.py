@@ -58,9 +58,9 @@ from lgbeam.discretisations.rods import (
     Support,
     polyline,
     straight,
+    viscous,
 )
 from lgbeam.discretisations.rods.resultants import section_resultants
-from lgbeam.discretisations.rods import viscous
 from lgbeam.discretisations.rods.supports import resolve_node
 from lgbeam.integrators.registry import methods_for
 from lgbeam.io.schema import Key, integrator_section, output_section, time_section
