@@ -109,6 +109,11 @@ def test_cli_srss_base_shear_from_modes_csv(tmp_path, capsys):
     rows = _rows(tmp_path / "s" / "spectrum.csv")
     srss = next(r for r in rows if r["mode"] == "SRSS")
     assert float(srss["base_shear_x"]) == pytest.approx(hand, rel=1e-3)
+    w = 2 * np.pi / T  # CQC by hand: Σ_ij ρ_ij V_i V_j, ρ of Der Kiureghian at ζ = 0.05 from modes.csv's periods
+    V = me * np.interp(T, [0, 0.2, 1, 5], [3, 6, 4, 1])
+    rho = np.array([[1.0 if i == j else _rho_general(w[i], w[j], 0.05, 0.05) for j in range(5)] for i in range(5)])
+    cqc = next(r for r in rows if r["mode"] == "CQC")
+    assert float(cqc["base_shear_x"]) == pytest.approx(np.sqrt(V @ rho @ V), rel=1e-3)
     assert [r["mode"] for r in rows] == ["1", "2", "3", "4", "5", "SRSS", "CQC"]
     per_mode = np.array([float(r["base_shear_x"]) for r in rows[:5]])
     assert per_mode == pytest.approx(me * np.array([float(r["sa"]) for r in rows[:5]]), rel=1e-9)

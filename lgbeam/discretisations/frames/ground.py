@@ -52,14 +52,16 @@ class Component:
             raise ValueError("a ground record needs >= 2 samples at strictly increasing times t >= 0")
         object.__setattr__(self, "t", t)
         object.__setattr__(self, "a", a)
-
-    def history(self, times: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
-        """(a, v, x) of this component's scalar record at ``times`` (module docstring), vectorised."""
-        t, a = self.t, self.a
         dt = np.diff(t)
         k = np.diff(a) / dt
         V = np.concatenate([[0.0], np.cumsum(a[:-1] * dt + k * dt**2 / 2)])
         X = np.concatenate([[0.0], np.cumsum(V[:-1] * dt + a[:-1] * dt**2 / 2 + k * dt**3 / 6)])
+        object.__setattr__(self, "_knots", (dt, k, V, X))
+
+    def history(self, times: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """(a, v, x) of this component's scalar record at ``times`` (module docstring), vectorised."""
+        t, a = self.t, self.a
+        dt, k, V, X = self.__dict__["_knots"]
         s = np.asarray(times, dtype=float)
         j = np.clip(np.searchsorted(t, s, side="right") - 1, 0, t.size - 2)
         tau = np.clip(s - t[j], 0.0, dt[j])
@@ -89,8 +91,11 @@ class GroundMotion:
         return out[0], out[1], out[2]
 
     def acceleration(self, t: float) -> FloatArray:
-        """a_g(t) (3,) [m/s²]."""
-        return self.vectors(np.array([t]))[0][0]
+        """a_g(t) (3,) [m/s²] (the per-step path: one interpolation per component)."""
+        out = np.zeros(3)
+        for c in self.components:
+            out += np.interp(t, c.t, c.a, left=0.0, right=0.0) * c.direction
+        return out
 
     def force(self, t: float, R: FloatArray) -> FloatArray:
         """The contribution to g, (n·6,): (0, m_i R_iᵀ a_g(t)) per node (g holds −f_eff); ``R`` (n, 3, 3)."""
