@@ -125,22 +125,22 @@ def test_harmonic_base_acceleration_matches_the_closed_form(tmp_path):
     W, A, z = 0.8 * w1, 0.1, 0.05
     tr = np.linspace(0.0, 3.2, 1601)
     np.savetxt(tmp_path / "a.csv", np.column_stack([tr, A * np.sin(W * tr)]))
-    path = tip_mass_column(tmp_path / "col.toml", n=8, extra="[damping]\nkind = \"modal\"\nratio = 0.05\nn_modes = 2\n"
+    path = tip_mass_column(tmp_path / "col.toml", n=4, extra="[damping]\nkind = \"modal\"\nratio = 0.05\nn_modes = 2\n"
                            + _ground())
     case, _ = load_case(str(path), [])
     prob = problem(case)
     w = modal.modes(prob.system, 1).omega[0]
     T1 = 2 * np.pi / w
-    sol = integrate(prob.system, "gen-alpha", prob.y0, (0.0, 3 * T1), controller=ConstantStep(T1 / 200),
+    sol = integrate(prob.system, "gen-alpha", prob.y0, (0.0, 2 * T1), controller=ConstantStep(T1 / 200),
                     diagnostics=False)
     t = np.asarray(sol.t)
     u = prob.system.G.translation(np.asarray(sol.q))[:, -1, 1]
     exact = _sdof_from_rest(t, w, z, A, W)
-    assert np.max(np.abs(u - exact)) < 5e-3 * np.max(np.abs(exact))
+    assert np.max(np.abs(u - exact)) < 2e-3 * np.max(np.abs(exact))  # measured 5.0e-4
     # base shear (the supports' force on the column) = −k u = −m ω² u: the column's elastic force; the modal
     # damping force M Φ c Φᵀ M v acts on the masses directly (a dashpot to the moving base), not through the supports
     shear = prob.arrays(sol)["base_shear"][:, 1]
-    assert np.max(np.abs(shear + M_TIP * w**2 * exact)) < 5e-3 * np.max(np.abs(shear))
+    assert np.max(np.abs(shear + M_TIP * w**2 * exact)) < 2e-3 * np.max(np.abs(shear))  # measured 6.2e-4
 
 
 # ------------------------------------------------------------------------------------------------ against OpenSeesPy
@@ -199,26 +199,37 @@ def test_record_on_a_column_against_opensees(tmp_path):
     ours = float(np.max(np.abs(prob.system.G.translation(np.asarray(sol.q))[:, -1, 1])))
     theirs, f_ops = _opensees_column(n, 0.01, 9.80665 * a_g, steps, 0.05)
     assert prob.system.viscous.omega[:2] / (2 * np.pi) == pytest.approx(f_ops, rel=5e-3)
-    assert ours == pytest.approx(theirs, rel=0.02)
+    assert ours == pytest.approx(theirs, rel=5e-3)  # the issue asks 2 %; measured 50.41 vs 50.44 mm (-0.07 %)
 
 
 # ------------------------------------------------------------------------------------------------ the quake case
-def test_quake_case_writes_relative_motion_ground_columns_and_envelopes(tmp_path, capsys):
+def test_quake_case_writes_relative_motion_ground_columns_and_envelopes(tmp_path, monkeypatch):
+    """The case through ``frame.run`` (what ``lgbeam run`` calls; the two figures, not checked here, stubbed)."""
+    from lgbeam.apps import frame
+
+    monkeypatch.setattr(frame, "plot_diagrams", lambda *a, **k: {"view": None, "panels": [], "labels": []})
+    monkeypatch.setattr(frame, "plot_deflected", lambda *a, **k: None)
+    case, _ = load_case("steel-frame-2storey-quake", ["time.t_end=0.2", "model.n_elements=2", "output.vtk=false"])
     out = tmp_path / "run"
-    assert main(["run", "steel-frame-2storey-quake", "--set", "time.t_end=0.2", "--set", "model.n_elements=2",
-                 "--set", "output.vtk=false", "--out", str(out), "--no-figures"]) == 0
-    printed = capsys.readouterr().out
+    out.mkdir()
+    summary = frame.run(case, out)
+    assert summary.status == "ok"
+    printed = "\n".join(summary.extra["lines"])
     assert "peak relative displacement" in printed and "Rayleigh" in printed
+    assert set(summary.extra["ground_motion"]["nodes"]["r1"]) == {"peak_displacement_m", "peak_displacement_xyz_m",
+                                                                   "drift"}
     assert (out / "records" / RECORD.name).read_bytes() == RECORD.read_bytes()  # beside case.toml: resumable
     with open(out / "diagnostics.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
     t = np.array([float(r["t"]) for r in rows])
     gx = np.array([float(r["ground_x_x"]) for r in rows])
-    _, x_exact = Component(np.array([1.0, 0, 0]), *records.read(RECORD)).history(t)[1:], None
     assert gx == pytest.approx(9.80665 * Component(np.array([1.0, 0, 0]), *records.read(RECORD)).history(t)[2],
                                rel=1e-9, abs=1e-15)
     assert {"base_shear_x", "base_shear_y", "ground_v_z", "energy"} <= set(rows[0])
     with np.load(out / "solution.npz") as z:
+        r1 = list(z["node_names"]).index("r1")
+        peak = np.max(np.linalg.norm(z["positions"][:, z["node_ids"][r1]] - z["positions"][0, z["node_ids"][r1]], axis=1))
+        assert summary.extra["ground_motion"]["nodes"]["r1"]["peak_displacement_m"] == pytest.approx(peak, rel=1e-12)
         assert z["base_shear"][-1] == pytest.approx(z["reactions"][-1, :, 3:].sum(0), rel=1e-12)
         assert z["ground_displacement"].shape == (len(z["t"]), 3)
     from lgbeam.apps._frame_diagrams import read_member_forces

@@ -422,10 +422,6 @@ def problem(case: dict[str, Any]) -> Problem:
             out |= {"damping": {"kind": damped.kind, "a0": damped.a0, "a1": damped.a1,
                                 "omega_rad_s": damped.omega.tolist(), "ratio": damped.ratios(damped.omega).tolist()},
                     "lines": lines}
-        if ground is not None and len(np.asarray(sol.t)):
-            entry, more = _frame_ground.peaks(frame, node_ids(case, frame), frame.G.translation(np.asarray(sol.q)))
-            out |= {"ground_motion": {"records": [c.name for c in ground.components], "nodes": entry},
-                    "lines": out.get("lines", []) + more}
         return out
 
     return Problem(frame, MechanicalState(q0, v0), lambda y: _poly(frame, name, y.q, y.v, y.lam, 0.0), arrays,
@@ -452,6 +448,10 @@ def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False, resume: 
         summary = run_problem(case, run_dir, prob, progress=progress, resume=resume)
         with np.load(run_dir / "solution.npz") as z:
             saved = {k: z[k] for k in ("t", "q", "v", "lam")} if len(z["t"]) else None
+        if saved is not None and structure.ground is not None:  # peaks over every saved frame
+            entry, more = _frame_ground.peaks(structure, node_ids(case, structure), structure.G.translation(saved["q"]))
+            summary.extra["ground_motion"] = {"records": [c.name for c in structure.ground.components], "nodes": entry}
+            summary.extra["lines"] = summary.extra.get("lines", []) + more
         if saved is not None and "signal" not in summary.extra:  # a stopped run exits at once
             write_member_diagrams(case, structure, run_dir, saved["q"][-1], saved["lam"][-1], saved["v"][-1],
                                   f"t = {float(saved['t'][-1]):.6g} (the last saved frame)",
