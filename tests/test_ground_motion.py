@@ -188,8 +188,8 @@ def test_record_on_a_column_against_opensees(tmp_path):
     n, t_end = 8, 4.0
     (tmp_path / "records").mkdir()
     shutil.copy(RECORD, tmp_path / "records" / RECORD.name)
-    t_rec, a_g = records.read(RECORD)
-    steps = int(round(t_end / 0.01))
+    _, a_g = records.read(RECORD)
+    steps = round(t_end / 0.01)
     path = tip_mass_column(tmp_path / "col.toml", n=n, extra="[damping]\nkind = \"rayleigh\"\nratio = 0.05\n"
                            "modes = [1, 2]\n" + _ground(record=f"records/{RECORD.name}", units="g"))
     case, _ = load_case(str(path), [])

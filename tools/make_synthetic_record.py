@@ -29,7 +29,7 @@ OUT = Path(__file__).resolve().parents[1] / "cases" / "records" / "synthetic-kt-
 
 def record() -> tuple[np.ndarray, np.ndarray]:
     """(t, a [g]) of the module docstring's procedure."""
-    n = int(round(DURATION / DT)) + 1
+    n = round(DURATION / DT) + 1
     t = DT * np.arange(n)
     w = np.random.default_rng(SEED).standard_normal(n)
     A = np.array([[0.0, 1.0], [-WG**2, -2 * ZG * WG]])

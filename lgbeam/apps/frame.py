@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from lgbeam.apps import RunSummary
+from lgbeam.apps import RunSummary, _frame_ground
 from lgbeam.apps._frame_diagrams import (
     choose_view,
     member_forces,
@@ -41,7 +41,6 @@ from lgbeam.apps._frame_diagrams import (
     plot_diagrams,
     write_member_forces,
 )
-from lgbeam.apps import _frame_ground
 from lgbeam.apps._frame_members import _table, rods_form
 from lgbeam.apps._rod_supports import AT_KEYS
 from lgbeam.apps._runner import Problem, check_work, run_problem, write_diagnostics

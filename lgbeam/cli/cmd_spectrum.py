@@ -14,7 +14,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="response-spectrum analysis of a rod or frame case (SRSS, CQC; writes spectrum.csv, displacements.csv)",
         description="Response-spectrum analysis: the case's modes about its reference, each excited by the spectral "
         "acceleration at its period along one axis; peak base shears and node displacements per mode and combined "
-        "by SRSS and CQC. By default the modes until 90%% of the mass along the direction takes part.",
+        "by SRSS and CQC. By default the modes until 90 % of the mass along the direction takes part.",
         epilog="examples: lgbeam spectrum steel-frame-2storey --spectrum ec8:type=1,ground=B,ag=0.25,q=1.5 "
         "--direction x;  lgbeam spectrum my-frame.toml --spectrum sa.csv --direction y --n 6 --combination cqc",
     )
