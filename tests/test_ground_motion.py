@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -84,13 +85,17 @@ def test_record_paths_stay_inside_the_case_folder(tmp_path, monkeypatch):
         records.resolve("big.csv", case_dir)
 
 
-def test_bad_ground_table_exits_2_in_one_line(tmp_path, capsys):
+@pytest.mark.parametrize(("analysis", "direction", "message"), [
+    ("dynamic", "[1.0, 1.0, 0.0]", r"loads\.ground\[0\].*unit vector"),
+    ("static", "[1.0, 0.0, 0.0]", "loads.ground .*needs a dynamic run"),
+])
+def test_bad_ground_table_exits_2_in_one_line(tmp_path, capsys, analysis, direction, message):
     (tmp_path / "a.csv").write_text("0 0\n1 1\n")
-    path = tip_mass_column(tmp_path / "col.toml", n=2, extra="[analysis]\nkind = \"dynamic\"\n"
-                           + _ground(direction="[1.0, 1.0, 0.0]"))
+    path = tip_mass_column(tmp_path / "col.toml", n=2, extra=f"[analysis]\nkind = \"{analysis}\"\n"
+                           + _ground(direction=direction))
     assert main(["run", str(path), "--out", str(tmp_path / "r")]) == 2
     err = capsys.readouterr().err.strip()
-    assert "loads.ground[0]" in err and "unit vector" in err and "\n" not in err
+    assert re.search(message, err) and "\n" not in err
 
 
 # ------------------------------------------------------------------------------------------------ the ground's motion

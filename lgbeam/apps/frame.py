@@ -436,6 +436,9 @@ def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False, resume: 
     if case["analysis"]["kind"] == "static":
         if resume:
             raise ValueError("a static analysis has no checkpoint to resume; run it again")
+        if case["loads"].get("ground"):
+            raise ValueError("loads.ground (a ground-motion record) needs a dynamic run: set analysis.kind = "
+                             "'dynamic' (and the time and integrator tables), or drop [[loads.ground]]")
         check_size(case)
         structure = build(case)
         summary = run_static(case, structure, run_dir)
