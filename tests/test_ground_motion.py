@@ -8,6 +8,7 @@ Newmark average acceleration); records read as untrusted input (one-line refusal
 from __future__ import annotations
 
 import csv
+import dataclasses
 import os
 import re
 import shutil
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from test_spectrum import EI, M_TIP, L, tip_mass_column
 
 from lgbeam.apps import load_case
@@ -259,3 +261,25 @@ def test_quake_case_writes_relative_motion_ground_columns_and_envelopes(tmp_path
     for m in state:
         assert np.all(hi[m]["M_y"] >= state[m]["M_y"] - 1e-9) and np.all(lo[m]["M_y"] <= state[m]["M_y"] + 1e-9)
     assert max(np.max(np.abs(hi[m]["M_y"] - lo[m]["M_y"])) for m in state) > 0.0
+
+
+def test_effective_load_tangent_against_central_differences(tmp_path):
+    """∂g/∂w of the ground's term (the −blocks added to K) against central differences of g_ground(q ∘ exp(εδ))
+    at a turned configuration (the effective load is spatial: its body components turn with the node)."""
+    np.savetxt(tmp_path / "a.csv", np.array([[0.0, 3.0], [1.0, -2.0]]))
+    path = tip_mass_column(tmp_path / "col.toml", n=3, extra=_ground(direction="[0.6, 0.0, 0.8]"))
+    fr = problem(load_case(str(path), [])[0]).system
+    G, rng, t = fr.G, np.random.default_rng(3), 0.4
+    q = G.compose(fr._q(fr.q_ref), G.exp(0.3 * rng.standard_normal((fr.n_nodes, 6))))
+    d = rng.standard_normal((fr.n_nodes, 6))
+    eps = 1e-6
+
+    def g(qq):
+        return fr.ground.force(t, G.rotation(qq)).reshape(-1, 6)
+
+    fd = (g(G.compose(q, G.exp(eps * d))) - g(G.compose(q, G.exp(-eps * d)))) / (2 * eps)
+    K = -fr.ground.blocks(t, G.rotation(q))
+    assert np.einsum("nij,nj->ni", K, d) == pytest.approx(fd, rel=1e-7, abs=1e-7 * np.abs(fd).max())
+    full = fr.stiffness(t, q.ravel(), np.zeros(fr.n_dofs)) - dataclasses.replace(fr, ground=None).stiffness(
+        t, q.ravel(), np.zeros(fr.n_dofs))
+    assert np.abs(full.toarray() - sp.block_diag(list(K)).toarray()).max() < 1e-9 * np.abs(K).max()
