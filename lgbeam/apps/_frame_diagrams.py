@@ -90,8 +90,11 @@ def member_forces(frame: Any, members: dict[str, list[str]], q: FloatArray, lam:
     return out
 
 
-def write_member_forces(path: Path, forces: list[MemberForces], state: str) -> None:
-    """member_forces.csv: three ``#`` comment lines (the state, the convention, the units), then one row per point."""
+def write_member_forces(path: Path, forces: list[MemberForces], state: str,
+                        envelope: tuple[FloatArray, FloatArray] | None = None) -> None:
+    """member_forces.csv: three ``#`` comment lines (the state, the convention, the units), then one row per point;
+    ``envelope`` (max, min), rows stacked member after member: then the same rows again with point
+    ``<point>/max`` and ``<point>/min`` holding the largest and smallest value of each column over a run."""
     with atomic_write(path, "w", newline="", encoding="utf-8") as fh:
         fh.write(f"# member forces at {state}: section resultants in each member's local axes (x along it = d3, "
                  "y = d1, z = d2; material frame at the point)\n")
@@ -105,14 +108,27 @@ def write_member_forces(path: Path, forces: list[MemberForces], state: str) -> N
             for k in range(len(mf.s)):
                 w.writerow([mf.name, mf.rods[k], mf.point[k], repr(float(mf.s[k])),
                             *(repr(float(c)) for c in mf.x[k]), *(repr(float(c)) for c in mf.values[k])])
+        if envelope is None:
+            return
+        for which, vals in zip(("max", "min"), envelope, strict=True):
+            k0 = 0
+            for mf in forces:
+                for k in range(len(mf.s)):
+                    w.writerow([mf.name, mf.rods[k], f"{mf.point[k]}/{which}", repr(float(mf.s[k])),
+                                *(repr(float(c)) for c in mf.x[k]), *(repr(float(c)) for c in vals[k0 + k])])
+                k0 += len(mf.s)
 
 
-def read_member_forces(path: Path) -> dict[str, dict[str, np.ndarray]]:
-    """member_forces.csv back: member -> column -> array (strings for rod and point)."""
+def read_member_forces(path: Path, which: str = "state") -> dict[str, dict[str, np.ndarray]]:
+    """member_forces.csv back: member -> column -> array (strings for rod and point); ``which``: "state" (the rows
+    of the state), "max" or "min" (the envelope rows of a ground-motion run)."""
     out: dict[str, dict[str, list[Any]]] = {}
     with open(path, encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(line for line in fh if not line.startswith("#")))
     for row in rows:
+        kind = row["point"].partition("/")[2] or "state"
+        if kind != which:
+            continue
         d = out.setdefault(row["member"], {k: [] for k in row if k != "member"})
         for k, val in row.items():
             if k != "member":

@@ -26,13 +26,14 @@ static: richardson.csv and solution.npz ``richardson_displacement`` (``analysis.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from lgbeam.apps import RunSummary
+from lgbeam.apps import RunSummary, _frame_ground
 from lgbeam.apps._frame_diagrams import (
     choose_view,
     member_forces,
@@ -57,12 +58,14 @@ from lgbeam.discretisations.rods import (
     Support,
     polyline,
     straight,
+    viscous,
 )
 from lgbeam.discretisations.rods.resultants import section_resultants
 from lgbeam.discretisations.rods.supports import resolve_node
 from lgbeam.integrators.registry import methods_for
 from lgbeam.io.schema import Key, integrator_section, output_section, time_section, vector3
 from lgbeam.solve import MechanicalState, Solution
+from lgbeam.solve.driver import AlsoRecord
 from lgbeam.systems import ConstrainedMechanicalSystem
 
 logger = logging.getLogger(__name__)
@@ -103,6 +106,18 @@ SCHEMA: dict[str, Any] = {
         "cases": Key(list, [], doc="[[loads.cases]] tables: name, nodal, distributed, gravity (added to the loads "
                      "above when selected)"),
         "combinations": Key(list, [], doc="[[loads.combinations]] tables: name, factors = {case = factor, ...}"),
+        "ground": Key(list, [], doc="[[loads.ground]] tables (dynamics): direction (unit vector), record (PEER .AT2 or "
+                      "two columns t, a; relative to the case file), units ('g' | 'm/s2'), scale: uniform base "
+                      "excitation, the motion solved relative to the moving base (docs/dynamics.md)"),
+    },
+    "damping": {
+        "kind": Key(str, "none", doc="damping by ratio in dynamic runs: 'rayleigh' (C = a0 M + a1 K0, the ratio exact at "
+                    "two modes) or 'modal' (C = M Φ diag(2ζω) Φᵀ M: the ratio on each of n_modes modes, higher modes "
+                    "undamped); adds to model.material.damping (docs/dynamics.md)", choices=viscous.KINDS),
+        "ratio": Key((float, list), 0.05, doc="damping ratio ζ (fraction of critical; rayleigh: one or two numbers, "
+                     "modal: one or one per mode)"),
+        "modes": Key(list, [1, 2], doc="rayleigh: the two modes (1-based) whose ratio is exact"),
+        "n_modes": Key(int, None, doc="modal: the number of damped modes (default 12, at most the case's free modes)"),
     },
     "integrator": integrator_section(tuple(methods_for(ConstrainedMechanicalSystem)), "hedop5", time_unit="s",
                                      **{k: v for k, v in ROD_SCHEMA["integrator"].items()
@@ -296,11 +311,19 @@ def member_rods(case: dict[str, Any], frame: Structure) -> dict[str, list[str]]:
 
 
 def write_member_diagrams(case: dict[str, Any], frame: Structure, run_dir: Path, q: np.ndarray, lam: np.ndarray,
-                          v: np.ndarray | None, state: str) -> dict[str, Any]:
+                          v: np.ndarray | None, state: str, history: dict[str, np.ndarray] | None = None
+                          ) -> dict[str, Any]:
     """member_forces.csv, diagrams.png and deflected.png of the state (q, λ, v) (``_frame_diagrams``); returns the
-    plot's view and labels, and the deflected shape's scale factor and largest displacement."""
-    forces = member_forces(frame, member_rods(case, frame), q, lam, v)
-    write_member_forces(run_dir / "member_forces.csv", forces, state)
+    plot's view and labels, and the deflected shape's scale factor and largest displacement. ``history`` (saved
+    t, q, v, lam): member_forces.csv also gets the max/min rows over those frames (the envelopes)."""
+    members = member_rods(case, frame)
+    forces = member_forces(frame, members, q, lam, v)
+    envelope = None
+    if history is not None:
+        _, hi, lo = _frame_ground.envelopes(lambda j: member_forces(frame, members, history["q"][j], history["lam"][j],
+                                                                     history["v"][j]), len(history["t"]))
+        envelope = (hi, lo)
+    write_member_forces(run_dir / "member_forces.csv", forces, state, envelope)
     if not all(np.all(np.isfinite(mf.values)) for mf in forces):  # a run that blew up: the numbers say it
         logger.warning("diagrams.png not drawn: the member forces at %s are not finite", state)
         return {"view": None, "panels": [], "labels": []}
@@ -373,19 +396,37 @@ def problem(case: dict[str, Any]) -> Problem:
     """A dynamic frame case as a ``Problem`` for the runner (starts at rest in the reference configuration)."""
     check_size(case)
     frame = build(case)
+    damped = viscous.build(frame, case.get("damping", {}))
+    lines = viscous.summary_lines(damped) if damped is not None else []
+    if damped is not None:
+        frame = dataclasses.replace(frame, viscous=damped)
+    ground = _frame_ground.build(case, frame)
+    if ground is not None:
+        frame = dataclasses.replace(frame, ground=ground)
     q0, v0 = frame.q_ref.copy(), np.zeros(frame.n_dofs)
     name, t0 = str(case["name"]), float(case["time"]["t0"])
     frame.check_initial_velocity(q0, v0, t=t0)
 
     def arrays(sol: Solution) -> dict[str, Any]:
-        return solution_arrays(frame, np.asarray(sol.t), np.asarray(sol.q), np.asarray(sol.v), np.asarray(sol.lam),
-                               node_ids(case, frame))
+        out = solution_arrays(frame, np.asarray(sol.t), np.asarray(sol.q), np.asarray(sol.v), np.asarray(sol.lam),
+                              node_ids(case, frame))
+        if ground is not None:  # positions are relative to the moving base; the ground's own motion beside them
+            a, v, x = ground.vectors(np.asarray(sol.t))
+            out |= {"ground_acceleration": a, "ground_velocity": v, "ground_displacement": x,
+                    "base_shear": out["reactions"][:, :, 3:].sum(1)}
+        return out
 
     def summary(sol: Solution) -> dict[str, Any]:
-        return balance(frame, float(np.asarray(sol.t)[-1]), np.asarray(sol.q)[-1], np.asarray(sol.lam)[-1])
+        out = balance(frame, float(np.asarray(sol.t)[-1]), np.asarray(sol.q)[-1], np.asarray(sol.lam)[-1])
+        if damped is not None:
+            out |= {"damping": {"kind": damped.kind, "a0": damped.a0, "a1": damped.a1,
+                                "omega_rad_s": damped.omega.tolist(), "ratio": damped.ratios(damped.omega).tolist()},
+                    "lines": lines}
+        return out
 
     return Problem(frame, MechanicalState(q0, v0), lambda y: _poly(frame, name, y.q, y.v, y.lam, 0.0), arrays,
-                   summary=summary, work_bytes=WORK_BYTES_PER_NODE * frame.n_nodes, method_options=method_options(case))
+                   summary=summary, work_bytes=WORK_BYTES_PER_NODE * frame.n_nodes, method_options=method_options(case),
+                   diagnostics=True if ground is None else AlsoRecord(_frame_ground.diagnostics(frame, ground)))
 
 
 def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False, resume: bool = False) -> RunSummary:
@@ -396,18 +437,28 @@ def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False, resume: 
     if case["analysis"]["kind"] == "static":
         if resume:
             raise ValueError("a static analysis has no checkpoint to resume; run it again")
+        if case["loads"].get("ground"):
+            raise ValueError("loads.ground (a ground-motion record) needs a dynamic run: set analysis.kind = "
+                             "'dynamic' (and the time and integrator tables), or drop [[loads.ground]]")
         check_size(case)
         structure = build(case)
         summary = run_static(case, structure, run_dir)
     else:
         prob = problem(case)
         structure = prob.system
+        if structure.ground is not None and not resume:
+            _frame_ground.copy_records(case, run_dir)
         summary = run_problem(case, run_dir, prob, progress=progress, resume=resume)
         with np.load(run_dir / "solution.npz") as z:
-            last = {k: z[k][-1] for k in ("t", "q", "v", "lam")} if len(z["t"]) else None
-        if last is not None and "signal" not in summary.extra:  # a stopped run exits at once
-            write_member_diagrams(case, structure, run_dir, last["q"], last["lam"], last["v"],
-                                  f"t = {float(last['t']):.6g} (the last saved frame)")
+            saved = {k: z[k] for k in ("t", "q", "v", "lam")} if len(z["t"]) else None
+        if saved is not None and structure.ground is not None:  # peaks over every saved frame
+            entry, more = _frame_ground.peaks(structure, node_ids(case, structure), structure.G.translation(saved["q"]))
+            summary.extra["ground_motion"] = {"records": [c.name for c in structure.ground.components], "nodes": entry}
+            summary.extra["lines"] = summary.extra.get("lines", []) + more
+        if saved is not None and "signal" not in summary.extra:  # a stopped run exits at once
+            write_member_diagrams(case, structure, run_dir, saved["q"][-1], saved["lam"][-1], saved["v"][-1],
+                                  f"t = {float(saved['t'][-1]):.6g} (the last saved frame)",
+                                  history=saved if structure.ground is not None else None)
     if case["output"]["vtk"]:
         write_state(run_dir / "paraview" / f"{case['name']}.pvd", display_scale(structure))
     return summary

@@ -18,7 +18,7 @@ from typing import Any
 
 from lgbeam._version import __version__
 
-COMMANDS = ("list", "run", "study", "sweep", "render", "modes", "bench", "keys")
+COMMANDS = ("list", "run", "study", "sweep", "render", "modes", "spectrum", "bench", "keys")
 
 
 def build_parser() -> argparse.ArgumentParser:

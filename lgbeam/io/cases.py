@@ -28,7 +28,7 @@ from lgbeam.io.schema import CaseError, validate
 logger = logging.getLogger(__name__)
 
 __all__ = ["Case", "apply_override", "case_dirs", "dumps_toml", "find_case", "list_cases", "load_case_with",
-           "parse_value", "read_toml", "was_set", "write_toml"]
+           "parse_value", "read_toml", "source_dir", "was_set", "write_toml"]
 
 
 def case_dirs() -> list[Path]:
@@ -114,11 +114,18 @@ class Case(dict):  # type: ignore[type-arg]
     (``lgbeam.apps.rod.method_options``)."""
 
     overridden: frozenset[str] = frozenset()
+    source_dir: Path | None = None  # the case file's folder (files a case names, e.g. a ground record, are in it)
 
     def was_set(self, dotted: str) -> bool:
         """Whether ``dotted`` (or a table above it, e.g. ``--set integrator={...}``) came from ``--set``."""
         parts = dotted.split(".")
         return any(".".join(parts[:k]) in self.overridden for k in range(1, len(parts) + 1))
+
+
+def source_dir(case: dict[str, Any]) -> Path:
+    """The folder of the case's file (``Case.source_dir``); the working folder for a plain dict."""
+    found = getattr(case, "source_dir", None)
+    return Path(found) if found is not None else Path.cwd()
 
 
 def was_set(case: dict[str, Any], dotted: str) -> bool:
@@ -158,6 +165,7 @@ def load_case_with(name_or_path: str | os.PathLike[str], overrides: list[str] | 
     except (CaseError, ValueError) as exc:
         raise CaseError(f"{path}: {exc}") from exc
     resolved.overridden = frozenset(ov.partition("=")[0].strip() for ov in overrides or [])
+    resolved.source_dir = path.parent
     return resolved, path
 
 

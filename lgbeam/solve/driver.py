@@ -90,6 +90,14 @@ BY_METHOD: Any = _ByMethod()
 Diagnostics = Callable[[float, Any], dict[str, float]]
 
 
+@dataclass(frozen=True)
+class AlsoRecord:
+    """``diagnostics=AlsoRecord(fn)``: the method's own per-step values and, beside them, the columns of
+    ``fn(t, y)`` (e.g. a frame's ground motion and base shear, ``frames.ground``)."""
+
+    fn: Diagnostics
+
+
 @dataclass
 class LoopState:
     """Everything the loop carries from one step to the next: a checkpoint is this object (with the
@@ -305,7 +313,7 @@ def integrate(system: Any, method: Any, y0: Any, t_span: tuple[float, float], *,
 
     ``y0`` is the method's state: a ``MechanicalState`` (λ None: the consistent λ₀) or an array (ignored
     when ``resume`` is given). ``diagnostics``: True for the method's own per-step values, False for none,
-    or ``fn(t, y) -> dict``. ``record``: a ``MemoryRecord`` (default) or ``CSVRecord``. ``energy_growth``:
+    ``fn(t, y) -> dict``, or ``AlsoRecord(fn)`` for both. ``record``: a ``MemoryRecord`` (default) or ``CSVRecord``. ``energy_growth``:
     the blow-up factor of the ``energy`` and ``mass`` diagnostics (None: no check; default: the method's
     ``blowup_factor``, else 1e6). ``constraint_tol``: the largest ‖Φ‖ accepted (default: ``PHI_FACTOR`` × the
     system's length; None: no check); ``drift_factor``: the energy budget's factor (None: no budget check; see
@@ -347,7 +355,8 @@ def _integrate(system: Any, method: Any, y0: Any, t_span: tuple[float, float], c
         st0 = _start(system, method, controller, t0, y0, resume)
         diag: Callable[[float, Any, Any], dict[str, float]] = (
             (lambda t, yy, c: method.diagnostics(system, t, yy, c)) if diagnostics is True
-            else (lambda t, yy, c: {}) if diagnostics is False else (lambda t, yy, c: diagnostics(t, yy)))
+            else (lambda t, yy, c: method.diagnostics(system, t, yy, c) | diagnostics.fn(t, yy))
+            if isinstance(diagnostics, AlsoRecord) else (lambda t, yy, c: {}) if diagnostics is False else (lambda t, yy, c: diagnostics(t, yy)))
         measure = isinstance(controller, ConstantStep) and controller.measures
         out_t: list[float] = []
         out_y: list[Any] = []

@@ -58,6 +58,8 @@ class Structure:
 
     rods: Any
     joints: tuple[Joint, ...] = ()
+    viscous: Any = None  # damping by ratio (``rods.viscous.ViscousDamping``): +C v in g, C in ``damping``
+    ground: Any = None  # uniform base excitation (``frames.ground.GroundMotion``): +M ι a_g in g (relative motion)
 
     mass_is_constant: bool = field(default=True, init=False)
 
@@ -263,6 +265,10 @@ class Structure:
                                                                      strict=True)])
         if self.joint_rows.has_springs:
             g += self.joint_rows.spring_forces(self._q(q)).ravel()
+        if self.viscous is not None:
+            g += self.viscous.force(v)
+        if self.ground is not None:
+            g += self.ground.force(t, self.G.rotation(self._q(q)))
         return g
 
     def newton_residual(self, t: float, q: FloatArray, v: FloatArray,
@@ -293,9 +299,14 @@ class Structure:
             g += sup.spring_forces(t, qa)
         if jr.has_springs:
             g += jr.spring_forces(qa)
+        g = g.ravel()
+        if self.viscous is not None:
+            g = g + self.viscous.force(v)
+        if self.ground is not None:
+            g = g + self.ground.force(t, self.G.rotation(qa))
         if self.rheonomic:
             bv = bv + self.constraint_rate(t, qa)
-        return g.ravel(), f.ravel(), phi, bv
+        return g, f.ravel(), phi, bv
 
     @cached_property
     def _fused(self) -> dict[str, Any] | None:
@@ -449,12 +460,14 @@ class Structure:
                                         None if V is None else V[ia + 1], self.compiled)
 
     def _load_blocks(self, t: float, q: FloatArray) -> FloatArray | None:
-        """∂f/∂w of the spatial loads per node (n, 6, 6), or None."""
+        """∂f/∂w of the spatial loads (and of the ground's effective loads) per node (n, 6, 6), or None."""
         blocks = [rod_tangents.load_node_blocks(r, t, qr) for r, qr in zip(self.members, self.split_q(q), strict=True)]
+        ground = None if self.ground is None else self.ground.blocks(t, self.G.rotation(self._q(q)))
         if all(b is None for b in blocks):
-            return None
-        return np.concatenate([b if b is not None else np.zeros((r.n_nodes, 6, 6))
-                               for r, b in zip(self.members, blocks, strict=True)])
+            return ground
+        out = np.concatenate([b if b is not None else np.zeros((r.n_nodes, 6, 6))
+                              for r, b in zip(self.members, blocks, strict=True)])
+        return out if ground is None else out + ground
 
     def _assemble(self, Ke: FloatArray | None, node: FloatArray | None) -> sp.csr_array:
         """CSR of the structure from edge blocks (E, 12, 12) and node blocks (n, 6, 6) (``tangents._assemble``)."""
@@ -479,7 +492,13 @@ class Structure:
         return self._with_joint_springs(self._with_support_springs(K, t, q), q)
 
     def damping(self, t: float, q: FloatArray, v: FloatArray) -> sp.csr_array:
-        """D = diag(D^r) (joints carry no damping): ``rods.tangents.damping`` over all nodes and edges at once."""
+        """D = diag(D^r) (joints carry no damping): ``rods.tangents.damping`` over all nodes and edges at once; plus
+        the constant C of damping by ratio (``viscous``)."""
+        D = self._rod_damping(q, v)
+        return D if self.viscous is None else sp.csr_array(D + self.viscous.matrix())
+
+    def _rod_damping(self, q: FloatArray, v: FloatArray) -> sp.csr_array:
+        """The rods' material damping and gyroscopic blocks."""
         Cd_ds = self._edge_batch[3]
         J, m = self._inertia
         node = rod_tangents.gyroscopic_blocks(np.asarray(v, dtype=float).reshape(self.n_nodes, 6), J, m)
@@ -593,6 +612,8 @@ class Structure:
             if p is None:
                 return None
             total += p
+        if self.ground is not None:
+            total += self.ground.power(t, self.G.rotation(self._q(q)), v)
         return total
 
     def linear_momentum(self, q: FloatArray, v: FloatArray) -> FloatArray:
