@@ -46,6 +46,7 @@ from lgbeam.apps._runner import Problem, check_work, run_problem, write_diagnost
 from lgbeam.apps.rod import SCHEMA as ROD_SCHEMA
 from lgbeam.apps.rod import _material, _time_function, method_options
 from lgbeam.discretisations.frames import Joint, Structure
+from lgbeam.discretisations.frames.corotational import MASS_KINDS, CorotationalStructure, check_members
 from lgbeam.discretisations.frames.output import display_scale, engineering_frame
 from lgbeam.discretisations.rods import (
     CosseratRod,
@@ -72,6 +73,7 @@ ROD_KEYS = ("name", "start", "end", "points", "length", "n_elements", "roll", "c
 JOINT_KEYS = ("a", "b", "kind", "axis", "frame", "rotational_stiffness", "name")
 LOAD_KEYS = ("rod", "node", "force", "moment", "frame", "time", "scale", "times", "values", "t_on")
 CONSTRAINTS = ("kirchhoff", "kirchhoff+inextensible", "inextensible", "none")
+ELEMENTS = ("cosserat", "corotational")
 
 SCHEMA: dict[str, Any] = {
     "kind": Key(str, doc="case kind", choices=("frame",)),
@@ -80,6 +82,10 @@ SCHEMA: dict[str, Any] = {
     "model": {
         "n_elements": Key(int, 8, doc="edges per rod (default of every rod; a rod's own n_elements wins)"),
         "constraints": Key(str, "kirchhoff", doc="internal constraints of every rod", choices=CONSTRAINTS),
+        "element": Key(str, "cosserat", doc="the member model: 'cosserat' (the geometrically exact rod) or 'corotational' "
+                       "(cubic Hermite beam elements in a rotating frame; docs/corotational.md)", choices=ELEMENTS),
+        "mass": Key(str, "consistent", doc="corotational element: 'consistent' (Hermite, constant) or 'lumped' mass "
+                    "(dynamics)", choices=MASS_KINDS),
         "material": dict(ROD_SCHEMA["model"]["material"]),
         "rods": Key(list, [], doc="[[model.rods]] tables: name, start + end | points (+ length), n_elements, roll, "
                     "constraints, material (or nodes + members)"),
@@ -227,6 +233,7 @@ def build(case: dict[str, Any]) -> Structure:
     """The structure of a validated frame case; ValueError (one line, exit 2) for anything inconsistent."""
     case = rods_form(case)
     mod = case["model"]
+    corot = mod.get("element", "cosserat") == "corotational"
     rods: dict[str, CosseratRod] = {}
     if not mod["rods"]:
         raise ValueError("model.rods is empty: a frame needs [[model.nodes]] + [[model.members]] or [[model.rods]] tables")
@@ -257,8 +264,8 @@ def build(case: dict[str, Any]) -> Structure:
         except ValueError as err:
             raise ValueError(f"{where}: {err}") from None
         rods[name] = CosseratRod(mesh=mesh, material=material, q_ref=q_ref, supports=_rod_supports(case, name, mesh),
-                                 loads=_rod_loads(case, name), kirchhoff="kirchhoff" in cons,
-                                 inextensible="inextensible" in cons,
+                                 loads=_rod_loads(case, name), kirchhoff="kirchhoff" in cons and not corot,
+                                 inextensible="inextensible" in cons and not corot,
                                  point_masses=_rod_masses(case, name, mesh, q_ref))
     for what, items in (("supports", case["supports"]), ("loads.nodal", case["loads"]["nodal"]),
                         ("loads.distributed", case["loads"]["distributed"]), ("model.masses", mod["masses"])):
@@ -275,7 +282,11 @@ def build(case: dict[str, Any]) -> Structure:
             joints.append(Joint(tuple(kw.pop("a")), tuple(kw.pop("b")), kw.pop("kind", "rigid"), **kw))
         except ValueError as err:
             raise ValueError(f"{where}: {err}") from None
+    if corot:
+        check_members(rods)
     try:
+        if corot:  # cubic elements on the rods' nodes (their constraints do not apply: an Euler–Bernoulli element)
+            return CorotationalStructure(rods=rods, joints=tuple(joints), mass_kind=mod.get("mass", "consistent"))
         return Structure(rods=rods, joints=tuple(joints))
     except ValueError as err:
         raise ValueError(f"model.joints: {err}") from None

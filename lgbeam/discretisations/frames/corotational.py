@@ -1,0 +1,441 @@
+"""The corotational cubic beam element (``model.element = "corotational"``): a two-node 3-D Euler–Bernoulli
+beam, cubic (Hermite) in bending and linear in axial stretch and torsion, in a frame that moves with the element
+(Crisfield 1990; Crisfield 1997 vol. 2 §17.4–17.6; Battini & Pacoste 2002 for the 3-D variations; the
+formulation of OpenSees' ``Corotational`` transformation). Large displacements and rotations, small strains.
+
+Nodes stay on the Lie group: node i carries q_i = (p_i, x_i) ∈ S³⋉R³ (unit quaternion, position), perturbed by
+left translations q_i ∘ exp(ε w_i), w_i = (ω_i, u_i) in the node's body frame (δθ_spatial = R_i ω_i,
+δx_i = R_i u_i), exactly as the Cosserat rods of ``lgbeam.discretisations.rods``; so the static path follower,
+modes and buckling run a ``CorotationalStructure`` as they run a ``Structure`` of rods.
+
+Element e = (a, b), reference length l₀, reference frame R_e⁰ (e₃ along the chord, e₁, e₂ the section axes of
+the member = the directors d₁, d₂ of the reference nodes), node offsets c_a = p_e⁰* p_a⁰ (identity for a
+straight member):
+
+    corrected node rotations   p̂_a = p_a c_a*,  p̂_b = p_b c_b*           (both equal p_e⁰ at the reference)
+    mean rotation              p_m = (p̂_a + p̂_b)/|p̂_a + p̂_b|           (the geodesic midpoint; Crisfield)
+    element frame              p_e = s(m₃ → e₃) p_m,  e₃ = (x_b − x_a)/l,  l = |x_b − x_a|
+                               (s: the smallest rotation taking the mean frame's third axis m₃ onto the chord)
+    local deformations         d = (l − l₀, θ_a, θ_b),  θ_k = log(p_e* p̂_k) ∈ R³       (7 numbers)
+    strain energy              V_e = ½ dᵀ K_l d,  K_l: EA/l₀ on l − l₀; GJ/l₀ [1 −1; −1 1] on (θ_a3, θ_b3);
+                               EI_k/l₀ [4 2; 2 4] on (θ_ak, θ_bk), k = 1, 2
+    nodal forces (body frame)  g_e = Bᵀ K_l d,  B = ∂d/∂(w_a, w_b)   (7 × 12)
+    tangent                    K_e = Bᵀ K_l B + Σ_m (K_l d)_m ∂²d_m/∂w²
+
+B is computed by complex-step differentiation of d (every operation above is complex-analytic; the rotation
+log uses its Taylor series near zero): exact to round-off (Squire & Trapp 1998). The geometric part
+Σ_m s_m ∂B_m/∂w is the central difference of that exact B along q ∘ exp(±ε e_k), ε = 1e-5 rad (1e-5 l₀ for
+translations): truncation O(ε²) ≈ 1e-10 relative to the geometric part, round-off 1e-16/ε ≈ 1e-11. So the
+material part of the tangent is exact and the geometric part is exact to ~1e-10 (docs/corotational.md).
+
+Mass (``model.mass``): "lumped" = the rods' diagonal lumped mass (the one dynamics use); "consistent" = the cubic
+Hermite consistent mass of translations and bending rotary inertia (Rayleigh beam) plus the linear axial and
+torsional ones, built at the reference by Gauss quadrature (Przemieniecki 1968 §11; Cook et al. 2002 §11.3)
+and turned into the nodes' body frames; it is constant (modes, buckling and statics; dynamics with large
+rotations need the lumped one).
+
+References
+----------
+Crisfield (1990) CMAME 81 131 "A consistent co-rotational formulation for non-linear, three-dimensional,
+beam-elements"; Crisfield (1997) Non-linear FE analysis of solids and structures vol. 2 ch. 17; Battini &
+Pacoste (2002) CMAME 191 1755 "Co-rotational beam elements with warping effects in instability problems";
+de Souza (2000) PhD thesis, UC Berkeley (OpenSees ``CorotCrdTransf3d``); Squire & Trapp (1998) SIAM Rev. 40 110
+(complex step).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from lgbeam._typing import FloatArray
+
+from .structure import Structure
+
+MASS_KINDS = ("consistent", "lumped")
+CS_STEP = 1e-30  # complex step: no subtractive cancellation, so any tiny step is exact to round-off
+FD_EPS = 1e-5  # central step of the geometric part (rad; times l0 for translations)
+_LOG_SERIES = 1e-8  # |v|² below this: the rotation log from its Taylor series (complex step runs through 0)
+
+
+# ---------------------------------------------------------------------- complex-safe quaternion algebra
+def qmul(p: Any, q: Any) -> Any:
+    """Hamilton product of (..., 4) quaternions (scalar first), for real or complex entries."""
+    pw, px, py, pz = p[..., 0], p[..., 1], p[..., 2], p[..., 3]
+    qw, qx, qy, qz = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    return np.stack([pw * qw - px * qx - py * qy - pz * qz, pw * qx + px * qw + py * qz - pz * qy,
+                     pw * qy - px * qz + py * qw + pz * qx, pw * qz + px * qy - py * qx + pz * qw], axis=-1)
+
+
+def qconj(p: Any) -> Any:
+    return p * np.array([1.0, -1.0, -1.0, -1.0])
+
+
+def qrot(p: Any, v: Any) -> Any:
+    """R(p) v = v + 2w (u × v) + 2 u × (u × v) for a unit quaternion p = (w, u)."""
+    w, u = p[..., :1], p[..., 1:]
+    uv = np.cross(u, v)
+    return v + 2.0 * w * uv + 2.0 * np.cross(u, uv)
+
+
+def _unit(v: Any) -> Any:
+    return v / np.sqrt(np.sum(v * v, axis=-1, keepdims=True))
+
+
+def qlog(p: Any) -> Any:
+    """Rotation vector θ of a unit quaternion p = (w, v), Re w > 0: θ = 2 atan(|v|/w) v/|v| (series near 0)."""
+    w, v = p[..., 0], p[..., 1:]
+    s2 = np.sum(v * v, axis=-1)
+    small = np.abs(s2) < _LOG_SERIES
+    s = np.sqrt(np.where(small, 1.0, s2))
+    r = s2 / (w * w)
+    f = np.where(small, (1.0 - r / 3.0 + r * r / 5.0 - r * r * r / 7.0) / w, np.arctan(s / w) / s)
+    return 2.0 * f[..., None] * v
+
+
+def qexp(theta: FloatArray) -> FloatArray:
+    """Unit quaternion of a real rotation vector (..., 3)."""
+    n = np.linalg.norm(theta, axis=-1, keepdims=True)
+    half = 0.5 * n
+    sinc = np.where(n > 1e-12, np.sin(half) / np.where(n > 1e-12, n, 1.0), 0.5 - n * n / 48.0)
+    return np.concatenate([np.cos(half), sinc * theta], axis=-1)
+
+
+# ---------------------------------------------------------------------- element kinematics
+def element_frame(pa: Any, xa: Any, pb: Any, xb: Any) -> tuple[Any, Any]:
+    """(p_e, l): the element frame (the mean rotation turned onto the chord) and the chord length."""
+    sign = np.where(np.real(np.sum(pa * pb, axis=-1)) < 0.0, -1.0, 1.0)[..., None]
+    pm = _unit(pa + sign * pb)
+    dx = xb - xa
+    length = np.sqrt(np.sum(dx * dx, axis=-1))
+    e3 = dx / length[..., None]
+    w, x, y, z = pm[..., 0], pm[..., 1], pm[..., 2], pm[..., 3]
+    m3 = np.stack([2.0 * (x * z + w * y), 2.0 * (y * z - w * x), 1.0 - 2.0 * (x * x + y * y)], axis=-1)
+    s = _unit(np.concatenate([(1.0 + np.sum(m3 * e3, axis=-1))[..., None], np.cross(m3, e3)], axis=-1))
+    return qmul(s, pm), length
+
+
+def local_deformations(pa: Any, xa: Any, pb: Any, xb: Any, ca: Any, cb: Any, l0: Any) -> Any:
+    """d = (l − l₀, θ_a, θ_b) (..., 7) of elements with nodes (p, x) and reference offsets c (module docstring)."""
+    ha, hb = qmul(pa, qconj(ca)), qmul(pb, qconj(cb))
+    hb = hb * np.where(np.real(np.sum(ha * hb, axis=-1)) < 0.0, -1.0, 1.0)[..., None]
+    pe, length = element_frame(ha, xa, hb, xb)
+    ra, rb = qmul(qconj(pe), ha), qmul(qconj(pe), hb)
+    ra = ra * np.where(np.real(ra[..., :1]) < 0.0, -1.0, 1.0)
+    rb = rb * np.where(np.real(rb[..., :1]) < 0.0, -1.0, 1.0)
+    return np.concatenate([(length - l0)[..., None], qlog(ra), qlog(rb)], axis=-1)
+
+
+def _perturbed(pa: Any, xa: Any, pb: Any, xb: Any, eps: Any, scale: Any) -> tuple[Any, Any, Any, Any]:
+    """The 12 configurations q ∘ exp(ε e_k) of each element, k = (ω_a, u_a, ω_b, u_b): (..., 12, 4/3) arrays.
+
+    Rotations by the quaternion (1, ε ω/2)/√(1 + ε²/4) (= exp to first order; complex-analytic in ε), translations
+    x + ε l₀ R(p) u (``scale`` = l₀ per element): only the first order matters for a complex step or a central
+    difference."""
+    E = np.eye(3)
+    nrm = np.sqrt(1.0 + 0.25 * eps * eps)
+    dq = np.concatenate([np.ones((3, 1)), 0.5 * eps * E], axis=1) / nrm  # (3, 4)
+
+    def node(p: Any, x: Any) -> tuple[Any, Any]:
+        pr = qmul(p[..., None, :], dq)  # (..., 3, 4)
+        xt = x[..., None, :] + eps * scale[..., None, None] * qrot(p[..., None, :], np.broadcast_to(E, p.shape[:-1]
+                                                                                                   + (3, 3)))
+        P = np.concatenate([pr, np.broadcast_to(p[..., None, :], pr.shape)], axis=-2)  # rot dirs, then trans
+        X = np.concatenate([np.broadcast_to(x[..., None, :], xt.shape), xt], axis=-2)
+        return P, X
+
+    Pa, Xa = node(pa, xa)
+    Pb, Xb = node(pb, xb)
+    rep = Pa.shape[:-2]
+    pa6, xa6 = np.broadcast_to(pa[..., None, :], rep + (6, 4)), np.broadcast_to(xa[..., None, :], rep + (6, 3))
+    pb6, xb6 = np.broadcast_to(pb[..., None, :], rep + (6, 4)), np.broadcast_to(xb[..., None, :], rep + (6, 3))
+    return (np.concatenate([Pa, pa6], axis=-2), np.concatenate([Xa, xa6], axis=-2),
+            np.concatenate([pb6, Pb], axis=-2), np.concatenate([xb6, Xb], axis=-2))
+
+
+def _jacobian(pa: Any, xa: Any, pb: Any, xb: Any, l0: Any, ca: Any, cb: Any) -> FloatArray:
+    """B = ∂d/∂(ω_a, u_a, ω_b, u_b) (..., 7, 12) by complex step (exact to round-off; translations per length)."""
+    h = CS_STEP
+    c = [np.asarray(z).astype(complex) for z in (pa, xa, pb, xb)]
+    Pa, Xa, Pb, Xb = _perturbed(*c, 1j * h, np.ones(np.shape(pa)[:-1]))
+    d = local_deformations(Pa, Xa, Pb, Xb, np.asarray(ca)[..., None, :], np.asarray(cb)[..., None, :],
+                           np.asarray(l0)[..., None])  # (..., 12, 7)
+    return np.swapaxes(np.imag(d) / h, -1, -2)
+
+
+@dataclass(frozen=True)
+class Elements:
+    """The corotational elements of a structure: global nodes a, b (E,), reference offsets c_a, c_b (E, 4),
+    reference lengths l₀ (E,) and stiffness (EA, GJ, EI₁, EI₂) (E, 4)."""
+
+    a: np.ndarray
+    b: np.ndarray
+    ca: FloatArray
+    cb: FloatArray
+    l0: FloatArray
+    stiff: FloatArray
+
+    @cached_property
+    def K_local(self) -> FloatArray:
+        """K_l (E, 7, 7) on d = (l − l₀, θ_a, θ_b) (module docstring)."""
+        EA, GJ, EI1, EI2 = (self.stiff[:, k] / self.l0 for k in range(4))
+        K = np.zeros((self.l0.size, 7, 7))
+        K[:, 0, 0] = EA
+        K[:, 3, 3] = K[:, 6, 6] = GJ
+        K[:, 3, 6] = K[:, 6, 3] = -GJ
+        for ax, EI in ((0, EI1), (1, EI2)):
+            i, j = 1 + ax, 4 + ax
+            K[:, i, i] = K[:, j, j] = 4.0 * EI
+            K[:, i, j] = K[:, j, i] = 2.0 * EI
+        return K
+
+    def nodes(self, q: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+        return q[self.a, :4], q[self.a, 4:], q[self.b, :4], q[self.b, 4:]
+
+    def deformations(self, q: FloatArray) -> FloatArray:
+        """d (E, 7) at configuration q (n_nodes, 7)."""
+        return np.real(local_deformations(*self.nodes(q), self.ca, self.cb, self.l0))
+
+    def jacobian(self, q: FloatArray) -> FloatArray:
+        """B (E, 7, 12) at q."""
+        return _jacobian(*self.nodes(q), self.l0, self.ca, self.cb)
+
+    def forces(self, q: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """(g_e (E, 12), local forces s = K_l d (E, 7), B (E, 7, 12)) at q."""
+        B = self.jacobian(q)
+        s = (self.K_local @ self.deformations(q)[:, :, None])[:, :, 0]
+        return (np.swapaxes(B, 1, 2) @ s[:, :, None])[:, :, 0], s, B
+
+    def geometric(self, q: FloatArray, s: FloatArray) -> FloatArray:
+        """K_σ (E, 12, 12) = Σ_m s_m ∂B_m/∂w (column k: central difference of the exact B along ±e_k)."""
+        pa, xa, pb, xb = self.nodes(q)
+        eps = FD_EPS
+        n = self.l0.size
+        l0 = np.broadcast_to(self.l0[:, None], (n, 12))
+        ca, cb = np.broadcast_to(self.ca[:, None, :], (n, 12, 4)), np.broadcast_to(self.cb[:, None, :], (n, 12, 4))
+        B2 = [_jacobian(*_perturbed(pa, xa, pb, xb, sgn * eps, self.l0), l0, ca, cb)  # (E, 12 dirs, 7, 12)
+              for sgn in (1.0, -1.0)]
+        dB = (B2[0] - B2[1]) / (2.0 * eps)  # per unit of ε: rotations per rad, translations per l0
+        dB[:, 3:6] /= self.l0[:, None, None, None]
+        dB[:, 9:12] /= self.l0[:, None, None, None]
+        return np.einsum("em,ekmj->ejk", s, dB)  # K[j, k] = Σ_m s_m ∂B[m, j]/∂w_k
+
+    def tangent(self, q: FloatArray) -> FloatArray:
+        """K_e (E, 12, 12) = Bᵀ K_l B + K_σ(s) at q."""
+        _, s, B = self.forces(q)
+        return np.swapaxes(B, 1, 2) @ self.K_local @ B + self.geometric(q, s)
+
+    def energy(self, q: FloatArray) -> float:
+        d = self.deformations(q)
+        return float(0.5 * np.einsum("ei,eij,ej->", d, self.K_local, d))
+
+
+def hermite_mass(l0: float, rhoA: float, rhoJ: FloatArray, n_gauss: int = 4) -> FloatArray:
+    """Consistent mass (12, 12) of one element in its local frame, dofs (θ_a, u_a, θ_b, u_b) (axis 3 along it):
+    T = ½∫ ρA |u̇|² + ρI₁ θ̇₁² + ρI₂ θ̇₂² + ρJ₃ θ̇₃² ds with u₃, θ₃ linear and u₁ (slope θ₂), u₂ (slope −θ₁)
+    cubic Hermite; Gauss quadrature (exact: degree ≤ 6 integrands)."""
+    xg, wg = np.polynomial.legendre.leggauss(n_gauss)
+    xi, w = 0.5 * (xg + 1.0), 0.5 * wg * l0
+    H = np.stack([1 - 3 * xi**2 + 2 * xi**3, l0 * (xi - 2 * xi**2 + xi**3), 3 * xi**2 - 2 * xi**3,
+                  l0 * (-xi**2 + xi**3)], axis=1)  # (g, 4): w = H·(w_a, w'_a, w_b, w'_b)
+    dH = np.stack([-6 * xi + 6 * xi**2, l0 * (1 - 4 * xi + 3 * xi**2), 6 * xi - 6 * xi**2,
+                   l0 * (-2 * xi + 3 * xi**2)], axis=1) / l0
+    L = np.stack([1 - xi, xi], axis=1)
+    g = xi.size
+    U, TH = np.zeros((g, 3, 12)), np.zeros((g, 3, 12))  # displacement and rotation fields per dof
+    c1, c2, sg = [3, 1, 9, 7], [4, 0, 10, 6], np.array([1.0, -1.0, 1.0, -1.0])  # dofs: θ at 0..2, u at 3..5 (+6)
+    U[:, 0, c1] = H  # u₁ from (u_a1, θ_a2, u_b1, θ_b2): slope u₁' = θ₂
+    U[:, 1, c2] = H * sg  # u₂ from (u_a2, −θ_a1, u_b2, −θ_b1): slope u₂' = −θ₁
+    TH[:, 1, c1] = dH
+    TH[:, 0, c2] = -dH * sg
+    U[:, 2, [5, 11]] = L
+    TH[:, 2, [2, 8]] = L
+    rj = np.asarray(rhoJ, dtype=float)
+    M = rhoA * np.einsum("g,gij,gik->jk", w, U, U) + np.einsum("g,i,gij,gik->jk", w, rj, TH, TH)
+    return M
+
+
+def check_members(rods: Any) -> None:
+    """ValueError (one line) for rods the corotational element cannot take: internal constraints, material damping."""
+    for name, r in rods.items():
+        if r.n_internal:
+            raise ValueError(f"rod {name!r}: the corotational element carries no internal constraints; build its "
+                             "rods with kirchhoff = inextensible = False")
+        if r.material.has_damping:
+            raise ValueError(f"rod {name!r}: material damping is not supported by the corotational element yet; "
+                             "set model.material.damping = 0 (or use model.element = \"cosserat\")")
+
+
+@dataclass(frozen=True, kw_only=True)
+class CorotationalStructure(Structure):
+    """A ``Structure`` whose rods are meshes of corotational cubic beam elements (module docstring): the rods give
+    the nodes, sections, supports, loads, point masses and joints; their edges become elements. The rods must be
+    built without internal constraints (``kirchhoff = inextensible = False``) and without material damping.
+
+    Python API::
+
+        frame = CorotationalStructure(rods={...}, joints=(...), mass_kind="consistent")
+    """
+
+    mass_kind: str = "consistent"
+    _cache: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.mass_kind not in MASS_KINDS:
+            raise ValueError(f"model.mass = {self.mass_kind!r} is not one of {', '.join(MASS_KINDS)}")
+        check_members(dict(self.rods))
+
+    # ------------------------------------------------------------------ elements
+    @cached_property
+    def elements(self) -> Elements:
+        o = self.node_offsets
+        a = np.concatenate([o[k] + np.arange(r.n_nodes - 1) for k, r in enumerate(self.members)]).astype(np.int64)
+        q0 = self._q(self.q_ref)
+        pa, xa, pb, xb = q0[a, :4], q0[a, 4:], q0[a + 1, :4], q0[a + 1, 4:]
+        pe, l0 = element_frame(pa, xa, pb, xb)
+        pe = np.real(pe)
+        l0 = np.real(l0)
+        ca, cb = qmul(qconj(pe), pa), qmul(qconj(pe), pb)
+        stiff = np.concatenate([np.repeat([[r.material.C_Gamma[2], r.material.C_K[2], r.material.C_K[0],
+                                            r.material.C_K[1]]], r.n_nodes - 1, axis=0) for r in self.members])
+        return Elements(a=a, b=a + 1, ca=ca, cb=cb, l0=l0, stiff=stiff)
+
+    @property
+    def _fused(self) -> None:  # type: ignore[override]
+        return None  # the residual through forces() (no fused Cosserat kernel)
+
+    def _element_state(self, q: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """(g_e, s, B) at q, memoised on the last configuration (forces and tangents at the same q)."""
+        qa = self._q(q)
+        key = qa.tobytes()
+        hit = self._cache.get("state")
+        if hit is None or hit[0] != key:
+            hit = (key, self.elements.forces(qa))
+            self._cache["state"] = hit
+        return hit[1]
+
+    def elastic_forces(self, q: FloatArray) -> FloatArray:
+        """∂V/∂w of all elements, flat (6 n_nodes,)."""
+        g_e = self._element_state(q)[0]
+        g = np.zeros((self.n_nodes, 6))
+        el = self.elements
+        np.add.at(g, el.a, g_e[:, :6])
+        np.add.at(g, el.b, g_e[:, 6:])
+        return g.ravel()
+
+    def element_tangents(self, q: FloatArray) -> FloatArray:
+        _, s, B = self._element_state(q)
+        return np.swapaxes(B, 1, 2) @ self.elements.K_local @ B + self.elements.geometric(self._q(q), s)
+
+    # ------------------------------------------------------------------ protocol
+    @cached_property
+    def _consistent_mass(self) -> sp.csr_array:
+        el = self.elements
+        rhoA = np.concatenate([np.full(r.n_nodes - 1, r.material.rhoA) for r in self.members])
+        rhoJ = np.concatenate([np.repeat(r.material.rhoJ[None, :], r.n_nodes - 1, axis=0) for r in self.members])
+        Me = np.stack([hermite_mass(float(l), float(m), j) for l, m, j in zip(el.l0, rhoA, rhoJ, strict=True)])
+        # local dofs = R(c)ᵀ... : local = R_e0ᵀ R_a0 (body) = R(c_a) (body)
+        Ta, Tb = _qmat(el.ca), _qmat(el.cb)
+        T = np.zeros((el.l0.size, 12, 12))
+        for blk, R in ((0, Ta), (1, Ta), (2, Tb), (3, Tb)):
+            T[:, 3 * blk:3 * blk + 3, 3 * blk:3 * blk + 3] = R
+        Me = np.swapaxes(T, 1, 2) @ Me @ T
+        pm = np.zeros((self.n_nodes, 6))
+        for k, r in enumerate(self.members):  # point masses and inertia (lumped, body frame)
+            for p in r.point_masses:
+                i = int(self.node_offsets[k]) + r.mesh.node_index(p.node)
+                pm[i, :3] += p.inertia
+                pm[i, 3:] += p.mass
+        return sp.csr_array(self._assemble(Me, np.einsum("ni,ij->nij", pm, np.eye(6))))
+
+    def mass(self, q: FloatArray) -> sp.csr_array:
+        """The lumped (diagonal, the rods') or consistent (constant, at the reference) mass (``mass_kind``)."""
+        return self._mass if self.mass_kind == "lumped" else self._consistent_mass
+
+    def forces(self, t: float, q: FloatArray, v: FloatArray) -> FloatArray:
+        """g(t, q, v) = ∂V/∂w (elements) + gyroscopic (lumped mass) + springs − loads."""
+        qa = self._q(q)
+        g = self.elastic_forces(qa)
+        V = np.asarray(v, dtype=float).reshape(self.n_nodes, 6)
+        if np.any(V):
+            J, m = self._inertia
+            W, U = V[:, :3], V[:, 3:]
+            gyro = np.concatenate([np.cross(W, J * W), m[:, None] * np.cross(W, U)], axis=1)
+            g = g + gyro.ravel()
+        if self.loads:
+            g = g - self.external_forces(t, qa)
+        if (sup := self._rows_batch["supports"]) is not None and sup.has_springs:
+            g = g + sup.spring_forces(t, qa).ravel()
+        if self.joint_rows.has_springs:
+            g = g + self.joint_rows.spring_forces(qa).ravel()
+        return g
+
+    def _element_blocks(self, q: FloatArray, v: FloatArray | None) -> FloatArray:
+        return self.element_tangents(q)
+
+    def damping(self, t: float, q: FloatArray, v: FloatArray) -> sp.csr_array:
+        """D: the gyroscopic blocks of the lumped mass (no material damping)."""
+        from lgbeam.discretisations.rods import tangents as rod_tangents
+
+        J, m = self._inertia
+        return self._assemble(None, rod_tangents.gyroscopic_blocks(np.asarray(v, dtype=float).reshape(self.n_nodes, 6),
+                                                                   J, m))
+
+    def stiffness(self, t: float, q: FloatArray, v: FloatArray) -> sp.csr_array:
+        """K = element tangents − ∂f/∂q + springs (the gyroscopic terms do not depend on q)."""
+        loads = self._load_blocks(t, q)
+        K = self._assemble(self.element_tangents(q), None if loads is None else -loads)
+        return self._with_joint_springs(self._with_support_springs(K, t, q), q)
+
+    def stress_stiffness(self, t: float, q: FloatArray, dq: FloatArray) -> sp.csr_array:
+        """K_σ of the first-order local forces s₁ = K_l B dq (linear buckling, ``rods.modal``): the geometric part of
+        the element tangent at q with s = s₁ (the material part's change along dq is left out, as for the rods)."""
+        qa = self._q(q)
+        el = self.elements
+        B = el.jacobian(qa)
+        W = np.asarray(dq, dtype=float).reshape(self.n_nodes, 6)
+        de = (B @ np.concatenate([W[el.a], W[el.b]], axis=1)[:, :, None])[:, :, 0]
+        s1 = (el.K_local @ de[:, :, None])[:, :, 0]
+        K = self._assemble(el.geometric(qa, s1), None)
+        jr = self.joint_rows
+        if not jr.has_springs:
+            return K
+        from lgbeam.discretisations.rods import tangents as rod_tangents
+
+        dK = rod_tangents.directional_derivative(lambda qq: jr.assemble(jr.spring_stiffness_blocks(self._q(qq))),
+                                                 self.G, self._q(q), dq, self.length_scale)
+        return sp.csr_array(K + dK)
+
+    def static_retraction(self, q: FloatArray, dw: FloatArray) -> FloatArray:
+        """q_i ∘ exp(δw_i) node by node (the nodes of corotational elements are independent)."""
+        qa = self._q(q)
+        return np.asarray(self.G.compose(qa, self.G.exp(np.asarray(dw, dtype=float).reshape(self.n_nodes, 6))))
+
+    def potential_energy(self, q: FloatArray, t: float = 0.0) -> float:
+        """Strain energy of the elements + support and joint springs (loads do work through external_power)."""
+        qa = self._q(q)
+        from lgbeam.discretisations.rods import Gravity
+
+        total = self.elements.energy(qa) + self.joint_rows.spring_energy(qa)
+        for r, qr in zip(self.members, self.split_q(qa), strict=True):
+            total += r.support_rows.spring_energy(t, qr)
+            for load in r.loads:
+                if isinstance(load, Gravity):
+                    total -= float(np.sum(r.node_mass * (self.G.translation(qr) @ load.acceleration)))
+        return float(total)
+
+    def kinetic_energy(self, v: FloatArray) -> float:
+        vv = np.asarray(v, dtype=float).ravel()
+        return float(0.5 * vv @ (self.mass(self.q_ref) @ vv))
+
+
+def _qmat(p: FloatArray) -> FloatArray:
+    """Rotation matrices (..., 3, 3) of real unit quaternions."""
+    from lgbeam.groups.base import quat_to_matrix
+
+    return quat_to_matrix(np.ascontiguousarray(p, dtype=float))
