@@ -412,9 +412,31 @@ class CorotationalStructure(Structure):
         return sp.csr_array(K + dK)
 
     def static_retraction(self, q: FloatArray, dw: FloatArray) -> FloatArray:
-        """q_i ∘ exp(δw_i) node by node (the nodes of corotational elements are independent)."""
+        """q "∘" δw for the static path: rotations p_i ∘ exp(ω_i); every chord c = x_b − x_a is stretched by
+        ε = c·δc/|c|² and turned by φ = c × δc/|c|² (δc = R_b u_b − R_a u_a), and the positions follow from each
+        rod's anchor node (moved by R u) by sums of the new chords. Agrees with q_i ∘ exp(δw_i) to first order (so
+        Newton stays quadratic) but turns the elements along arcs: a large rotation increment does not stretch the
+        stiff chords by O(θ²) (the role ``rods.statics.strain_update`` plays for the rods)."""
+        G = self.G
         qa = self._q(q)
-        return np.asarray(self.G.compose(qa, self.G.exp(np.asarray(dw, dtype=float).reshape(self.n_nodes, 6))))
+        W = np.asarray(dw, dtype=float).reshape(self.n_nodes, 6)
+        x = G.translation(qa)
+        dx = np.einsum("nij,nj->ni", G.rotation(qa), W[:, 3:])
+        out = np.empty_like(qa)
+        out[:, :4] = G.compose(qa, G.exp(np.concatenate([W[:, :3], np.zeros((self.n_nodes, 3))], axis=1)))[:, :4]
+        el = self.elements
+        c, dc = x[el.b] - x[el.a], dx[el.b] - dx[el.a]
+        c2 = np.sum(c * c, axis=1, keepdims=True)
+        eps, phi = np.sum(c * dc, axis=1, keepdims=True) / c2, np.cross(c, dc) / c2
+        c_new = (1.0 + eps) * (_qmat(qexp(phi)) @ c[:, :, None])[:, :, 0]
+        e0 = 0
+        for k, r in enumerate(self.members):  # a loop over members (their chords summed vectorised)
+            o, n = int(self.node_offsets[k]), r.n_nodes
+            P = np.concatenate([np.zeros((1, 3)), np.cumsum(c_new[e0:e0 + n - 1], axis=0)])
+            a = self._anchors[k]
+            out[o:o + n, 4:] = (x[o + a] + dx[o + a]) + P - P[a]
+            e0 += n - 1
+        return out
 
     def potential_energy(self, q: FloatArray, t: float = 0.0) -> float:
         """Strain energy of the elements + support and joint springs (loads do work through external_power)."""
