@@ -32,7 +32,6 @@ from typing import Any
 import numpy as np
 
 from lgbeam._typing import FloatArray
-from lgbeam.discretisations.rods.resultants import section_resultants
 from lgbeam.io.atomic import atomic_write
 
 COLUMNS = ("N", "V_y", "V_z", "T", "M_y", "M_z")
@@ -64,12 +63,9 @@ def member_forces(frame: Any, members: dict[str, list[str]], q: FloatArray, lam:
                   v: FloatArray | None = None) -> list[MemberForces]:
     """Per member (``members``: name -> its rods, start to end) the resultants at (q, λ, v) (module docstring)."""
     G = frame.G
-    qs, ls = frame.split_q(q), frame.split_lam(lam)[0]
-    vs = frame.split_v(v) if v is not None else [None] * len(qs)
     per_rod = {}
-    for name, rod, qr, lr, vr, q0 in zip(frame.names, frame.members, qs, ls, vs, frame.split_q(frame.q_ref),
-                                         strict=True):
-        res = section_resultants(rod, qr, lr, vr)
+    for name, rod, res, q0 in zip(frame.names, frame.members, frame.resultants(q, lam, v), frame.split_q(frame.q_ref),
+                                  strict=True):
         W = np.concatenate([res.node_material[:1], res.edge_material, res.node_material[-1:]])[:, ORDER]
         sn = rod.mesh.s - rod.mesh.s[0]
         s = np.concatenate([[0.0], 0.5 * (sn[:-1] + sn[1:]), sn[-1:]])

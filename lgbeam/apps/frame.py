@@ -59,7 +59,6 @@ from lgbeam.discretisations.rods import (
     polyline,
     straight,
 )
-from lgbeam.discretisations.rods.resultants import section_resultants
 from lgbeam.discretisations.rods.supports import resolve_node
 from lgbeam.integrators.registry import methods_for
 from lgbeam.io.schema import Key, integrator_section, output_section, time_section
@@ -329,9 +328,8 @@ def solution_arrays(frame: Structure, t: np.ndarray, q: np.ndarray, v: np.ndarra
     sup_names, _ = frame.support_reactions(float(t[0]), q[0], lam[0])
     reactions = np.stack([frame.support_reactions(float(t[j]), q[j], lam[j])[1] for j in range(n_t)])
     joints = np.stack([frame.joint_reactions(q[j], lam[j]) for j in range(n_t)])
-    sec = np.stack([np.concatenate([section_resultants(r, qr, lr, vr).edge_spatial for r, qr, lr, vr in zip(
-        frame.members, frame.split_q(q[j]), frame.split_lam(lam[j])[0], frame.split_v(v[j]), strict=True)])
-        for j in range(n_t)])
+    sec = np.stack([np.concatenate([res.edge_spatial for res in frame.resultants(q[j], lam[j], v[j])])
+                    for j in range(n_t)])
     return {"t": np.asarray(t), "q": q, "v": v, "lam": lam, "group": "S3R3",
             "positions": G.translation(q), "rotations": G.rotation(q),
             "rod_names": np.array(frame.names, dtype=str), "rod_offsets": frame.node_offsets.copy(),
@@ -383,6 +381,9 @@ def problem(case: dict[str, Any]) -> Problem:
     """A dynamic frame case as a ``Problem`` for the runner (starts at rest in the reference configuration)."""
     check_size(case)
     frame = build(case)
+    if isinstance(frame, CorotationalStructure) and frame.mass_kind != "lumped":
+        raise ValueError("dynamics of the corotational element run with its lumped mass (the consistent one is built "
+                         "at the reference); set model.mass = \"lumped\"")
     q0, v0 = frame.q_ref.copy(), np.zeros(frame.n_dofs)
     name, t0 = str(case["name"]), float(case["time"]["t0"])
     frame.check_initial_velocity(q0, v0, t=t0)

@@ -438,6 +438,22 @@ class CorotationalStructure(Structure):
             e0 += n - 1
         return out
 
+    def resultants(self, q: FloatArray, lam: FloatArray | None, v: FloatArray | None = None) -> list[Any]:
+        """Section resultants of every rod: element e pushes node a with −g_a and node b with −g_b, so the section
+        wrench at its ends (the part beyond the cut on the part before it, body frame, about the node) is
+        W_a = −g_a, W_b = g_b (``rods.resultants.from_end_wrenches``; the rods' convention). λ and v are not
+        needed: the elements carry no constraint forces and no damping."""
+        from lgbeam.discretisations.rods.resultants import from_end_wrenches
+
+        qa = self._q(q)
+        g_e = self._element_state(qa)[0]
+        out, e0 = [], 0
+        for r, qr in zip(self.members, self.split_q(qa), strict=True):
+            ge = g_e[e0:e0 + r.n_nodes - 1]
+            out.append(from_end_wrenches(self.G, qr, -ge[:, :6], ge[:, 6:]))
+            e0 += r.n_nodes - 1
+        return out
+
     def potential_energy(self, q: FloatArray, t: float = 0.0) -> float:
         """Strain energy of the elements + support and joint springs (loads do work through external_power)."""
         qa = self._q(q)
