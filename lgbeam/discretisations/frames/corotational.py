@@ -71,6 +71,13 @@ def qmul(p: Any, q: Any) -> Any:
                      pw * qy - px * qz + py * qw + pz * qx, pw * qz + px * qy - py * qx + pz * qw], axis=-1)
 
 
+def _cross(a: Any, b: Any) -> Any:
+    """a × b over the last axis (broadcasting; real or complex; cheaper than np.cross on small batches)."""
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+
+
 def qconj(p: Any) -> Any:
     return p * np.array([1.0, -1.0, -1.0, -1.0])
 
@@ -78,8 +85,8 @@ def qconj(p: Any) -> Any:
 def qrot(p: Any, v: Any) -> Any:
     """R(p) v = v + 2w (u × v) + 2 u × (u × v) for a unit quaternion p = (w, u)."""
     w, u = p[..., :1], p[..., 1:]
-    uv = np.cross(u, v)
-    return v + 2.0 * w * uv + 2.0 * np.cross(u, uv)
+    uv = _cross(u, v)
+    return v + 2.0 * w * uv + 2.0 * _cross(u, uv)
 
 
 def _unit(v: Any) -> Any:
@@ -115,7 +122,7 @@ def element_frame(pa: Any, xa: Any, pb: Any, xb: Any) -> tuple[Any, Any]:
     e3 = dx / length[..., None]
     w, x, y, z = pm[..., 0], pm[..., 1], pm[..., 2], pm[..., 3]
     m3 = np.stack([2.0 * (x * z + w * y), 2.0 * (y * z - w * x), 1.0 - 2.0 * (x * x + y * y)], axis=-1)
-    s = _unit(np.concatenate([(1.0 + np.sum(m3 * e3, axis=-1))[..., None], np.cross(m3, e3)], axis=-1))
+    s = _unit(np.concatenate([(1.0 + np.sum(m3 * e3, axis=-1))[..., None], _cross(m3, e3)], axis=-1))
     return qmul(s, pm), length
 
 
@@ -217,9 +224,11 @@ class Elements:
         n = self.l0.size
         l0 = np.broadcast_to(self.l0[:, None], (n, 12))
         ca, cb = np.broadcast_to(self.ca[:, None, :], (n, 12, 4)), np.broadcast_to(self.cb[:, None, :], (n, 12, 4))
-        B2 = [_jacobian(*_perturbed(pa, xa, pb, xb, sgn * eps, self.l0), l0, ca, cb)  # (E, 12 dirs, 7, 12)
-              for sgn in (1.0, -1.0)]
-        dB = (B2[0] - B2[1]) / (2.0 * eps)  # per unit of ε: rotations per rad, translations per l0
+        P = [np.concatenate(z, axis=1) for z in zip(*(_perturbed(pa, xa, pb, xb, sgn * eps, self.l0)
+                                                     for sgn in (1.0, -1.0)), strict=True)]  # (E, 24, ·): ±ε
+        B2 = _jacobian(*P, np.concatenate([l0, l0], axis=1), np.concatenate([ca, ca], axis=1),
+                       np.concatenate([cb, cb], axis=1))  # (E, 24 dirs, 7, 12)
+        dB = (B2[:, :12] - B2[:, 12:]) / (2.0 * eps)  # per unit of ε: rotations per rad, translations per l0
         dB[:, 3:6] /= self.l0[:, None, None, None]
         dB[:, 9:12] /= self.l0[:, None, None, None]
         return np.einsum("em,ekmj->ejk", s, dB)  # K[j, k] = Σ_m s_m ∂B[m, j]/∂w_k
