@@ -190,3 +190,24 @@ def test_dynamics_need_the_lumped_mass_and_damping_is_refused():
     case = load_case("steel-frame-2storey", ['model.element="corotational"', "model.material.damping=0.1"])[0]
     with pytest.raises(ValueError, match="damping"):
         frame_app.build(case)
+
+
+def test_effective_masses_with_the_consistent_mass_sum_to_the_mass_the_supports_leave_free():
+    """``modal.participation`` with the full (consistent) M: Σ_k m_eff,k over every mode = r_eᵀ M P r_e (P the
+    M-orthogonal projection onto ker B, dense), and the total mass is ρA L exactly (rigid translations)."""
+    import scipy.linalg as sla
+
+    st = _rod(3, {"force": [0.0, 0.0, 0.0]}, L=2.0, direction=(0.0, 0.6, 0.8))
+    q = st._q(st.q_ref)
+    M, B = st.mass(q).toarray(), st.constraint_jacobian(q).toarray()
+    Z = sla.null_space(B)
+    w, y = sla.eigh(Z.T @ modal.tangent(st, q, None, 0.0).toarray() @ Z, Z.T @ M @ Z)
+    part = modal.participation(st, (Z @ y).T.reshape(len(w), -1, 6), q)
+    assert part.total_mass == pytest.approx(2.0, rel=1e-12)
+    R = st.G.rotation(q)
+    for e in range(3):
+        r = np.zeros((st.n_nodes, 6))
+        r[:, 3:] = R[:, e, :]
+        r = r.ravel()
+        assert part.effective_mass[:, e].sum() == pytest.approx(r @ M @ (Z @ np.linalg.solve(Z.T @ M @ Z, Z.T @ M @ r)),
+                                                                 rel=1e-9)

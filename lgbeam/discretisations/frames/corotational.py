@@ -167,8 +167,9 @@ def _perturbed(pa: Any, xa: Any, pb: Any, xb: Any, eps: Any, scale: Any) -> tupl
 def _jacobian(pa: Any, xa: Any, pb: Any, xb: Any, l0: Any, ca: Any, cb: Any) -> FloatArray:
     """B = ∂d/∂(ω_a, u_a, ω_b, u_b) (..., 7, 12) by complex step (exact to round-off; translations per length)."""
     h = CS_STEP
-    c = [np.asarray(z).astype(complex) for z in (pa, xa, pb, xb)]
-    Pa, Xa, Pb, Xb = _perturbed(*c, 1j * h, np.ones(np.shape(pa)[:-1]))
+    Pa, Xa, Pb, Xb = _perturbed(np.asarray(pa, dtype=complex), np.asarray(xa, dtype=complex),
+                                np.asarray(pb, dtype=complex), np.asarray(xb, dtype=complex), 1j * h,
+                                np.ones(np.shape(pa)[:-1]))
     d = local_deformations(Pa, Xa, Pb, Xb, np.asarray(ca)[..., None, :], np.asarray(cb)[..., None, :],
                            np.asarray(l0)[..., None])  # (..., 12, 7)
     return np.swapaxes(np.imag(d) / h, -1, -2)
@@ -224,9 +225,9 @@ class Elements:
         n = self.l0.size
         l0 = np.broadcast_to(self.l0[:, None], (n, 12))
         ca, cb = np.broadcast_to(self.ca[:, None, :], (n, 12, 4)), np.broadcast_to(self.cb[:, None, :], (n, 12, 4))
-        P = [np.concatenate(z, axis=1) for z in zip(*(_perturbed(pa, xa, pb, xb, sgn * eps, self.l0)
-                                                     for sgn in (1.0, -1.0)), strict=True)]  # (E, 24, ·): ±ε
-        B2 = _jacobian(*P, np.concatenate([l0, l0], axis=1), np.concatenate([ca, ca], axis=1),
+        plus, minus = _perturbed(pa, xa, pb, xb, eps, self.l0), _perturbed(pa, xa, pb, xb, -eps, self.l0)
+        Pa, Xa, Pb, Xb = (np.concatenate([u, w], axis=1) for u, w in zip(plus, minus, strict=True))  # (E, 24, ·)
+        B2 = _jacobian(Pa, Xa, Pb, Xb, np.concatenate([l0, l0], axis=1), np.concatenate([ca, ca], axis=1),
                        np.concatenate([cb, cb], axis=1))  # (E, 24 dirs, 7, 12)
         dB = (B2[:, :12] - B2[:, 12:]) / (2.0 * eps)  # per unit of ε: rotations per rad, translations per l0
         dB[:, 3:6] /= self.l0[:, None, None, None]
