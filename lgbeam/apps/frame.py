@@ -38,6 +38,7 @@ from lgbeam.apps._frame_diagrams import (
     member_forces,
     plot_deflected,
     plot_diagrams,
+    section_resultants,
     write_member_forces,
 )
 from lgbeam.apps._frame_members import _table, rods_form
@@ -305,10 +306,11 @@ def member_rods(case: dict[str, Any], frame: Structure) -> dict[str, list[str]]:
 
 
 def write_member_diagrams(case: dict[str, Any], frame: Structure, run_dir: Path, q: np.ndarray, lam: np.ndarray,
-                          v: np.ndarray | None, state: str) -> dict[str, Any]:
+                          v: np.ndarray | None, state: str, *, t: float = 0.0,
+                          load_factor: float = 1.0) -> dict[str, Any]:
     """member_forces.csv, diagrams.png and deflected.png of the state (q, λ, v) (``_frame_diagrams``); returns the
     plot's view and labels, and the deflected shape's scale factor and largest displacement."""
-    forces = member_forces(frame, member_rods(case, frame), q, lam, v)
+    forces = member_forces(frame, member_rods(case, frame), q, lam, v, t=t, load_factor=load_factor)
     write_member_forces(run_dir / "member_forces.csv", forces, state)
     if not all(np.all(np.isfinite(mf.values)) for mf in forces):  # a run that blew up: the numbers say it
         logger.warning("diagrams.png not drawn: the member forces at %s are not finite", state)
@@ -320,15 +322,20 @@ def write_member_diagrams(case: dict[str, Any], frame: Structure, run_dir: Path,
 
 
 def solution_arrays(frame: Structure, t: np.ndarray, q: np.ndarray, v: np.ndarray, lam: np.ndarray,
-                    nodes: dict[str, int] | None = None) -> dict[str, Any]:
+                    nodes: dict[str, int] | None = None, load_t: float | None = None,
+                    load_factors: np.ndarray | None = None) -> dict[str, Any]:
     """solution.npz of a frame run (module docstring); section resultants per edge, spatial, at the midpoints;
-    ``nodes``: named nodes (``node_ids``) written as node_names / node_ids."""
+    ``nodes``: named nodes (``node_ids``) written as node_names / node_ids; a static path gives the loads' time
+    ``load_t`` and its ``load_factors`` (dynamics: the loads at t)."""
     G = frame.G
     n_t = len(t)
     sup_names, _ = frame.support_reactions(float(t[0]), q[0], lam[0])
     reactions = np.stack([frame.support_reactions(float(t[j]), q[j], lam[j])[1] for j in range(n_t)])
     joints = np.stack([frame.joint_reactions(q[j], lam[j]) for j in range(n_t)])
-    sec = np.stack([np.concatenate([res.edge_spatial for res in frame.resultants(q[j], lam[j], v[j])])
+    tl = np.asarray(t, dtype=float) if load_t is None else np.full(n_t, load_t)
+    lf = np.ones(n_t) if load_factors is None else np.asarray(load_factors, dtype=float)
+    sec = np.stack([np.concatenate([res.edge_spatial for res in
+                                    section_resultants(frame, q[j], lam[j], v[j], float(tl[j]), float(lf[j]))])
                     for j in range(n_t)])
     return {"t": np.asarray(t), "q": q, "v": v, "lam": lam, "group": "S3R3",
             "positions": G.translation(q), "rotations": G.rotation(q),
@@ -418,7 +425,7 @@ def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False, resume: 
             last = {k: z[k][-1] for k in ("t", "q", "v", "lam")} if len(z["t"]) else None
         if last is not None and "signal" not in summary.extra:  # a stopped run exits at once
             write_member_diagrams(case, structure, run_dir, last["q"], last["lam"], last["v"],
-                                  f"t = {float(last['t']):.6g} (the last saved frame)")
+                                  f"t = {float(last['t']):.6g} (the last saved frame)", t=float(last["t"]))
     if case["output"]["vtk"]:
         write_state(run_dir / "paraview" / f"{case['name']}.pvd", display_scale(structure))
     return summary
@@ -443,13 +450,15 @@ def run_static(case: dict[str, Any], frame: Structure, run_dir: Path) -> RunSumm
                        edges=case["output"].get("edge_data", True)) as series:
             for t, qq, ll in zip(ts, q, lam, strict=True):
                 series.write_frame(float(t), _poly(frame, str(case["name"]), qq, None, ll, t1))
-    arrays = solution_arrays(frame, ts, q, v, lam, node_ids(case, frame))
+    arrays = solution_arrays(frame, ts, q, v, lam, node_ids(case, frame), load_t=t1,
+                             load_factors=np.array([s.load_factor for s in path.states]))
     arrays |= {"load_factor": np.array([s.load_factor for s in path.states]),
                "n_negative": np.array([s.n_negative for s in path.states])}
     write_path_csv(path, frame.G, run_dir / "path.csv")
     plot_path(path, frame.G, run_dir / "path.png", str(case["name"]))
     drawn = write_member_diagrams(case, frame, run_dir, path.final.q, path.final.lam, None,
-                                  f"load factor {path.final.load_factor:.6g} (the last converged state)")
+                                  f"load factor {path.final.load_factor:.6g} (the last converged state)", t=t1,
+                                  load_factor=path.final.load_factor)
     write_diagnostics(run_dir / "diagnostics.csv", {
         "t": ts, "h": np.zeros(n), "accepted": np.ones(n), "energy": np.array([frame.energy(t1, qq, v[0]) for qq in q]),
         "phi": np.array([np.linalg.norm(frame.constraints(qq)) for qq in q]), "bv": np.zeros(n)})
@@ -535,7 +544,8 @@ def _richardson_static(case: dict[str, Any], frame: Structure, path: Any,
                 return {"skipped": msg}, None, [msg]
             st = p.final
         finals.append((fr_c, st))
-        ends = {mf.name: mf.values[[0, -1]] for mf in member_forces(fr_c, member_rods(c, fr_c), st.q, st.lam)}
+        ends = {mf.name: mf.values[[0, -1]] for mf in member_forces(fr_c, member_rods(c, fr_c), st.q, st.lam, t=t1,
+                                                                     load_factor=st.load_factor)}
         results.append(fr.static_quantities(fr_c, fr.named_nodes(fr_c, node_ids(c, fr_c)), st.q, st.lam, t1, ends))
     table, scales = fr.static_table(results)
     fr.write_rows(run_dir / "richardson.csv", table)

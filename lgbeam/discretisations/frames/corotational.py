@@ -269,9 +269,59 @@ def hermite_mass(l0: float, rhoA: float, rhoJ: FloatArray, n_gauss: int = 4) -> 
     return M
 
 
+def load_potential(pa: Any, xa: Any, pb: Any, xb: Any, ca: Any, cb: Any, l0: Any, w: Any) -> Any:
+    """V₂ (...): the part of the dead-load potential −w·∫x ds of a uniform load w (spatial, per length) that the
+    cubic shape adds to the trapezoidal nodal loads: with the local transverse displacements u₁ (slope θ₂) and u₂
+    (slope −θ₁) cubic Hermite, ∫u₁ ds = (l₀²/12)(θ_a2 − θ_b2), ∫u₂ ds = −(l₀²/12)(θ_a1 − θ_b1), so
+    V₂ = −(l₀²/12) [w̄₁(θ_a2 − θ_b2) − w̄₂(θ_a1 − θ_b1)], w̄ = R_eᵀ w. Its gradient is the consistent end moments,
+    ±(l₀²/12) e₃ × w to first order (Przemieniecki 1968 §5.6); being a potential, the tangent stays symmetric at
+    equilibrium."""
+    d = local_deformations(pa, xa, pb, xb, ca, cb, l0)
+    pe = element_frame(qmul(pa, qconj(ca)), xa, qmul(pb, qconj(cb)), xb)[0]
+    wl = qrot(qconj(pe), w)
+    return -(l0 * l0 / 12.0) * (wl[..., 0] * (d[..., 2] - d[..., 5]) - wl[..., 1] * (d[..., 1] - d[..., 4]))
+
+
+def _load_gradient(pa: Any, xa: Any, pb: Any, xb: Any, ca: Any, cb: Any, l0: Any, w: Any) -> FloatArray:
+    """∂V₂/∂(ω_a, u_a, ω_b, u_b) (..., 12) by complex step (translations per metre)."""
+    h = CS_STEP
+    Pa, Xa, Pb, Xb = _perturbed(np.asarray(pa, dtype=complex), np.asarray(xa, dtype=complex),
+                                np.asarray(pb, dtype=complex), np.asarray(xb, dtype=complex), 1j * h,
+                                np.ones(np.shape(pa)[:-1]))
+    V = load_potential(Pa, Xa, Pb, Xb, np.asarray(ca)[..., None, :], np.asarray(cb)[..., None, :],
+                       np.asarray(l0)[..., None], np.asarray(w)[..., None, :])  # (..., 12)
+    return np.imag(V) / h
+
+
+def consistent_load_blocks(pa: FloatArray, xa: FloatArray, pb: FloatArray, xb: FloatArray, ca: FloatArray,
+                           cb: FloatArray, l0: FloatArray, w: FloatArray,
+                           tangent: bool = True) -> tuple[FloatArray, FloatArray | None]:
+    """(f (E, 12), ∂f/∂w (E, 12, 12)) of the consistent end moments f = −∂V₂/∂w (``load_potential``), body frames:
+    f exact by complex step, its derivative the central difference (ε = 1e-5) of that exact f along q ∘ exp(±εe_k)
+    (as the geometric part of the element tangent); ``tangent`` False: f only."""
+    f = -_load_gradient(pa, xa, pb, xb, ca, cb, l0, w)
+    if not tangent:
+        return f, None
+    n, eps = l0.size, FD_EPS
+    plus, minus = _perturbed(pa, xa, pb, xb, eps, l0), _perturbed(pa, xa, pb, xb, -eps, l0)
+    Pa, Xa, Pb, Xb = (np.concatenate([u, v], axis=1) for u, v in zip(plus, minus, strict=True))  # (E, 24, ·)
+    rep = (n, 24)
+    F2 = -_load_gradient(Pa, Xa, Pb, Xb, np.broadcast_to(ca[:, None, :], rep + (4,)),
+                         np.broadcast_to(cb[:, None, :], rep + (4,)), np.broadcast_to(l0[:, None], rep),
+                         np.broadcast_to(w[:, None, :], rep + (3,)))  # (E, 24, 12)
+    dF = (F2[:, :12] - F2[:, 12:]) / (2.0 * eps)  # (E, k, j): along direction k, per unit of ε
+    dF[:, 3:6] /= l0[:, None, None]
+    dF[:, 9:12] /= l0[:, None, None]
+    return f, np.swapaxes(dF, 1, 2)  # K[j, k] = ∂f_j/∂w_k
+
+
 def check_members(rods: Any) -> None:
-    """ValueError (one line) for rods the corotational element cannot take: internal constraints, material damping."""
+    """ValueError (one line) for rods the corotational element cannot take: internal constraints, material damping,
+    nodal load weights other than the trapezoidal ones (the element's load shares are w l₀/2 at either end)."""
     for name, r in rods.items():
+        if getattr(r, "inertia", "lumped") != "lumped":
+            raise ValueError(f"rod {name!r}: the corotational element takes the trapezoidal (inertia = \"lumped\") "
+                             f"nodal weights, got inertia = {r.inertia!r}")
         if r.n_internal:
             raise ValueError(f"rod {name!r}: the corotational element carries no internal constraints; build its "
                              "rods with kirchhoff = inextensible = False")
@@ -363,6 +413,70 @@ class CorotationalStructure(Structure):
                 pm[i, 3:] += p.mass
         return sp.csr_array(self._assemble(Me, np.einsum("ni,ij->nij", pm, np.eye(6))))
 
+    # ------------------------------------------------------------------ loads on the elements
+    def load_density(self, t: float) -> tuple[FloatArray, FloatArray] | None:
+        """(w_s, w_b) (E, 3): the uniform load per length on every element at t, spatial (distributed loads in the
+        spatial frame, and ρA g) and body-frame (follower distributed loads); None without such loads."""
+        from lgbeam.discretisations.rods import DistributedLoad, Gravity
+
+        ws, wb, e0, any_load = np.zeros((self.elements.l0.size, 3)), np.zeros((self.elements.l0.size, 3)), 0, False
+        for r in self.members:  # a loop over members and their load objects
+            e1 = e0 + r.n_nodes - 1
+            for load in r.loads:
+                if isinstance(load, DistributedLoad):
+                    (ws if load.frame == "spatial" else wb)[e0:e1] += load.time(t) * load.force
+                    any_load = True
+                elif isinstance(load, Gravity):
+                    ws[e0:e1] += r.material.rhoA * load.acceleration
+                    any_load = True
+            e0 = e1
+        return (ws, wb) if any_load else None
+
+    def _consistent_loads(self, t: float, q: FloatArray, tangent: bool = True) -> tuple[FloatArray, Any] | None:
+        """(f_e (E, 12), ∂f_e/∂w (E, 12, 12) or None without ``tangent``): the elements' consistent end moments of
+        the spatial loads, body frame (``consistent_load_blocks``), or None."""
+        dens = self.load_density(t)
+        if dens is None or not np.any(dens[0]):
+            return None
+        el = self.elements
+        return consistent_load_blocks(*el.nodes(self._q(q)), el.ca, el.cb, el.l0, dens[0], tangent)
+
+    def external_forces(self, t: float, q: FloatArray) -> FloatArray:
+        """The rods' nodal loads (trapezoidal forces of distributed loads and gravity) plus the consistent end
+        moments ±(l₀²/12) e₃ × w of every element: the cubic element's consistent load vector."""
+        f = super().external_forces(t, q)
+        cl = self._consistent_loads(t, q, tangent=False)
+        if cl is None:
+            return f
+        out = f.reshape(self.n_nodes, 6).copy()
+        el = self.elements
+        np.add.at(out, el.a, cl[0][:, :6])
+        np.add.at(out, el.b, cl[0][:, 6:])
+        return out.ravel()
+
+    def load_stiffness(self, t: float, q: FloatArray) -> sp.csr_array:
+        """∂f/∂w of the nodal loads and of the consistent end moments (f enters g as −f)."""
+        cl = self._consistent_loads(t, q)
+        return self._assemble(None if cl is None else cl[1], self._load_blocks(t, q))
+
+    def end_load_shares(self, t: float, q: FloatArray) -> FloatArray:
+        """The loads each element carries to its end nodes (E, 12), body frames: (M_a, w l₀/2, M_b, w l₀/2) with the
+        consistent end moments M and the spatial/follower load densities w; zero without distributed loads."""
+        el = self.elements
+        out = np.zeros((el.l0.size, 12))
+        dens = self.load_density(t)
+        if dens is None:
+            return out
+        qa = self._q(q)
+        R = self.G.rotation(qa)
+        half = 0.5 * el.l0[:, None]
+        out[:, 3:6] = half * (np.einsum("eji,ej->ei", R[el.a], dens[0]) + dens[1])
+        out[:, 9:12] = half * (np.einsum("eji,ej->ei", R[el.b], dens[0]) + dens[1])
+        cl = self._consistent_loads(t, q, tangent=False)
+        if cl is not None:
+            out += cl[0]
+        return out
+
     def mass(self, q: FloatArray) -> sp.csr_array:
         """The lumped (diagonal, the rods') or consistent (constant, at the reference) mass (``mass_kind``)."""
         return self._mass if self.mass_kind == "lumped" else self._consistent_mass
@@ -398,8 +512,9 @@ class CorotationalStructure(Structure):
 
     def stiffness(self, t: float, q: FloatArray, v: FloatArray) -> sp.csr_array:
         """K = element tangents − ∂f/∂q + springs (the gyroscopic terms do not depend on q)."""
-        loads = self._load_blocks(t, q)
-        K = self._assemble(self.element_tangents(q), None if loads is None else -loads)
+        loads, cl = self._load_blocks(t, q), self._consistent_loads(t, q)
+        Ke = self.element_tangents(q)
+        K = self._assemble(Ke if cl is None else Ke - cl[1], None if loads is None else -loads)
         return self._with_joint_springs(self._with_support_springs(K, t, q), q)
 
     def stress_stiffness(self, t: float, q: FloatArray, dq: FloatArray) -> sp.csr_array:
@@ -448,15 +563,19 @@ class CorotationalStructure(Structure):
             e0 += n - 1
         return out
 
-    def resultants(self, q: FloatArray, lam: FloatArray | None, v: FloatArray | None = None) -> list[Any]:
-        """Section resultants of every rod: element e pushes node a with −g_a and node b with −g_b, so the section
-        wrench at its ends (the part beyond the cut on the part before it, body frame, about the node) is
-        W_a = −g_a, W_b = g_b (``rods.resultants.from_end_wrenches``; the rods' convention). λ and v are not
-        needed: the elements carry no constraint forces and no damping."""
+    def resultants(self, q: FloatArray, lam: FloatArray | None, v: FloatArray | None = None, *, t: float = 0.0,
+                   load_factor: float = 1.0) -> list[Any]:
+        """Section resultants of every rod, the free-body cuts at the element ends: element e (internal forces g_e,
+        its loads' shares s_e = ``end_load_shares``) gets −(g − s) from its nodes, so the section wrench at its ends
+        (the part beyond the cut on the part before it, body frame, about the node) is W_a = −(g_a − s_a),
+        W_b = g_b − s_b (``rods.resultants.from_end_wrenches``; the rods' convention). The member's end row is then
+        the cut at its end, with the load on the element next to it: a statically determinate beam gives qL/2 to
+        round-off. λ and v are not needed (no constraint forces or damping in the elements); t and ``load_factor``: the
+        loads' time and the static path's factor on them."""
         from lgbeam.discretisations.rods.resultants import from_end_wrenches
 
         qa = self._q(q)
-        g_e = self._element_state(qa)[0]
+        g_e = self._element_state(qa)[0] - load_factor * self.end_load_shares(t, qa)
         out, e0 = [], 0
         for r, qr in zip(self.members, self.split_q(qa), strict=True):
             ge = g_e[e0:e0 + r.n_nodes - 1]
