@@ -248,7 +248,7 @@ def test_simply_supported_beam_under_self_weight_gives_ql_over_2_at_its_end_rows
     assert np.abs(node[[0, -1], 5]) == pytest.approx([q * L / 2] * 2, rel=1e-9)
     sec, E = sections.library("IPE300"), sections.GRADES["S235"].E
     x = st.G.translation(st._q(path.final.q))
-    w_exact = lambda s: q * s * (L**3 - 2 * L * s**2 + s**3) / (24 * E * sec.Iy)  # noqa: E731
+    w_exact = lambda s: q * s * (L**3 - 2 * L * s**2 + s**3) / (24 * E * sec.Iy)
     s = st.G.translation(st._q(st.q_ref))[:, 0]
     assert -x[:, 2] == pytest.approx(w_exact(s), rel=1e-7, abs=1e-16)
     if n == 4:
