@@ -26,13 +26,19 @@ B is computed by complex-step differentiation of d (every operation above is com
 log uses its Taylor series near zero): exact to round-off (Squire & Trapp 1998). The geometric part
 Σ_m s_m ∂B_m/∂w is the central difference of that exact B along q ∘ exp(±ε e_k), ε = 1e-5 rad (1e-5 l₀ for
 translations): truncation O(ε²) ≈ 1e-10 relative to the geometric part, round-off 1e-16/ε ≈ 1e-11. So the
-material part of the tangent is exact and the geometric part is exact to ~1e-10 (docs/corotational.md).
+material part of the tangent is exact and the geometric part is exact to ~1e-10 (docs/frames.md, "The corotational element").
 
-Mass (``model.mass``): "lumped" = the rods' diagonal lumped mass (the one dynamics use); "consistent" = the cubic
-Hermite consistent mass of translations and bending rotary inertia (Rayleigh beam) plus the linear axial and
-torsional ones, built at the reference by Gauss quadrature (Przemieniecki 1968 §11; Cook et al. 2002 §11.3)
-and turned into the nodes' body frames; it is constant (modes, buckling and statics; dynamics with large
-rotations need the lumped one).
+Mass (``model.mass``): "lumped" = the rods' diagonal lumped mass; "consistent" (default) = the cubic Hermite
+consistent mass of translations and bending rotary inertia (Rayleigh beam) plus the linear axial and torsional
+ones, built at the reference by Gauss quadrature (Przemieniecki 1968 §11; Cook et al. 2002 §11.3) and turned
+into the nodes' body frames, where it stays constant: T = ½ vᵀMv is exact for rigid motions of each element and
+differs from the true kinetic energy by the relative rotation of an element's nodes (small strains: small).
+Dynamics use its Euler–Poincaré velocity terms (``CorotationalStructure.gyroscopic``).
+
+Consistent loads: distributed loads (spatial frame) and gravity add to the trapezoidal nodal forces the potential
+V₂ of the cubic shape (``load_potential``), whose gradient is the fixed-end moments ±(l₀²/12) e₃ × w; the
+member's section resultants are the free-body cuts at the element ends with each element's load share
+(``CorotationalStructure.resultants``).
 
 References
 ----------
@@ -52,8 +58,10 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from lgbeam import _numba
 from lgbeam._typing import FloatArray
 
+from . import _corot_compiled as _cc
 from .structure import Structure
 
 MASS_KINDS = ("consistent", "lumped")
@@ -186,6 +194,7 @@ class Elements:
     cb: FloatArray
     l0: FloatArray
     stiff: FloatArray
+    compiled: bool = field(default_factory=lambda: _numba.ENABLED)
 
     @cached_property
     def K_local(self) -> FloatArray:
@@ -208,8 +217,15 @@ class Elements:
         """d (E, 7) at configuration q (n_nodes, 7)."""
         return np.real(local_deformations(*self.nodes(q), self.ca, self.cb, self.l0))
 
+    def _compiled_args(self, q: FloatArray) -> tuple[FloatArray, ...]:
+        c = np.ascontiguousarray
+        return (*(c(z, dtype=float) for z in self.nodes(q)), c(self.ca, dtype=float), c(self.cb, dtype=float),
+                c(self.l0, dtype=float))
+
     def jacobian(self, q: FloatArray) -> FloatArray:
-        """B (E, 7, 12) at q."""
+        """B (E, 7, 12) at q (compiled element loop when numba is on, else the batched numpy complex step)."""
+        if self.compiled:
+            return _cc.jacobian(*self._compiled_args(q))  # type: ignore[no-any-return]
         return _jacobian(*self.nodes(q), self.l0, self.ca, self.cb)
 
     def forces(self, q: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -220,6 +236,8 @@ class Elements:
 
     def geometric(self, q: FloatArray, s: FloatArray) -> FloatArray:
         """K_σ (E, 12, 12) = Σ_m s_m ∂B_m/∂w (column k: central difference of the exact B along ±e_k)."""
+        if self.compiled:
+            return _cc.geometric(*self._compiled_args(q), np.ascontiguousarray(s, dtype=float))  # type: ignore[no-any-return]
         pa, xa, pb, xb = self.nodes(q)
         eps = FD_EPS
         n = self.l0.size
@@ -363,7 +381,7 @@ class CorotationalStructure(Structure):
         ca, cb = qmul(qconj(pe), pa), qmul(qconj(pe), pb)
         stiff = np.concatenate([np.repeat([[r.material.C_Gamma[2], r.material.C_K[2], r.material.C_K[0],
                                             r.material.C_K[1]]], r.n_nodes - 1, axis=0) for r in self.members])
-        return Elements(a=a, b=a + 1, ca=ca, cb=cb, l0=l0, stiff=stiff)
+        return Elements(a=a, b=a + 1, ca=ca, cb=cb, l0=l0, stiff=stiff, compiled=self.compiled)
 
     @property
     def _fused(self) -> None:  # type: ignore[override]
@@ -485,12 +503,9 @@ class CorotationalStructure(Structure):
         """g(t, q, v) = ∂V/∂w (elements) + gyroscopic (lumped mass) + springs − loads."""
         qa = self._q(q)
         g = self.elastic_forces(qa)
-        V = np.asarray(v, dtype=float).reshape(self.n_nodes, 6)
-        if np.any(V):
-            J, m = self._inertia
-            W, U = V[:, :3], V[:, 3:]
-            gyro = np.concatenate([np.cross(W, J * W), m[:, None] * np.cross(W, U)], axis=1)
-            g = g + gyro.ravel()
+        vv = np.asarray(v, dtype=float).ravel()
+        if np.any(vv):
+            g = g + self.gyroscopic(vv)
         if self.loads:
             g = g - self.external_forces(t, qa)
         if (sup := self._rows_batch["supports"]) is not None and sup.has_springs:
@@ -502,13 +517,33 @@ class CorotationalStructure(Structure):
     def _element_blocks(self, q: FloatArray, v: FloatArray | None) -> FloatArray:
         return self.element_tangents(q)
 
-    def damping(self, t: float, q: FloatArray, v: FloatArray) -> sp.csr_array:
-        """D: the gyroscopic blocks of the lumped mass (no material damping)."""
-        from lgbeam.discretisations.rods import tangents as rod_tangents
+    def gyroscopic(self, v: FloatArray) -> FloatArray:
+        """The velocity terms of T = ½ vᵀMv with M constant in the nodes' body frames (flat, 6n): the
+        Euler–Poincaré equations on the nodes' S³⋉R³, μ̇ − ad*_v μ = f with μ = M v = (π_i, p_i) per node, give
+        (W×π + U×p, W×p) at node i (Holm, Marsden & Ratiu 1998; Simo & Vu-Quoc 1988 for the rod). With the lumped
+        (diagonal) M this is the rods' (W×JW, m W×U); M couples the nodes of an element, and T is exact for rigid
+        motions of the element (its frames turn together), up to the relative rotations of its nodes otherwise."""
+        V = np.asarray(v, dtype=float).reshape(self.n_nodes, 6)
+        P = np.asarray(self.mass(self.q_ref) @ V.ravel()).reshape(self.n_nodes, 6)
+        W, U, pi, p = V[:, :3], V[:, 3:], P[:, :3], P[:, 3:]
+        return np.concatenate([_cross(W, pi) + _cross(U, p), _cross(W, p)], axis=1).ravel()
 
-        J, m = self._inertia
-        return self._assemble(None, rod_tangents.gyroscopic_blocks(np.asarray(v, dtype=float).reshape(self.n_nodes, 6),
-                                                                   J, m))
+    def damping(self, t: float, q: FloatArray, v: FloatArray) -> sp.csr_array:
+        """D = ∂/∂v of the gyroscopic terms (``gyroscopic``; no material damping): per node
+        [[−π̂, −p̂], [−p̂, 0]] + [[Ŵ, Û], [0, Ŵ]] (M v)' (the second a block row times M)."""
+        from lgbeam.groups.base import hat3
+
+        V = np.asarray(v, dtype=float).reshape(self.n_nodes, 6)
+        M = self.mass(self.q_ref)
+        P = np.asarray(M @ V.ravel()).reshape(self.n_nodes, 6)
+        A, H = np.zeros((self.n_nodes, 6, 6)), np.zeros((self.n_nodes, 6, 6))
+        hp = hat3(P[:, 3:])
+        A[:, :3, :3], A[:, :3, 3:], A[:, 3:, :3] = -hat3(P[:, :3]), -hp, -hp
+        hw = hat3(V[:, :3])
+        H[:, :3, :3], H[:, :3, 3:], H[:, 3:, 3:] = hw, hat3(V[:, 3:]), hw
+        n = self.n_nodes
+        Hb = sp.bsr_array((H, np.arange(n), np.arange(n + 1)), shape=(6 * n, 6 * n)).tocsr()
+        return sp.csr_array(self._assemble(None, A) + Hb @ M)
 
     def stiffness(self, t: float, q: FloatArray, v: FloatArray) -> sp.csr_array:
         """K = element tangents − ∂f/∂q + springs (the gyroscopic terms do not depend on q)."""
