@@ -83,9 +83,10 @@ SCHEMA: dict[str, Any] = {
         "n_elements": Key(int, 8, doc="edges per rod (default of every rod; a rod's own n_elements wins)"),
         "constraints": Key(str, "kirchhoff", doc="internal constraints of every rod", choices=CONSTRAINTS),
         "element": Key(str, "cosserat", doc="the member model: 'cosserat' (the geometrically exact rod) or 'corotational' "
-                       "(cubic Hermite beam elements in a rotating frame; docs/frames.md)", choices=ELEMENTS),
-        "mass": Key(str, "consistent", doc="corotational element: 'consistent' (Hermite, constant) or 'lumped' mass "
-                    "(dynamics)", choices=MASS_KINDS),
+                       "(Crisfield's cubic Hermite beam in a rotating frame: end-loaded members exact, frequencies "
+                       "O(N⁻⁴); docs/frames.md \"The corotational element\")", choices=ELEMENTS),
+        "mass": Key(str, "consistent", doc="corotational element: 'consistent' (Hermite, constant in the nodes' body "
+                    "frames; modes and dynamics) or 'lumped' (the rods' diagonal mass)", choices=MASS_KINDS),
         "material": dict(ROD_SCHEMA["model"]["material"]),
         "rods": Key(list, [], doc="[[model.rods]] tables: name, start + end | points (+ length), n_elements, roll, "
                     "constraints, material (or nodes + members)"),
