@@ -432,28 +432,30 @@ class CorotationalStructure(Structure):
         return sp.csr_array(self._assemble(Me, np.einsum("ni,ij->nij", pm, np.eye(6))))
 
     # ------------------------------------------------------------------ loads on the elements
-    def load_density(self, t: float) -> tuple[FloatArray, FloatArray] | None:
+    def load_density(self, t: float, which: str = "all") -> tuple[FloatArray, FloatArray] | None:
         """(w_s, w_b) (E, 3): the uniform load per length on every element at t, spatial (distributed loads in the
-        spatial frame, and ρA g) and body-frame (follower distributed loads); None without such loads."""
+        spatial frame, and ρA g) and body-frame (follower distributed loads); None without such loads. ``which``:
+        "all", "gravity" or "distributed" (the loads counted)."""
         from lgbeam.discretisations.rods import DistributedLoad, Gravity
 
         ws, wb, e0, any_load = np.zeros((self.elements.l0.size, 3)), np.zeros((self.elements.l0.size, 3)), 0, False
         for r in self.members:  # a loop over members and their load objects
             e1 = e0 + r.n_nodes - 1
             for load in r.loads:
-                if isinstance(load, DistributedLoad):
+                if isinstance(load, DistributedLoad) and which != "gravity":
                     (ws if load.frame == "spatial" else wb)[e0:e1] += load.time(t) * load.force
                     any_load = True
-                elif isinstance(load, Gravity):
+                elif isinstance(load, Gravity) and which != "distributed":
                     ws[e0:e1] += r.material.rhoA * load.acceleration
                     any_load = True
             e0 = e1
         return (ws, wb) if any_load else None
 
-    def _consistent_loads(self, t: float, q: FloatArray, tangent: bool = True) -> tuple[FloatArray, Any] | None:
+    def _consistent_loads(self, t: float, q: FloatArray, tangent: bool = True,
+                          which: str = "all") -> tuple[FloatArray, Any] | None:
         """(f_e (E, 12), ∂f_e/∂w (E, 12, 12) or None without ``tangent``): the elements' consistent end moments of
-        the spatial loads, body frame (``consistent_load_blocks``), or None."""
-        dens = self.load_density(t)
+        the spatial loads (``which``, as ``load_density``), body frame (``consistent_load_blocks``), or None."""
+        dens = self.load_density(t, which)
         if dens is None or not np.any(dens[0]):
             return None
         el = self.elements
@@ -619,17 +621,47 @@ class CorotationalStructure(Structure):
         return out
 
     def potential_energy(self, q: FloatArray, t: float = 0.0) -> float:
-        """Strain energy of the elements + support and joint springs (loads do work through external_power)."""
+        """Strain energy of the elements + support and joint springs + gravity (the nodal masses' −m g·x and the
+        consistent part V₂ of ``load_potential``); other loads do work through ``external_power``."""
         qa = self._q(q)
         from lgbeam.discretisations.rods import Gravity
 
         total = self.elements.energy(qa) + self.joint_rows.spring_energy(qa)
+        grav = self.load_density(t, "gravity")
+        if grav is not None:
+            el = self.elements
+            total += float(np.sum(np.real(load_potential(*el.nodes(qa), el.ca, el.cb, el.l0, grav[0]))))
         for r, qr in zip(self.members, self.split_q(qa), strict=True):
             total += r.support_rows.spring_energy(t, qr)
             for load in r.loads:
                 if isinstance(load, Gravity):
                     total -= float(np.sum(r.node_mass * (self.G.translation(qr) @ load.acceleration)))
         return float(total)
+
+    def external_power(self, t: float, q: FloatArray, v: FloatArray) -> float | None:
+        """The rods' load power plus that of the consistent end moments of the distributed loads (gravity's are in
+        ``potential_energy``)."""
+        p = super().external_power(t, q, v)
+        cl = self._consistent_loads(t, q, tangent=False, which="distributed")
+        if p is None or cl is None:
+            return p
+        el, V = self.elements, np.asarray(v, dtype=float).reshape(self.n_nodes, 6)
+        return p + float(np.sum(cl[0][:, :6] * V[el.a]) + np.sum(cl[0][:, 6:] * V[el.b]))
+
+    def momenta(self, q: FloatArray, v: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """(linear, angular about the origin) spatial momentum of T = ½vᵀMv: Σ R_i p_i and Σ R_i π_i + x_i × R_i p_i
+        with (π_i, p_i) = (Mv)_i (the conserved Noether momenta of the Euler–Poincaré equations, any M)."""
+        qa = self._q(q)
+        R, x = self.G.rotation(qa), self.G.translation(qa)
+        P = np.asarray(self.mass(qa) @ np.asarray(v, dtype=float).ravel()).reshape(self.n_nodes, 6)
+        lin = np.einsum("nij,nj->ni", R, P[:, 3:])
+        return lin.sum(axis=0), (np.einsum("nij,nj->ni", R, P[:, :3]) + np.cross(x, lin)).sum(axis=0)
+
+    def linear_momentum(self, q: FloatArray, v: FloatArray) -> FloatArray:
+        return self.momenta(q, v)[0]
+
+    def angular_momentum(self, q: FloatArray, v: FloatArray) -> FloatArray:
+        return self.momenta(q, v)[1]
 
     def kinetic_energy(self, v: FloatArray) -> float:
         vv = np.asarray(v, dtype=float).ravel()
