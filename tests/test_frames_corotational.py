@@ -1,7 +1,10 @@
 """The corotational cubic beam element (``model.element = "corotational"``, lgbeam/discretisations/frames/
-corotational.py; docs/frames.md) against closed forms, a shooting solution of the elastica, finite
-differences of its own forces, the exact discrete polygon of a rolled-up cantilever and the continuum limit of
-steel-frame-2storey's frequencies (computed independently by the Cosserat rods with Richardson's step)."""
+corotational.py; docs/frames.md "The corotational element") against closed forms (cantilever, simply supported and
+fixed beams under distributed load and self-weight, the discrete arc of an end moment), a shooting solution of
+the elastica, finite differences of its own forces (tangent, load tangent, ∂g/∂v), the textbook consistent mass,
+conservation of energy and momenta along the flow, free vibration in a mode under gen-alpha and HERK4, and the
+continuum limit of steel-frame-2storey's frequencies (computed independently by the Cosserat rods with Richardson's
+step)."""
 
 from __future__ import annotations
 
