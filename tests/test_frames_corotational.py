@@ -376,7 +376,7 @@ def test_the_equations_of_motion_conserve_energy_and_momenta_of_a_free_beam_with
     q = G.compose(st._q(st.q_ref), G.exp(0.2 * rng.standard_normal((st.n_nodes, 6))))
     v = rng.standard_normal(st.n_dofs)
     M = st.mass(q).toarray()
-    acc = lambda qq, vv: -np.linalg.solve(M, st.forces(0.0, qq, vv))  # noqa: E731
+    acc = lambda qq, vv: -np.linalg.solve(M, st.forces(0.0, qq, vv))
     h = 1e-5
     a = acc(q, v)
     qp, qm = G.compose(q, G.exp(h * v.reshape(-1, 6))), G.compose(q, G.exp(-h * v.reshape(-1, 6)))
