@@ -32,7 +32,6 @@ from typing import Any
 import numpy as np
 
 from lgbeam._typing import FloatArray
-from lgbeam.discretisations.rods.resultants import section_resultants
 from lgbeam.io.atomic import atomic_write, write_via
 
 COLUMNS = ("N", "V_y", "V_z", "T", "M_y", "M_z")
@@ -60,16 +59,23 @@ class MemberForces:
     axes: FloatArray
 
 
+def section_resultants(frame: Any, q: FloatArray, lam: FloatArray | None, v: FloatArray | None = None,
+                       t: float = 0.0, load_factor: float = 1.0) -> list[Any]:
+    """``frame.resultants``; an element that cuts its loads at its ends (the corotational one,
+    ``end_load_shares``) is told the loads' time t and the static path's load factor."""
+    if hasattr(frame, "end_load_shares"):
+        return list(frame.resultants(q, lam, v, t=t, load_factor=load_factor))
+    return list(frame.resultants(q, lam, v))
+
+
 def member_forces(frame: Any, members: dict[str, list[str]], q: FloatArray, lam: FloatArray,
-                  v: FloatArray | None = None) -> list[MemberForces]:
-    """Per member (``members``: name -> its rods, start to end) the resultants at (q, λ, v) (module docstring)."""
+                  v: FloatArray | None = None, *, t: float = 0.0, load_factor: float = 1.0) -> list[MemberForces]:
+    """Per member (``members``: name -> its rods, start to end) the resultants at (q, λ, v) (module docstring); t
+    and ``load_factor``: the loads' time and factor (``section_resultants``)."""
     G = frame.G
-    qs, ls = frame.split_q(q), frame.split_lam(lam)[0]
-    vs = frame.split_v(v) if v is not None else [None] * len(qs)
     per_rod = {}
-    for name, rod, qr, lr, vr, q0 in zip(frame.names, frame.members, qs, ls, vs, frame.split_q(frame.q_ref),
-                                         strict=True):
-        res = section_resultants(rod, qr, lr, vr)
+    for name, rod, res, q0 in zip(frame.names, frame.members, section_resultants(frame, q, lam, v, t, load_factor),
+                                  frame.split_q(frame.q_ref), strict=True):
         W = np.concatenate([res.node_material[:1], res.edge_material, res.node_material[-1:]])[:, ORDER]
         sn = rod.mesh.s - rod.mesh.s[0]
         s = np.concatenate([[0.0], 0.5 * (sn[:-1] + sn[1:]), sn[-1:]])

@@ -39,6 +39,7 @@ from lgbeam.apps._frame_diagrams import (
     member_forces,
     plot_deflected,
     plot_diagrams,
+    section_resultants,
     write_member_forces,
 )
 from lgbeam.apps._frame_members import _table, rods_form
@@ -47,6 +48,7 @@ from lgbeam.apps._runner import Problem, check_work, run_problem, write_diagnost
 from lgbeam.apps.rod import SCHEMA as ROD_SCHEMA
 from lgbeam.apps.rod import _material, _time_function, method_options
 from lgbeam.discretisations.frames import Joint, Structure
+from lgbeam.discretisations.frames.corotational import MASS_KINDS, CorotationalStructure, check_members
 from lgbeam.discretisations.frames.output import display_scale, engineering_frame
 from lgbeam.discretisations.rods import (
     CosseratRod,
@@ -60,7 +62,6 @@ from lgbeam.discretisations.rods import (
     straight,
     viscous,
 )
-from lgbeam.discretisations.rods.resultants import section_resultants
 from lgbeam.discretisations.rods.supports import resolve_node
 from lgbeam.integrators.registry import methods_for
 from lgbeam.io.schema import Key, integrator_section, output_section, time_section, vector3
@@ -75,6 +76,7 @@ ROD_KEYS = ("name", "start", "end", "points", "length", "n_elements", "roll", "c
 JOINT_KEYS = ("a", "b", "kind", "axis", "frame", "rotational_stiffness", "name")
 LOAD_KEYS = ("rod", "node", "force", "moment", "frame", "time", "scale", "times", "values", "t_on")
 CONSTRAINTS = ("kirchhoff", "kirchhoff+inextensible", "inextensible", "none")
+ELEMENTS = ("cosserat", "corotational")
 
 SCHEMA: dict[str, Any] = {
     "kind": Key(str, doc="case kind", choices=("frame",)),
@@ -83,6 +85,11 @@ SCHEMA: dict[str, Any] = {
     "model": {
         "n_elements": Key(int, 8, doc="edges per rod (default of every rod; a rod's own n_elements wins)"),
         "constraints": Key(str, "kirchhoff", doc="internal constraints of every rod", choices=CONSTRAINTS),
+        "element": Key(str, "cosserat", doc="the member model: 'cosserat' (the geometrically exact rod) or 'corotational' "
+                       "(Crisfield's cubic Hermite beam in a rotating frame: end-loaded members exact, frequencies "
+                       "O(N⁻⁴); docs/frames.md \"The corotational element\")", choices=ELEMENTS),
+        "mass": Key(str, "consistent", doc="corotational element: 'consistent' (Hermite, constant in the nodes' body "
+                    "frames; modes and dynamics) or 'lumped' (the rods' diagonal mass)", choices=MASS_KINDS),
         "material": dict(ROD_SCHEMA["model"]["material"]),
         "rods": Key(list, [], doc="[[model.rods]] tables: name, start + end | points (+ length), n_elements, roll, "
                     "constraints, material (or nodes + members)"),
@@ -243,6 +250,7 @@ def build(case: dict[str, Any]) -> Structure:
     """The structure of a validated frame case; ValueError (one line, exit 2) for anything inconsistent."""
     case = rods_form(case)
     mod = case["model"]
+    corot = mod.get("element", "cosserat") == "corotational"
     rods: dict[str, CosseratRod] = {}
     if not mod["rods"]:
         raise ValueError("model.rods is empty: a frame needs [[model.nodes]] + [[model.members]] or [[model.rods]] tables")
@@ -273,8 +281,8 @@ def build(case: dict[str, Any]) -> Structure:
         except ValueError as err:
             raise ValueError(f"{where}: {err}") from None
         rods[name] = CosseratRod(mesh=mesh, material=material, q_ref=q_ref, supports=_rod_supports(case, name, mesh),
-                                 loads=_rod_loads(case, name), kirchhoff="kirchhoff" in cons,
-                                 inextensible="inextensible" in cons,
+                                 loads=_rod_loads(case, name), kirchhoff="kirchhoff" in cons and not corot,
+                                 inextensible="inextensible" in cons and not corot,
                                  point_masses=_rod_masses(case, name, mesh, q_ref))
     for what, items in (("supports", case["supports"]), ("loads.nodal", case["loads"]["nodal"]),
                         ("loads.distributed", case["loads"]["distributed"]), ("model.masses", mod["masses"])):
@@ -291,7 +299,11 @@ def build(case: dict[str, Any]) -> Structure:
             joints.append(Joint(tuple(kw.pop("a")), tuple(kw.pop("b")), kw.pop("kind", "rigid"), **kw))
         except ValueError as err:
             raise ValueError(f"{where}: {err}") from None
+    if corot:
+        check_members(rods)
     try:
+        if corot:  # cubic elements on the rods' nodes (their constraints do not apply: an Euler–Bernoulli element)
+            return CorotationalStructure(rods=rods, joints=tuple(joints), mass_kind=mod.get("mass", "consistent"))
         return Structure(rods=rods, joints=tuple(joints))
     except ValueError as err:
         raise ValueError(f"model.joints: {err}") from None
@@ -311,17 +323,19 @@ def member_rods(case: dict[str, Any], frame: Structure) -> dict[str, list[str]]:
 
 
 def write_member_diagrams(case: dict[str, Any], frame: Structure, run_dir: Path, q: np.ndarray, lam: np.ndarray,
-                          v: np.ndarray | None, state: str, history: dict[str, np.ndarray] | None = None
-                          ) -> dict[str, Any]:
-    """member_forces.csv, diagrams.png and deflected.png of the state (q, λ, v) (``_frame_diagrams``); returns the
-    plot's view and labels, and the deflected shape's scale factor and largest displacement. ``history`` (saved
-    t, q, v, lam): member_forces.csv also gets the max/min rows over those frames (the envelopes)."""
+                          v: np.ndarray | None, state: str, history: dict[str, np.ndarray] | None = None, *,
+                          t: float = 0.0, load_factor: float = 1.0) -> dict[str, Any]:
+    """member_forces.csv, diagrams.png and deflected.png of the state (q, λ, v) at time ``t`` and load factor
+    ``load_factor`` (``_frame_diagrams``); returns the plot's view and labels, and the deflected shape's scale factor
+    and largest displacement. ``history`` (saved t, q, v, lam): member_forces.csv also gets the max/min rows over
+    those frames (the envelopes)."""
     members = member_rods(case, frame)
-    forces = member_forces(frame, members, q, lam, v)
+    forces = member_forces(frame, members, q, lam, v, t=t, load_factor=load_factor)
     envelope = None
     if history is not None:
         _, hi, lo = _frame_ground.envelopes(lambda j: member_forces(frame, members, history["q"][j], history["lam"][j],
-                                                                     history["v"][j]), len(history["t"]))
+                                                                     history["v"][j], t=float(history["t"][j]),
+                                                                     load_factor=load_factor), len(history["t"]))
         envelope = (hi, lo)
     write_member_forces(run_dir / "member_forces.csv", forces, state, envelope)
     if not all(np.all(np.isfinite(mf.values)) for mf in forces):  # a run that blew up: the numbers say it
@@ -334,17 +348,21 @@ def write_member_diagrams(case: dict[str, Any], frame: Structure, run_dir: Path,
 
 
 def solution_arrays(frame: Structure, t: np.ndarray, q: np.ndarray, v: np.ndarray, lam: np.ndarray,
-                    nodes: dict[str, int] | None = None) -> dict[str, Any]:
+                    nodes: dict[str, int] | None = None, load_t: float | None = None,
+                    load_factors: np.ndarray | None = None) -> dict[str, Any]:
     """solution.npz of a frame run (module docstring); section resultants per edge, spatial, at the midpoints;
-    ``nodes``: named nodes (``node_ids``) written as node_names / node_ids."""
+    ``nodes``: named nodes (``node_ids``) written as node_names / node_ids; a static path gives the loads' time
+    ``load_t`` and its ``load_factors`` (dynamics: the loads at t)."""
     G = frame.G
     n_t = len(t)
     sup_names, _ = frame.support_reactions(float(t[0]), q[0], lam[0])
     reactions = np.stack([frame.support_reactions(float(t[j]), q[j], lam[j])[1] for j in range(n_t)])
     joints = np.stack([frame.joint_reactions(q[j], lam[j]) for j in range(n_t)])
-    sec = np.stack([np.concatenate([section_resultants(r, qr, lr, vr).edge_spatial for r, qr, lr, vr in zip(
-        frame.members, frame.split_q(q[j]), frame.split_lam(lam[j])[0], frame.split_v(v[j]), strict=True)])
-        for j in range(n_t)])
+    tl = np.asarray(t, dtype=float) if load_t is None else np.full(n_t, load_t)
+    lf = np.ones(n_t) if load_factors is None else np.asarray(load_factors, dtype=float)
+    sec = np.stack([np.concatenate([res.edge_spatial for res in
+                                    section_resultants(frame, q[j], lam[j], v[j], float(tl[j]), float(lf[j]))])
+                    for j in range(n_t)])
     return {"t": np.asarray(t), "q": q, "v": v, "lam": lam, "group": "S3R3",
             "positions": G.translation(q), "rotations": G.rotation(q),
             "rod_names": np.array(frame.names, dtype=str), "rod_offsets": frame.node_offsets.copy(),
@@ -458,7 +476,7 @@ def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False, resume: 
         if saved is not None and "signal" not in summary.extra:  # a stopped run exits at once
             write_member_diagrams(case, structure, run_dir, saved["q"][-1], saved["lam"][-1], saved["v"][-1],
                                   f"t = {float(saved['t'][-1]):.6g} (the last saved frame)",
-                                  history=saved if structure.ground is not None else None)
+                                  history=saved if structure.ground is not None else None, t=float(saved["t"][-1]))
     if case["output"]["vtk"]:
         write_state(run_dir / "paraview" / f"{case['name']}.pvd", display_scale(structure))
     return summary
@@ -483,13 +501,15 @@ def run_static(case: dict[str, Any], frame: Structure, run_dir: Path) -> RunSumm
                        edges=case["output"].get("edge_data", True)) as series:
             for t, qq, ll in zip(ts, q, lam, strict=True):
                 series.write_frame(float(t), _poly(frame, str(case["name"]), qq, None, ll, t1))
-    arrays = solution_arrays(frame, ts, q, v, lam, node_ids(case, frame))
+    arrays = solution_arrays(frame, ts, q, v, lam, node_ids(case, frame), load_t=t1,
+                             load_factors=np.array([s.load_factor for s in path.states]))
     arrays |= {"load_factor": np.array([s.load_factor for s in path.states]),
                "n_negative": np.array([s.n_negative for s in path.states])}
     write_path_csv(path, frame.G, run_dir / "path.csv")
     plot_path(path, frame.G, run_dir / "path.png", str(case["name"]))
     drawn = write_member_diagrams(case, frame, run_dir, path.final.q, path.final.lam, None,
-                                  f"load factor {path.final.load_factor:.6g} (the last converged state)")
+                                  f"load factor {path.final.load_factor:.6g} (the last converged state)", t=t1,
+                                  load_factor=path.final.load_factor)
     write_diagnostics(run_dir / "diagnostics.csv", {
         "t": ts, "h": np.zeros(n), "accepted": np.ones(n), "energy": np.array([frame.energy(t1, qq, v[0]) for qq in q]),
         "phi": np.array([np.linalg.norm(frame.constraints(qq)) for qq in q]), "bv": np.zeros(n)})
@@ -575,7 +595,8 @@ def _richardson_static(case: dict[str, Any], frame: Structure, path: Any,
                 return {"skipped": msg}, None, [msg]
             st = p.final
         finals.append((fr_c, st))
-        ends = {mf.name: mf.values[[0, -1]] for mf in member_forces(fr_c, member_rods(c, fr_c), st.q, st.lam)}
+        ends = {mf.name: mf.values[[0, -1]] for mf in member_forces(fr_c, member_rods(c, fr_c), st.q, st.lam, t=t1,
+                                                                     load_factor=st.load_factor)}
         results.append(fr.static_quantities(fr_c, fr.named_nodes(fr_c, node_ids(c, fr_c)), st.q, st.lam, t1, ends))
     table, scales = fr.static_table(results)
     fr.write_rows(run_dir / "richardson.csv", table)

@@ -110,7 +110,8 @@ def modes_table(system: Any, case: dict[str, Any], name: str, what: str, *, n: i
                 f"{path.status}) with pre-stress; ω₀ about the reference")
     else:
         res = ref
-        head = f"{name}: modes of the {what} about its reference (exact tangent, lumped mass, ker B)"
+        kind = getattr(system, "mass_kind", "lumped")
+        head = f"{name}: modes of the {what} about its reference (exact tangent, {kind} mass, ker B)"
     part = modal.participation(system, res.shapes, res.q)
     cum = part.cumulative_fraction
     rows = []

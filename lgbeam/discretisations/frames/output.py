@@ -147,10 +147,17 @@ def engineering_frame(structure: Any, q: FloatArray, v: FloatArray | None, lam: 
         "s", "displacement", "velocity", "angular_velocity", "d1", "d2", "d3", "radius", "force_spatial",
         "moment_spatial", "force_material", "moment_material", "curvature", "strain")}
     edge: dict[str, list[np.ndarray]] = {k: [] for k in ("spatial", "material", "strain", "length", "s_mid")}
-    for rod, qr, vr, lr in zip(structure.members, qs, vs, lam_r, strict=True):
+    if hasattr(structure, "end_load_shares"):  # the corotational element cuts its loads at the element ends
+        all_res = structure.resultants(q, lam, v, t=t)
+    elif hasattr(structure, "resultants"):
+        all_res = structure.resultants(q, lam, v)
+    else:
+        all_res = [
+            section_resultants(rod, qr, lr, vr) for rod, qr, vr, lr in zip(structure.members, qs, vs, lam_r,
+                                                                           strict=True)]
+    for rod, qr, vr, res in zip(structure.members, qs, vs, all_res, strict=True):
         R, x = G.rotation(qr), G.translation(qr)
         V = vr.reshape(-1, 6)
-        res = section_resultants(rod, qr, lr, vr)
         w = rod.strains(qr) - rod.w0
         strains = _nodal_strains(w)
         s_rod = rod.mesh.s - rod.mesh.s[0]

@@ -647,6 +647,15 @@ class Structure:
                 out.append(r.support_reactions(t, qr, lr))
         return labels, (np.concatenate(out) if out else np.zeros((0, 6)))
 
+    def resultants(self, q: FloatArray, lam: FloatArray | None, v: FloatArray | None = None) -> list[Any]:
+        """Section resultants of every rod at (q, λ, v) (``rods.resultants.section_resultants``), in rod order."""
+        from lgbeam.discretisations.rods.resultants import section_resultants
+
+        lam_r = self.split_lam(lam)[0] if lam is not None else [None] * len(self.rods)
+        vs = self.split_v(v) if v is not None else [None] * len(self.rods)
+        return [section_resultants(r, qr, lr, vr) for r, qr, lr, vr in zip(self.members, self.split_q(q), lam_r, vs,
+                                                                           strict=True)]
+
     def joint_reactions(self, q: FloatArray, lam: FloatArray) -> FloatArray:
         """(n_joints, 6) = (M, F): each joint's wrench on rod b at node b (rod a gets the opposite)."""
         _, lam_j = self.split_lam(lam)

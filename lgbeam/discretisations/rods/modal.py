@@ -149,12 +149,15 @@ def participation(rod: Any, shapes: FloatArray, q: FloatArray | None = None) -> 
     (Chopra, Dynamics of Structures, §13.2 (modal participation), Clough & Penzien §26-2)."""
     q = rod._q(rod.q_ref if q is None else q)
     R = rod.G.rotation(q)  # (n_nodes, 3, 3)
-    m = rod.mass(q).diagonal().reshape(-1, 6)  # lumped: (J₁, J₂, J₃, m, m, m) per node
-    phi = np.asarray(shapes, dtype=float).reshape(len(shapes), -1, 6)
-    # φᵀ M r_e = Σ_i m_i U_iᵀ R_iᵀ e = Σ_i m_i (R_i U_i)·e
-    L = np.einsum("n,knj->kj", m[:, 3], np.einsum("nij,knj->kni", R, phi[:, :, 3:]))
-    mm = np.einsum("nj,knj->k", m, phi * phi)
-    return Participation(gamma=L / mm[:, None], effective_mass=L * L / mm[:, None], total_mass=float(m[:, 3].sum()))
+    M = rod.mass(q)  # lumped (diagonal) or consistent (corotational frames): the same formulas with the full M
+    phi = np.asarray(shapes, dtype=float).reshape(len(shapes), -1)
+    r = np.zeros((3, rod.n_nodes, 6))
+    r[:, :, 3:] = np.einsum("nej->enj", R)  # r_e = (0, R_iᵀ e) at every node: row e of R_i
+    Mr = np.stack([M @ r[e].ravel() for e in range(3)], axis=1)  # (6n, 3)
+    L = phi @ Mr  # φᵀ M r_e
+    mm = np.einsum("kj,kj->k", phi, (M @ phi.T).T)
+    total = float(r[0].ravel() @ Mr[:, 0])
+    return Participation(gamma=L / mm[:, None], effective_mass=L * L / mm[:, None], total_mass=total)
 
 
 def linear_path(rod: CosseratRod, t: float = 0.0) -> tuple[FloatArray, FloatArray, sp.csr_array, sp.csr_array, Any]:

@@ -73,20 +73,26 @@ def _material(R: FloatArray, W: FloatArray) -> FloatArray:
 def section_resultants(rod: Any, q: FloatArray, lam: FloatArray | None, v: FloatArray | None = None) -> Resultants:
     """Section resultants of ``rod`` at (q, λ, v) (module docstring); λ None: elastic stress only."""
     q = rod._q(q)
-    xi, JJ = rod._edges(q)
+    _, JJ = rod._edges(q)
     sigma = edge_stress(rod, q, lam, v)
-    G = rod.G
-    R, x = G.rotation(q), G.translation(q)
     Wa_body = -np.einsum("nji,nj->ni", JJ[:, :, :6], sigma)   # T(−ξ)⁻ᵀσ = −Jmᵀσ
     Wb_body = np.einsum("nji,nj->ni", JJ[:, :, 6:], sigma)    # T(ξ)⁻ᵀσ = Jpᵀσ
+    return from_end_wrenches(rod.G, q, Wa_body, Wb_body)
+
+
+def from_end_wrenches(G: Any, q: FloatArray, Wa_body: FloatArray, Wb_body: FloatArray) -> Resultants:
+    """``Resultants`` of a chain of N edges (nodes q (N+1, 7)) from the section wrenches at the two ends of every
+    edge, in the body frames of its nodes and about them (W_a at node a, W_b at node b; module docstring): any
+    element that gives its end wrenches (the rod's, or a corotational beam's, ``frames.corotational``)."""
+    R, x = G.rotation(q), G.translation(q)
     Wa, Wb = _spatial(R[:-1], Wa_body), _spatial(R[1:], Wb_body)
     xa, xb = x[:-1], x[1:]
-    mid_q = G.compose(q[:-1], G.exp(0.5 * xi))
+    mid_q = G.compose(q[:-1], G.exp(0.5 * G.log(G.compose(G.inverse(q[:-1]), q[1:]))))
     xm, Rm = G.translation(mid_q), G.rotation(mid_q)
     F = 0.5 * (Wa[:, 3:] + Wb[:, 3:])
     M = 0.5 * (Wa[:, :3] + np.cross(xa - xm, Wa[:, 3:]) + Wb[:, :3] + np.cross(xb - xm, Wb[:, 3:]))
     edge = np.concatenate([M, F], axis=1)
-    node = np.zeros((rod.n_nodes, 6))
+    node = np.zeros((q.shape[0], 6))
     node[0], node[-1] = Wa[0], Wb[-1]
     node[1:-1] = 0.5 * (Wb[:-1] + Wa[1:])
     return Resultants(edge, _material(Rm, edge), node, _material(R, node), np.stack([Wa, Wb], axis=1))
