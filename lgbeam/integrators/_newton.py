@@ -136,7 +136,7 @@ class NewtonIteration:
 
     def advice(self, method: str) -> str:
         """What can help after this iteration failed at every step size down to the floor."""
-        if not self.diverged and self.rate < 1.0:
+        if not self.diverged and not self.rate >= 1.0:  # still contracting, or too few iterations to tell
             return ("the iteration was still contracting: raise integrator.max_iter (or loosen integrator.tol "
                     "if the last correction is at the level of round-off)")
         return (f"the {method} equations have no solution near the last state at any step tried: check the loads, "
@@ -176,7 +176,8 @@ def cut_steps(attempt: Callable[[float, float, Any, Any], Step[Any, Any]], t: fl
                   can_cut, on_cut, deepest)
     if out.status is Status.OK:
         return _summed(out, st)
-    detail = f"{out.detail}; the step was halved {deepest[0]} times (from h = {h:.3g}) and still failed"
+    detail = (f"the step to t = {t + h:.6g} was halved {deepest[0]} times (from h = {h:.3g}) and still failed: "
+              f"{out.detail}")
     return Step(y, cache, status=out.status, detail=detail, advice=out.advice, evaluations=out.evaluations +
                 st.evaluations, iterations=out.iterations + st.iterations, retry_cache=st.retry_cache)
 
