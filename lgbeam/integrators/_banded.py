@@ -102,7 +102,9 @@ def band_positions(r: np.ndarray, c: np.ndarray, perm: np.ndarray, kl: int, ku: 
     inv = np.empty_like(perm)
     inv[perm] = np.arange(perm.size)
     ri, ci = inv[r], inv[c]
-    return np.ascontiguousarray((kl + ku + ri - ci) + (2 * kl + ku + 1) * ci, dtype=np.int64)
+    pos = (kl + ku + ri - ci) + (2 * kl + ku + 1) * ci
+    small = (2 * kl + ku + 1) * perm.size < np.iinfo(np.int32).max  # int32 halves the memory kept per pattern
+    return np.ascontiguousarray(pos, dtype=np.int32 if small else np.int64)
 
 
 def band_scatter_numpy(pos: np.ndarray, v: FloatArray, ldab: int, n: int) -> FloatArray:

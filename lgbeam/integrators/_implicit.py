@@ -27,6 +27,7 @@ left-translated directions, iteration matrix).
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
 from collections.abc import Callable
@@ -127,7 +128,13 @@ def _coo_blocks(blocks: list[list[Any]]) -> tuple[np.ndarray, np.ndarray, FloatA
             int(r0[-1]))
 
 
-_ORDERS: dict[tuple[int, int, int], tuple[bytes, bytes, np.ndarray, int, int, np.ndarray]] = {}
+_ORDERS: dict[tuple[int, int, int], tuple[bytes, np.ndarray, int, int, np.ndarray]] = {}
+
+
+def _fingerprint(r: np.ndarray, c: np.ndarray) -> bytes:
+    """A 32-byte digest of the pattern (r, c): the cache key of its ordering without a copy of the arrays."""
+    return hashlib.blake2b(np.ascontiguousarray(r).data, digest_size=16).digest() + hashlib.blake2b(
+        np.ascontiguousarray(c).data, digest_size=16).digest()
 
 
 def _banded_factor(r: np.ndarray, c: np.ndarray, v: FloatArray, n: int, nv: int, block: int) -> BandedLU | None:
@@ -136,16 +143,16 @@ def _banded_factor(r: np.ndarray, c: np.ndarray, v: FloatArray, n: int, nv: int,
     refactorisation reuses them and only scatters the values)."""
     key = (n, nv, r.size)
     hit = _ORDERS.get(key)
-    rb, cb = r.tobytes(), c.tobytes()
-    if hit is not None and hit[0] == rb and hit[1] == cb:
-        perm, kl, ku, pos = hit[2], hit[3], hit[4], hit[5]
+    fp = _fingerprint(r, c)
+    if hit is not None and hit[0] == fp:
+        perm, kl, ku, pos = hit[1], hit[2], hit[3], hit[4]
     else:
         perm = band_order(sp.csr_array((v, (r, c)), shape=(n, n)), nv, block)
         kl, ku = band_width(r, c, perm)
         pos = band_positions(r, c, perm, kl, ku) if BandedLU.fits(n, kl, ku) else np.zeros(0, np.int64)
         if len(_ORDERS) >= 8:
             del _ORDERS[next(iter(_ORDERS))]
-        _ORDERS[key] = (rb, cb, perm, kl, ku, pos)
+        _ORDERS[key] = (fp, perm, kl, ku, pos)
     if not BandedLU.fits(n, kl, ku):
         return None
     lu = BandedLU.from_positions(pos, v, n, perm, kl, ku)

@@ -240,6 +240,7 @@ class GeneralizedAlpha:
         if system.n_constraints:
             r = r - jac(system, t0, y.q).T @ y.lam
         vdot = lin.explicit(r)
+        lin.products_only()  # the steps multiply by B only: drop the Schur arrays of the initial λ₀ solve
         fd = tangents_for(system, t0, y.q, y.v, y.lam)
         M = dense_if_small(system.mass(y.q))
         return y, GACache(M, lin, vdot, vdot, fd, None, math.nan, is_rheonomic(system), mdiag=_diagonal(M))
