@@ -31,12 +31,26 @@ max_t |x_tip − x_ref| / max_t |x_ref − x_ref(0)| on 101 output times):
   case imposes Kirchhoff + inextensibility (shear flexibility EI/(GA L²) ≈ 1.6e-6 here). Skipped (one row
   says so) when ``import exudyn`` fails (optional extra ``pip install lgbeam[bench]``, never a runtime
   dependency). ``--sections exudyn`` runs this section alone.
+- ``exudyn-targets`` (issue 34): the two target runs, N = 16 at h = 5 ms (the full 1 s) and N = 4096 at h = 1 ms
+  (20 steps), each code in its own fresh process (``python -c``, run ``TARGET_REPS`` times in it after one
+  warm-up run; the two codes' processes alternate): ``cpu_s`` = best process CPU of the solve, ``peak_mb`` = the
+  process's peak resident memory (``ru_maxrss``: interpreter, imports and the run; ``note`` gives the resident
+  memory after the imports, before the model is built), ``ratio_equal_h`` = lgbeam / Exudyn (CPU, and in ``note``
+  memory) at the same N and h. Both processes import numpy, exudyn and lgbeam (Exudyn's model takes its section
+  data from the case through lgbeam), so their memory differs by the runs alone. Same Exudyn setup as ``exudyn``.
+- ``exudyn-grid`` (issue 34): does each code end ok on the first ``GRID_STEPS`` steps (the hardest: right after the
+  step load) at N = 16 … 4096 and h = 0.5 … 5 ms? One run each, ``note`` = ok / the failure (Exudyn's step
+  reduction off, Newton rtol 1e-6 then 1e-5 as in ``exudyn``).
 """
 
 from __future__ import annotations
 
 import csv
+import json
 import logging
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -47,8 +61,11 @@ logger = logging.getLogger(__name__)
 
 CASE = "cases/steel-cantilever-dynamic.toml"
 COLUMNS = ["section", "method", "N", "k", "h", "steps", "iterations", "cpu_s", "err", "per_node_us", "note",
-           "ratio_equal_h", "ratio_equal_err"]
-SECTIONS = ("accuracy", "hedop5", "accuracy-cosserat", "stiffness", "newton", "exudyn")
+           "ratio_equal_h", "ratio_equal_err", "peak_mb"]
+SECTIONS = ("accuracy", "hedop5", "accuracy-cosserat", "stiffness", "newton", "exudyn", "exudyn-targets",
+            "exudyn-grid")
+TARGET_REPS = 3  # timed runs per process after the warm-up (section exudyn-targets)
+GRID_STEPS = 20  # steps per run of section exudyn-grid
 HEDOP5_STEPS = 200
 
 
@@ -323,6 +340,94 @@ def _exudyn(rows: list[list[Any]], sizes: list[int], hs: list[float], h_ref: flo
                                              if steps == asked else f"{why}FAILED")])
 
 
+def _rss_mb() -> float:
+    """Peak resident memory of this process so far [MB] (``ru_maxrss`` is in kB on Linux)."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def target_child(code: str, n: int, h: float, t_end: float, reps: int) -> dict[str, Any]:
+    """Run in a fresh process by ``exudyn-targets``: one warm-up and ``reps`` timed runs of ``code`` ("gen-alpha" or
+    "exudyn") on the cantilever; best CPU, steps, iterations, status, peak and post-import memory."""
+    import_mb = _rss_mb()
+    cpus, steps, its, status = [], 0, 0, "ok"
+    if code == "gen-alpha":
+        rod, y0 = _rod([f"model.n_elements={n}"])
+        for _ in range(reps + 1):
+            from lgbeam.solve import ConstantStep, integrate
+
+            c0 = time.process_time()
+            sol = integrate(rod, "gen-alpha", y0, (0.0, t_end), controller=ConstantStep(h), diagnostics=False)
+            cpus.append(time.process_time() - c0)
+            steps, its, status = int(sol.stats["n_steps"]), int(sol.stats["n_iterations"]), str(sol.status)
+    else:
+        for _ in range(reps + 1):
+            x, cpu, steps, its = exudyn_cantilever(n, h, t_end, rtol=EXUDYN_RTOLS[0])
+            cpus.append(cpu)
+            status = "ok" if steps == round(t_end / h) and np.all(np.isfinite(x)) else "failed"
+    return {"cpu": min(cpus[1:]), "steps": steps, "its": its, "status": status, "peak_mb": _rss_mb(),
+            "import_mb": import_mb}
+
+
+def _in_child(code: str, n: int, h: float, t_end: float, reps: int) -> dict[str, Any]:
+    """``target_child`` in a fresh interpreter (its own peak memory), lgbeam imported from this checkout."""
+    import lgbeam
+
+    root = str(Path(lgbeam.__file__).resolve().parents[1])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
+    prog = ("import json, numpy, exudyn; import lgbeam.apps, lgbeam.solve; "  # the same imports in both processes
+            "from lgbeam.bench.stiff import target_child; "
+            f"print('RESULT ' + json.dumps(target_child({code!r}, {n}, {h!r}, {t_end!r}, {reps})))")
+    out = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True, env=env, cwd=root, check=False)
+    line = next((ln for ln in out.stdout.splitlines() if ln.startswith("RESULT ")), None)
+    if line is None:
+        raise RuntimeError(f"bench stiff: the {code} process failed: {out.stderr.strip().splitlines()[-1:]}")
+    return dict(json.loads(line[7:]))
+
+
+def _exudyn_targets(rows: list[list[Any]], cases: list[tuple[int, float, float]], reps: int) -> None:
+    """Section ``exudyn-targets`` (module docstring): CPU and peak memory, each code in its own process."""
+    try:
+        import exudyn
+    except ImportError:
+        rows.append(["exudyn-targets", "exudyn-gen-alpha", 0, 1, float("nan"), 0, 0, float("nan"), float("nan"), "",
+                     "exudyn not installed (pip install lgbeam[bench]): comparison skipped"])
+        return
+    for n, h, t_end in cases:
+        lg, ex = _in_child("gen-alpha", n, h, t_end, reps), _in_child("exudyn", n, h, t_end, reps)
+        for name, r, other in (("gen-alpha", lg, ex), (f"exudyn-gen-alpha {exudyn.__version__}", ex, lg)):
+            note = (f"{r['status']}; {t_end:g} s; best of {reps} after a warm-up, own process; {r['import_mb']:.0f} MB "
+                    f"after imports (both), {r['peak_mb'] - r['import_mb']:.0f} MB more at the peak; memory ratio "
+                    f"{r['peak_mb'] / other['peak_mb']:.2f}")
+            rows.append(["exudyn-targets", name.split()[0], n, 1, h, r["steps"], r["its"], r["cpu"], float("nan"), "",
+                         note, r["cpu"] / other["cpu"], float("nan"), r["peak_mb"]])
+
+
+def _exudyn_grid(rows: list[list[Any]], sizes: list[int], hs: list[float], steps: int) -> None:
+    """Section ``exudyn-grid`` (module docstring): ok / failed on the first ``steps`` steps, both codes."""
+    try:
+        import exudyn  # noqa: F401
+    except ImportError:
+        rows.append(["exudyn-grid", "exudyn-gen-alpha", 0, 1, float("nan"), 0, 0, float("nan"), float("nan"), "",
+                     "exudyn not installed (pip install lgbeam[bench]): comparison skipped"])
+        return
+    from lgbeam.solve import ConstantStep, integrate
+
+    for n in sizes:
+        rod, y0 = _rod([f"model.n_elements={n}"])
+        for h in hs:
+            c0 = time.process_time()
+            sol = integrate(rod, "gen-alpha", y0, (0.0, steps * h), controller=ConstantStep(h), diagnostics=False)
+            cpu = time.process_time() - c0
+            note = "ok" if sol.status == "ok" else f"FAILED: {sol.message}"
+            rows.append(["exudyn-grid", "gen-alpha", n, 1, h, int(sol.stats["n_steps"]),
+                         int(sol.stats["n_iterations"]), cpu, float("nan"), "", note])
+            _, cpu, done, its, rtol, why = _exudyn_run(n, h, steps * h, EXUDYN_RTOLS)
+            note = f"{why}ok at Newton rtol {rtol:g}" if np.isfinite(cpu) else f"{why}FAILED"
+            rows.append(["exudyn-grid", "exudyn-gen-alpha", n, 1, h, done, its, cpu, float("nan"), "", note])
+
+
 def run(out_dir: Path, quick: bool, sections: list[str] | None = None) -> None:
     """Print the table and write ``out_dir/stiff.csv`` (columns ``COLUMNS``).
 
@@ -344,6 +449,10 @@ def run(out_dir: Path, quick: bool, sections: list[str] | None = None) -> None:
             _newton(rows, [4, 16])
         if "exudyn" in chosen:
             _exudyn(rows, [4], [2e-3, 1e-3], 2.5e-4, 0.01, reps=1)
+        if "exudyn-targets" in chosen:
+            _exudyn_targets(rows, [(4, 2e-3, 0.01)], reps=1)
+        if "exudyn-grid" in chosen:
+            _exudyn_grid(rows, [4], [2e-3], 3)
     else:
         t_end, hs = 1.0, [2e-3, 1e-3, 5e-4]
         for n in (16, 64):
@@ -359,6 +468,10 @@ def run(out_dir: Path, quick: bool, sections: list[str] | None = None) -> None:
             _newton(rows, [16, 64, 256, 1024, 4096])
         if "exudyn" in chosen:
             _exudyn(rows, [16, 64], [5e-3, 2e-3, 1e-3, 5e-4], 1.25e-4, t_end, reps=3)
+        if "exudyn-targets" in chosen:
+            _exudyn_targets(rows, [(16, 5e-3, 1.0), (4096, 1e-3, 0.02)], reps=TARGET_REPS)
+        if "exudyn-grid" in chosen:
+            _exudyn_grid(rows, [16, 64, 128, 256, 1024, 4096], [5e-3, 2e-3, 1e-3, 5e-4], GRID_STEPS)
     for r in rows:
         r.extend([""] * (len(COLUMNS) - len(r)))
     print(f"{'section':<18}{'method':<18}{'N':>6}{'k':>8}{'h':>10}{'steps':>9}{'iter':>7}{'cpu [s]':>10}{'err':>10}"

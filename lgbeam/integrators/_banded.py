@@ -14,7 +14,9 @@ per-call overhead of the general sparse solver — at N = 16 it is most of the c
 caller keeps SuperLU.
 
 The ordering is computed once per pattern (the symbolic analysis is reused: a refactorisation of the same
-pattern only scatters the values into band storage).
+pattern only scatters the values into band storage). The scatter is one compiled pass over the entries
+(``_compiled.band_scatter``, twin of ``band_scatter_numpy``) at positions ``band_positions`` computed once per
+pattern: ab[kl + ku + i − j, j] += a_ij in Fortran order, the layout ``dgbtrf`` works in (no copy).
 
 References
 ----------
@@ -31,8 +33,9 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import lapack
 
-from lgbeam._numba import njit
+from lgbeam._numba import ENABLED, njit
 from lgbeam._typing import FloatArray
+from lgbeam.integrators._compiled import band_scatter
 
 BAND_FRACTION = 0.5  # band storage (2kl + ku + 1 rows) at most this fraction of n: else the general sparse LU
 
@@ -93,6 +96,24 @@ def band_width(r: np.ndarray, c: np.ndarray, perm: np.ndarray) -> tuple[int, int
     return (int(max(d.max(), 0)), int(max(-d.min(), 0))) if d.size else (0, 0)
 
 
+def band_positions(r: np.ndarray, c: np.ndarray, perm: np.ndarray, kl: int, ku: int) -> np.ndarray:
+    """Flat (Fortran-order) positions in band storage (2kl + ku + 1, n) of the entries (r, c) once the unknowns
+    are put in the order ``perm``: (kl + ku + i − j) + (2kl + ku + 1)·j with (i, j) the permuted (r, c)."""
+    inv = np.empty_like(perm)
+    inv[perm] = np.arange(perm.size)
+    ri, ci = inv[r], inv[c]
+    pos = (kl + ku + ri - ci) + (2 * kl + ku + 1) * ci
+    small = (2 * kl + ku + 1) * perm.size < np.iinfo(np.int32).max  # int32 halves the memory kept per pattern
+    return np.ascontiguousarray(pos, dtype=np.int32 if small else np.int64)
+
+
+def band_scatter_numpy(pos: np.ndarray, v: FloatArray, ldab: int, n: int) -> FloatArray:
+    """Reference of ``_compiled.band_scatter``: band storage (ldab, n) with the values v added at ``pos``."""
+    flat = np.zeros(ldab * n)
+    np.add.at(flat, pos, v)
+    return flat.reshape((n, ldab)).T
+
+
 @dataclass(frozen=True)
 class BandedLU:
     """LU factors of A[perm][:, perm] in LAPACK band storage; ``solve(b)`` returns A⁻¹ b."""
@@ -126,12 +147,16 @@ class BandedLU:
     def from_entries(r: np.ndarray, c: np.ndarray, v: FloatArray, n: int, perm: np.ndarray, kl: int,
                      ku: int) -> BandedLU | None:
         """Factorise the n × n matrix with entries (r, c, v) (duplicates summed) in the order ``perm``."""
-        inv = np.empty_like(perm)
-        inv[perm] = np.arange(n)
-        ri, ci = inv[r], inv[c]
-        ab = np.zeros((2 * kl + ku + 1, n))
-        np.add.at(ab, (kl + ku + ri - ci, ci), v)
-        lub, piv, info = lapack.dgbtrf(ab, kl, ku)
+        return BandedLU.from_positions(band_positions(r, c, perm, kl, ku), v, n, perm, kl, ku)
+
+    @staticmethod
+    def from_positions(pos: np.ndarray, v: FloatArray, n: int, perm: np.ndarray, kl: int, ku: int,
+                       compiled: bool = ENABLED) -> BandedLU | None:
+        """Factorise the matrix whose entries v sit at the band positions ``pos`` (``band_positions``, kept per
+        pattern by the caller); ``compiled`` picks ``_compiled.band_scatter`` or its numpy reference."""
+        scatter = band_scatter if compiled else band_scatter_numpy
+        ab = scatter(pos, np.ascontiguousarray(v, dtype=float), 2 * kl + ku + 1, n)
+        lub, piv, info = lapack.dgbtrf(ab, kl, ku, overwrite_ab=1)
         if info != 0:
             return None
         return BandedLU(n, kl, ku, lub, np.ascontiguousarray(piv, dtype=np.int64), np.ascontiguousarray(perm, dtype=np.int64))
@@ -140,4 +165,4 @@ class BandedLU:
         return _gbtrs(self.lub, self.kl, self.ku, self.piv, self.perm, np.ascontiguousarray(b, dtype=float))
 
 
-__all__ = ["BAND_FRACTION", "BandedLU", "band_order", "band_width"]
+__all__ = ["BAND_FRACTION", "BandedLU", "band_order", "band_positions", "band_scatter_numpy", "band_width"]

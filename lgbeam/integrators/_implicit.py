@@ -27,6 +27,7 @@ left-translated directions, iteration matrix).
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
 from collections.abc import Callable
@@ -39,7 +40,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from lgbeam._typing import FloatArray
-from lgbeam.integrators._banded import BandedLU, band_order, band_width
+from lgbeam.integrators._banded import BandedLU, band_order, band_positions, band_width
 from lgbeam.systems import HasMassBlocks, HasTangents, supports
 
 logger = logging.getLogger(__name__)
@@ -127,26 +128,34 @@ def _coo_blocks(blocks: list[list[Any]]) -> tuple[np.ndarray, np.ndarray, FloatA
             int(r0[-1]))
 
 
-_ORDERS: dict[tuple[int, int, int], tuple[bytes, bytes, np.ndarray, int, int]] = {}
+_ORDERS: dict[tuple[int, int, int], tuple[bytes, np.ndarray, int, int, np.ndarray]] = {}
+
+
+def _fingerprint(r: np.ndarray, c: np.ndarray) -> bytes:
+    """A 32-byte digest of the pattern (r, c): the cache key of its ordering without a copy of the arrays."""
+    return hashlib.blake2b(np.ascontiguousarray(r).data, digest_size=16).digest() + hashlib.blake2b(
+        np.ascontiguousarray(c).data, digest_size=16).digest()
 
 
 def _banded_factor(r: np.ndarray, c: np.ndarray, v: FloatArray, n: int, nv: int, block: int) -> BandedLU | None:
     """The banded LU of the matrix with entries (r, c, v) (``_banded``) when its node-block ordering gives a narrow
-    band, else None (SuperLU). The ordering and bandwidth are kept per pattern (a refactorisation reuses them)."""
+    band, else None (SuperLU). The ordering, bandwidth and band positions are kept per pattern (a
+    refactorisation reuses them and only scatters the values)."""
     key = (n, nv, r.size)
     hit = _ORDERS.get(key)
-    rb, cb = r.tobytes(), c.tobytes()
-    if hit is not None and hit[0] == rb and hit[1] == cb:
-        perm, kl, ku = hit[2], hit[3], hit[4]
+    fp = _fingerprint(r, c)
+    if hit is not None and hit[0] == fp:
+        perm, kl, ku, pos = hit[1], hit[2], hit[3], hit[4]
     else:
         perm = band_order(sp.csr_array((v, (r, c)), shape=(n, n)), nv, block)
         kl, ku = band_width(r, c, perm)
+        pos = band_positions(r, c, perm, kl, ku) if BandedLU.fits(n, kl, ku) else np.zeros(0, np.int64)
         if len(_ORDERS) >= 8:
             del _ORDERS[next(iter(_ORDERS))]
-        _ORDERS[key] = (rb, cb, perm, kl, ku)
+        _ORDERS[key] = (fp, perm, kl, ku, pos)
     if not BandedLU.fits(n, kl, ku):
         return None
-    lu = BandedLU.from_entries(r, c, v, n, perm, kl, ku)
+    lu = BandedLU.from_positions(pos, v, n, perm, kl, ku)
     if lu is None:
         raise SingularNewtonMatrix("the Newton matrix is singular (zero pivot in the banded LU)")
     return lu

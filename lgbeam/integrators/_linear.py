@@ -147,6 +147,16 @@ class _ProductPattern:
     def matches(self, B: sp.csr_array) -> bool:
         return B.indices is self.indices and B.indptr is self.indptr
 
+    @property
+    def stripped(self) -> bool:
+        """True once ``strip`` dropped the Schur pairs (B x and Bᵀ y still work)."""
+        return self.pa is None
+
+    def strip(self) -> None:
+        """Drop the arrays of the Schur product (pairs, weights, band targets: O(nnz·entries per column)), keeping
+        what B x and Bᵀ y use; a later ``schur_solve`` needs a fresh pattern (``SaddlePointSolver`` rebuilds it)."""
+        self.pa = self.pb = self.weight = self.target = self.k = self.l = None  # type: ignore[assignment]
+
     def matvec(self, data: FloatArray, x: FloatArray) -> FloatArray:
         """B x for B with this pattern and entries ``data``."""
         return np.bincount(self.rows, weights=data * x[self.indices], minlength=self.m)
@@ -251,7 +261,7 @@ class SaddlePointSolver:
         if type(B_i) is not sp.csr_array or type(B_next) is not sp.csr_array:
             return None
         pat = self._cache.get("pattern")
-        if pat is not None and pat.matches(B_i) and pat.matches(B_next):
+        if pat is not None and pat.matches(B_i) and pat.matches(B_next) and not pat.stripped:
             return pat
         if B_i.indices is not B_next.indices or B_i.indptr is not B_next.indptr:
             return None
@@ -277,6 +287,13 @@ class SaddlePointSolver:
         rhs = B_next @ a - r2 / gamma
         lam = _factor(S)(rhs)
         return a - self.Minv @ (B_i.T @ lam), lam
+
+    def products_only(self) -> None:
+        """Keep only what B x and Bᵀ y need (``_ProductPattern.strip``): for a method that solves the saddle-point
+        problem once, at its start (gen-alpha's consistent λ₀), and then only multiplies by B."""
+        pat = self._cache.get("pattern")
+        if pat is not None:
+            pat.strip()
 
     def explicit(self, r1: FloatArray) -> FloatArray:
         """M⁻¹ r1 (the explicit first stage)."""

@@ -73,7 +73,8 @@ class Step(Generic[StateT, CacheT]):
     costs extra work may give ``estimate`` instead, a function returning ``(error, magnitude)`` that the
     driver calls only when a controller needs it (not in plain constant-step runs). ``dense(σ)`` is the
     state at t + σh (σ ∈ [0, 1]) for output between steps, or None. ``status`` other than OK means the
-    step itself failed (``detail`` says how); adaptive runs then retry smaller, fixed steps stop.
+    step itself failed (``detail`` says how, ``advice`` — when given — what to change in its status's place);
+    adaptive runs then retry smaller, fixed steps stop.
     """
 
     y: StateT
@@ -87,6 +88,7 @@ class Step(Generic[StateT, CacheT]):
     evaluations: int = 0
     iterations: int = 0
     retry_cache: CacheT | None = None
+    advice: str = ""  # what to change, where the method knows better than its status's generic advice
 
     def embedded(self) -> tuple[FloatArray, FloatArray] | None:
         """(error, magnitude) of the embedded estimate, or None when the method gives none."""

@@ -55,8 +55,8 @@ exact Cosserat beam model", Multibody Syst. Dyn. 54.
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
+import functools
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -69,12 +69,12 @@ from lgbeam.integrators._implicit import (
     KKTFactor,
     SingularNewtonMatrix,
     abs_max,
-    at_round_off,
     dense_if_small,
     tangent_blocks,
     tangents_for,
 )
 from lgbeam.integrators._linear import SaddlePointSolver, SingularStageMatrix
+from lgbeam.integrators._newton import NewtonControl, Verdict, cut_steps
 from lgbeam.integrators.base import Status, Step, check_iteration_options
 from lgbeam.integrators.mechanics import (
     consistent_initial_state,
@@ -128,6 +128,7 @@ def _tangent(G: Any, d: int, x: FloatArray) -> FloatArray:
     return np.linalg.inv(_blocks(G.tangent_inv(x), d))
 
 
+GROWING = "high-frequency mode of the discrete map is growing"
 GROWTH_RATIO = 10.0  # healthy steel-cantilever runs: max|v_n| / max|f/h| ≤ 1.6; at the 5-ms failures 50–128
 
 
@@ -141,8 +142,8 @@ def _growing_mode_note(v: FloatArray, v_half: FloatArray | None) -> str:
     ratio = np.abs(v).max(initial=0.0) / mean if mean > 0.0 else 0.0
     if ratio <= GROWTH_RATIO:
         return ""
-    return (f"; the state's velocities are {ratio:.0f}× the last step's mean velocity f/h: a high-frequency mode of "
-            "the discrete map is growing at this h (docs/implicit.md, 'rattle-lgvi: large steps and cost')")
+    return (f"; the state's velocities are {ratio:.0f}× the last step's mean velocity f/h: a {GROWING} at this h "
+            "(docs/implicit.md, 'rattle-lgvi: large steps and cost')")
 
 
 def _block_jacobian(fun: Any, f: FloatArray, d: int) -> FloatArray:
@@ -178,6 +179,7 @@ class VICache:
     force_floor: float = 0.0
     B_end: Any = None  # B(t₁, q₁) of the last step: this step's B(t₀, q₀) when the state is unchanged
     tq_end: tuple[float, FloatArray] | None = None
+    n_cuts: int = 0  # steps halved after a Newton failure (``_newton.cut_steps``)
 
 
 def _check_conservative(system: Any, t0: float, q: FloatArray, v: FloatArray, M: sp.csr_array, d: int) -> None:
@@ -251,15 +253,30 @@ class RattleLGVI:
                        np.asarray(data["lam0"], dtype=float), data["v_half"], data["g_end"], bool(data["rheonomic"]),
                        data["lam_mid"], float(data["h_prev"]), None, float(data["force_floor"]))
 
+    @property
+    def newton(self) -> NewtonControl:
+        """The Newton controller (``_newton``) of this configuration."""
+        return NewtonControl(self.tol, self.max_iter)
+
     def step(self, system: Any, t: float, h: float, y: MechanicalState, cache: VICache) -> Step[MechanicalState, VICache]:
-        """One step t → t + h; a Newton failure or a singular matrix is a failed step (never raised)."""
+        """One step t → t + h; a step whose Newton iteration fails is cut into halves (``_newton.cut_steps``, down
+        to h/2^max_cuts) unless a high-frequency mode of the discrete map is growing (``_growing_mode_note``:
+        smaller steps would hide, not cure, it); a failure is returned as a failed step (never raised)."""
+        return cut_steps(functools.partial(self._attempt, system), t, h, y, cache, self.newton.max_cuts,
+                         can_cut=lambda st: GROWING not in st.detail,
+                         on_cut=lambda c: replace(c, n_cuts=c.n_cuts + 1))
+
+    def _attempt(self, system: Any, t: float, h: float, y: MechanicalState, cache: VICache) -> Step[MechanicalState, VICache]:
+        """One step at h exactly; Newton failures, singular matrices and floating-point errors as failed steps."""
         try:
             return self._step(system, t, h, y, cache)
         except (SingularNewtonMatrix, SingularStageMatrix) as exc:
-            return Step(y, cache, status=Status.SINGULAR, detail=f"rattle-lgvi Newton matrix at t = {t + h:.6g}: {exc}; "
-                        f"the constraints were solved at t = {t:.6g}, so the step h = {h:.3g} is likely too large")
+            return Step(y, cache, status=Status.SINGULAR, detail=f"rattle-lgvi Newton matrix at t = {t + h:.6g} "
+                        f"(h = {h:.3g}): {exc}", advice="check the constraints and supports (redundant or "
+                        "contradictory rows)")
         except FloatingPointError as exc:
-            return Step(y, cache, status=Status.NONFINITE, detail=f"floating-point error in the Newton iteration: {exc}")
+            return Step(y, cache, status=Status.NONFINITE, detail=f"floating-point error in the Newton iteration at "
+                        f"t = {t + h:.6g} (h = {h:.3g}): {exc}")
 
     def _g0(self, system: Any, t: float, q: FloatArray) -> FloatArray:
         return np.asarray(system.forces(t, q, np.zeros(system.group.dim)), dtype=float)
@@ -291,9 +308,8 @@ class RattleLGVI:
         lt = 0.5 * h * h * (cache.lam0 if cache.lam0.size == m else np.zeros(m))  # Λ̃₀ = (h²/2) Λ₀
         factor = cache.factor if cache.h_prev == h else None  # reuse across steps of equal size
         force_floor = cache.force_floor
-        it = n_eval = 0
-        prev = math.inf
-        fresh = False
+        n_eval = 0
+        newton = self.newton.start()
         g_half = np.zeros(n)
         while True:
             q1 = G.retract(q, f)
@@ -312,37 +328,34 @@ class RattleLGVI:
                 parts.append(-phi(system, t1, q1))
             if factor is None:
                 factor, force_floor = self._matrix(system, cache, f, h, th, q, g_half, B0, t1, q1, mid)
-                fresh = True
+                newton.built()
             dx = factor.solve(np.concatenate(parts))
-            it += 1
             df = dx[:n]
             f = f + df
             dlt = dx[n:]
             lt = lt + dlt
             force_scale = np.abs(g_half if mid else g_start).max(initial=0.0)
             # relative to the increment and to the force level, above the round-off floor of the solve
-            err = np.abs(df).max() / (self.tol * np.abs(f).max() + 1e-14 * max(1.0, np.abs(q).max()))
+            corr = [float(np.abs(df).max())]
+            allowed = [self.tol * float(np.abs(f).max()) + 1e-14 * max(1.0, float(np.abs(q).max()))]
             if m:
                 scale_l = np.abs(lt).max() + 0.5 * h * h * force_scale
                 floor_l = 1e-13 * (np.abs(Mf).max() + np.abs(hmu0).max()) + 0.5 * h * h * force_floor
-                err = max(err, np.abs(dlt).max() / (self.tol * scale_l + floor_l))
-            if not math.isfinite(err):
-                raise FloatingPointError("non-finite Newton update")
-            if err <= 1.0 or at_round_off(err, prev, self.tol):
+                corr.append(float(np.abs(dlt).max()))
+                allowed.append(float(self.tol * scale_l + floor_l))
+            verdict = newton.judge(corr, allowed)
+            if verdict is Verdict.CONVERGED:
                 break
-            # corrections larger than the increment and growing, with a matrix built in this step: no hope
-            diverging = fresh and it > 1 and err * self.tol > 1.0 and err > prev
-            if it >= self.max_iter or diverging:
+            if verdict is Verdict.FAILED:
                 res = float(np.linalg.norm(np.concatenate(parts)))
-                detail = (f"rattle-lgvi Newton {'diverged after' if diverging else 'did not converge in'} {it} iterations at t = {t1:.6g} (h = {h:.3g}): "
-                          f"residual {res:.3e}, last correction {err * self.tol:.3e} (relative)")
-                detail += _growing_mode_note(v, cache.v_half)
-                return Step(y, cache, status=Status.SOLVER_FAILED, detail=detail, evaluations=n_eval, iterations=it)
-            if err > 0.5 * prev:
+                detail = (f"rattle-lgvi Newton {newton.describe()} at t = {t1:.6g} (h = {h:.3g}), residual {res:.3e}")
+                note = _growing_mode_note(v, cache.v_half)
+                advice = ("use a smaller integrator.h or gen-alpha (whose numerical damping removes the mode)" if note
+                          else newton.advice("rattle-lgvi"))
+                return Step(y, cache, status=Status.SOLVER_FAILED, detail=detail + note, evaluations=n_eval,
+                            iterations=newton.it, advice=advice)
+            if verdict is Verdict.REFRESH:
                 factor = None
-                prev = math.inf
-            else:
-                prev = err
         q1 = G.retract(q, f)
         if mid:
             q_half = G.retract(q, 0.5 * f)
@@ -369,12 +382,13 @@ class RattleLGVI:
         else:  # through the midpoint values of this and the last step
             lam_out = mean + (0.5 * h) * (mean - cache.lam_mid) / (0.5 * (h + cache.h_prev))
         new_cache = VICache(M, cache.lin, cache.fd, d, lam0, f / h, g_end, cache.rheonomic, mean, h, factor,
-                            force_floor, B1, (t1, q1))
+                            force_floor, B1, (t1, q1), cache.n_cuts)
 
         def dense(sigma: float) -> MechanicalState:
             return hermite(G, q, v, lam, f, q1, v1, lam_out, None, None, h, sigma)
 
-        return Step(MechanicalState(q1, v1, lam_out), new_cache, dense=dense, evaluations=n_eval, iterations=it)
+        return Step(MechanicalState(q1, v1, lam_out), new_cache, dense=dense, evaluations=n_eval,
+                    iterations=newton.it)
 
     def _matrix(self, system: Any, cache: VICache, f: FloatArray, h: float, th: float, q: FloatArray,
                 g_half: FloatArray, B0: Any, t1: float, q1: FloatArray, mid: bool) -> tuple[KKTFactor, float]:

@@ -386,7 +386,7 @@ def _integrate(system: Any, method: Any, y0: Any, t_span: tuple[float, float], c
             out_y.append(s.y)
         message = loop.message
         if message and loop.status not in (Status.OK, Status.STOPPED):
-            message = f"{message}; {advice(loop.status, method, system, controller, loop.state.y)}"
+            message = f"{message}; {loop.advice or advice(loop.status, method, system, controller, loop.state.y)}"
             logger.info(message)
         stats = {"n_steps": s.n_acc, "n_rejected": s.n_rej, "n_evaluations": s.n_eval, "n_iterations": s.n_iter,
                  "wall_time": loop.wall, "t_final": s.t, "method": method.name, "h_first": s.h_first,
@@ -417,6 +417,7 @@ class _Loop:
         self.out_t, self.out_y = out_t, out_y
         self.n_grid = controller.plan(t0, t_end)[0] if isinstance(controller, ConstantStep) else 0
         self.status, self.message, self.wall = Status.OK, "", 0.0
+        self.advice = ""  # a failed step's own advice (Step.advice), in place of the status's
         self.candidate: dict[str, float] = {}
 
     def grid(self, k: int) -> float:
@@ -521,7 +522,7 @@ class _Loop:
     def reject(self, s: LoopState, st: Step[Any, Any], t_new: float, h_try: float, err: float, fail: Status,
                detail: str) -> None:
         if not self.ctl.adaptive:
-            self.status = fail
+            self.status, self.advice = fail, st.advice
             self.message = (f"{self.method.name}: step {s.n_acc + 1} failed (t = {s.t:.6g} -> {t_new:.6g}, "
                             f"h = {h_try:.3g}): {detail}")
             return
