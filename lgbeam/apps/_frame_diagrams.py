@@ -6,9 +6,19 @@ A member is the engineer's member of a nodes + members case (its segments are th
 …, start to end: ``_frame_members.rods_form``'s ``member_rods``) or a rod of a rods + joints case. Along it, rod by
 rod, the section resultants of ``rods.resultants.section_resultants``:
 
-    start of a rod   W_a of its first edge (the exact discrete free-body cut at the node)
+    start of a rod   W_a of its first edge + the rod's own load on its first node
     edge midpoints   the edge values (mean of the two end wrenches moved to the midpoint)
-    end of a rod     W_b of its last edge (the exact cut)
+    end of a rod     W_b of its last edge − the rod's own load on its last node
+
+An end row is the free-body cut at the rod's end (issue 31 item 2): W_a of the first edge is the cut just past
+node 0, so it misses the distributed load and self-weight lumped on that node (q Δs/2, the trapezoidal share of
+the half edge next to the end), and W_b of the last edge is the cut just before node N, so it holds the share
+of node N; the rod's own load on its end node (``own_end_loads``: distributed loads and the gravity of ρA w_i,
+not the joint's point loads or point masses) is added back (start) or taken off (end). The lumped load acts at
+the node, so its moment about the node is zero, and the cut's moment is unchanged: the trapezoidal lumping gives
+the end moment of a uniform load (qL²/2 of a cantilever) exactly, and the shear is then exact too (qL/2 of a
+simply supported beam, qL of a cantilever, to round-off; tests/test_frame_end_forces.py). In a dynamic state the
+inertia of the end node's lumped mass is not included (the state carries no acceleration): O(ρA Δs a / 2).
 
 with s accumulating along the member over its rods (reference arc length), so an intermediate node of a
 polyline member has two rows at one s (end of one segment, start of the next; a load there is the jump).
@@ -32,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from lgbeam._typing import FloatArray
+from lgbeam.discretisations.rods.loads import DistributedLoad, Gravity, external_forces
 from lgbeam.discretisations.rods.resultants import section_resultants
 from lgbeam.io.atomic import atomic_write
 
@@ -60,9 +71,21 @@ class MemberForces:
     axes: FloatArray
 
 
+def own_end_loads(rod: Any, t: float, q: FloatArray) -> FloatArray:
+    """(2, 6) body-frame (moment, force) of the rod's own loads on its first and last node at time t: its
+    distributed loads and the gravity of its lumped mass ρA w_i (``loads.external_forces`` without the nodal
+    loads and point masses, which act on the joint, not on the member)."""
+    own = tuple(ld for ld in rod.loads if isinstance(ld, (DistributedLoad, Gravity)))
+    if not own:
+        return np.zeros((2, 6))
+    f = external_forces(t, rod._q(q), own, (-1,) * len(own), rod.mass_weights, rod.material.rhoA)
+    return f[[0, -1]]
+
+
 def member_forces(frame: Any, members: dict[str, list[str]], q: FloatArray, lam: FloatArray,
-                  v: FloatArray | None = None) -> list[MemberForces]:
-    """Per member (``members``: name -> its rods, start to end) the resultants at (q, λ, v) (module docstring)."""
+                  v: FloatArray | None = None, *, t: float = 0.0, load_factor: float = 1.0) -> list[MemberForces]:
+    """Per member (``members``: name -> its rods, start to end) the resultants at (q, λ, v) (module docstring);
+    the loads are those at time ``t`` times ``load_factor`` (a static path's μ)."""
     G = frame.G
     qs, ls = frame.split_q(q), frame.split_lam(lam)[0]
     vs = frame.split_v(v) if v is not None else [None] * len(qs)
@@ -70,7 +93,8 @@ def member_forces(frame: Any, members: dict[str, list[str]], q: FloatArray, lam:
     for name, rod, qr, lr, vr, q0 in zip(frame.names, frame.members, qs, ls, vs, frame.split_q(frame.q_ref),
                                          strict=True):
         res = section_resultants(rod, qr, lr, vr)
-        W = np.concatenate([res.node_material[:1], res.edge_material, res.node_material[-1:]])[:, ORDER]
+        ends = res.node_material[[0, -1]] + load_factor * own_end_loads(rod, t, qr) * np.array([[1.0], [-1.0]])
+        W = np.concatenate([ends[:1], res.edge_material, ends[1:]])[:, ORDER]
         sn = rod.mesh.s - rod.mesh.s[0]
         s = np.concatenate([[0.0], 0.5 * (sn[:-1] + sn[1:]), sn[-1:]])
         q0 = np.asarray(q0).reshape(-1, 7)

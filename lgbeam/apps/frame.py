@@ -295,10 +295,12 @@ def member_rods(case: dict[str, Any], frame: Structure) -> dict[str, list[str]]:
 
 
 def write_member_diagrams(case: dict[str, Any], frame: Structure, run_dir: Path, q: np.ndarray, lam: np.ndarray,
-                          v: np.ndarray | None, state: str) -> dict[str, Any]:
-    """member_forces.csv, diagrams.png and deflected.png of the state (q, λ, v) (``_frame_diagrams``); returns the
-    plot's view and labels, and the deflected shape's scale factor and largest displacement."""
-    forces = member_forces(frame, member_rods(case, frame), q, lam, v)
+                          v: np.ndarray | None, state: str, *, t: float = 0.0,
+                          load_factor: float = 1.0) -> dict[str, Any]:
+    """member_forces.csv, diagrams.png and deflected.png of the state (q, λ, v) under the loads at time t times
+    ``load_factor`` (``_frame_diagrams``); returns the plot's view and labels, and the deflected shape's scale factor
+    and largest displacement."""
+    forces = member_forces(frame, member_rods(case, frame), q, lam, v, t=t, load_factor=load_factor)
     write_member_forces(run_dir / "member_forces.csv", forces, state)
     if not all(np.all(np.isfinite(mf.values)) for mf in forces):  # a run that blew up: the numbers say it
         logger.warning("diagrams.png not drawn: the member forces at %s are not finite", state)
@@ -406,7 +408,7 @@ def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False, resume: 
             last = {k: z[k][-1] for k in ("t", "q", "v", "lam")} if len(z["t"]) else None
         if last is not None and "signal" not in summary.extra:  # a stopped run exits at once
             write_member_diagrams(case, structure, run_dir, last["q"], last["lam"], last["v"],
-                                  f"t = {float(last['t']):.6g} (the last saved frame)")
+                                  f"t = {float(last['t']):.6g} (the last saved frame)", t=float(last["t"]))
     if case["output"]["vtk"]:
         write_state(run_dir / "paraview" / f"{case['name']}.pvd", display_scale(structure))
     return summary
@@ -437,7 +439,8 @@ def run_static(case: dict[str, Any], frame: Structure, run_dir: Path) -> RunSumm
     write_path_csv(path, frame.G, run_dir / "path.csv")
     plot_path(path, frame.G, run_dir / "path.png", str(case["name"]))
     drawn = write_member_diagrams(case, frame, run_dir, path.final.q, path.final.lam, None,
-                                  f"load factor {path.final.load_factor:.6g} (the last converged state)")
+                                  f"load factor {path.final.load_factor:.6g} (the last converged state)", t=t1,
+                                  load_factor=path.final.load_factor)
     write_diagnostics(run_dir / "diagnostics.csv", {
         "t": ts, "h": np.zeros(n), "accepted": np.ones(n), "energy": np.array([frame.energy(t1, qq, v[0]) for qq in q]),
         "phi": np.array([np.linalg.norm(frame.constraints(qq)) for qq in q]), "bv": np.zeros(n)})
@@ -523,7 +526,8 @@ def _richardson_static(case: dict[str, Any], frame: Structure, path: Any,
                 return {"skipped": msg}, None, [msg]
             st = p.final
         finals.append((fr_c, st))
-        ends = {mf.name: mf.values[[0, -1]] for mf in member_forces(fr_c, member_rods(c, fr_c), st.q, st.lam)}
+        ends = {mf.name: mf.values[[0, -1]] for mf in member_forces(fr_c, member_rods(c, fr_c), st.q, st.lam, t=t1,
+                                                                   load_factor=st.load_factor)}
         results.append(fr.static_quantities(fr_c, fr.named_nodes(fr_c, node_ids(c, fr_c)), st.q, st.lam, t1, ends))
     table, scales = fr.static_table(results)
     fr.write_rows(run_dir / "richardson.csv", table)
