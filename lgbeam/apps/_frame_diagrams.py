@@ -114,6 +114,32 @@ def member_forces(frame: Any, members: dict[str, list[str]], q: FloatArray, lam:
     return out
 
 
+def node_label(frame: Any, nodes: dict[str, int], k: int) -> str:
+    """The case's name of structure node ``k``: the named node (``nodes``: name -> node) at its reference position
+    (any member end there), else "<rod> node <i>" (the i-th node of that rod, 0 at its start)."""
+    x0 = frame.G.translation(frame._q(frame.q_ref))
+    size = float(np.ptp(x0, axis=0).max()) or 1.0
+    for name, i in nodes.items():
+        if np.linalg.norm(x0[i] - x0[k]) <= 1e-9 * size:
+            return name
+    o = frame.node_offsets
+    j = int(np.searchsorted(o, k, side="right")) - 1
+    return f"{frame.names[j]} node {k - int(o[j])}"
+
+
+def path_node(frame: Any, nodes: dict[str, int], states: Any, name: str | None) -> tuple[int, str]:
+    """(node, label) that path.csv/path.png follow (issue 31 item 5): the named node ``name`` (``output.node``), else
+    the node whose displacement is largest over the path's ``states`` (a frame's last rod often ends at a support)."""
+    if name is not None:
+        return nodes[name], f"node {name}"
+    G = frame.G
+    x0 = G.translation(frame._q(frame.q_ref))
+    u = max((np.linalg.norm(G.translation(frame._q(s.q)) - x0, axis=1) for s in states), key=lambda a: float(a.max()))
+    k = int(np.argmax(u))
+    label = node_label(frame, nodes, k)
+    return k, (f"node {label}" if label in nodes else label)
+
+
 def write_member_forces(path: Path, forces: list[MemberForces], state: str) -> None:
     """member_forces.csv: three ``#`` comment lines (the state, the convention, the units), then one row per point."""
     with atomic_write(path, "w", newline="", encoding="utf-8") as fh:
@@ -385,9 +411,7 @@ def plot_deflected(frame: Any, q: FloatArray, nodes: dict[str, int], view: dict[
         a, b = (x0[o[j]:o[j + 1]] @ P.T), ((x0 + factor * u)[o[j]:o[j + 1]] @ P.T)
         ax.plot(a[:, 0], a[:, 1], color="0.6", lw=1.0, ls="--", zorder=1)
         ax.plot(b[:, 0], b[:, 1], color="tab:blue", lw=1.8, zorder=2)
-    names = {i: n for n, i in nodes.items()}
-    where = names.get(k, f"{frame.names[int(np.searchsorted(o, k, side='right')) - 1]} node "
-                         f"{k - int(o[int(np.searchsorted(o, k, side='right')) - 1])}")
+    where = node_label(frame, nodes, k)
     tip = (x0[k] + factor * u[k]) @ P.T
     mm = umax * 1e3
     ax.plot(*tip, "o", color="tab:blue", ms=4)
