@@ -523,20 +523,18 @@ def _richardson_static(case: dict[str, Any], frame: Structure, path: Any,
         return {"skipped": str(err)}, None, [f"no Richardson correction: {err}"]
     results, finals = [], []
     for c, fr_c in zip(cases, structures, strict=True):
-        if c is case:
-            st = path.final
-        else:
-            p = solve_static(fr_c, t=t1, **settings(c))
-            if p.status != "ok":
-                msg = (f"the {fr.meshes_label([c])}-element mesh's static path ended {p.status} ({p.message}); no "
-                       "Richardson correction")
-                logger.warning(msg)
-                return {"skipped": msg}, None, [msg]
-            st = p.final
+        p = path if c is case else solve_static(fr_c, t=t1, **settings(c))
+        if p.status != "ok":  # the case's own path is "ok" here
+            msg = (f"the {fr.meshes_label([c])}-element mesh's static path ended {p.status} ({p.message}); no "
+                   "Richardson correction")
+            logger.warning(msg)
+            return {"skipped": msg}, None, [msg]
+        st = p.final
         finals.append((fr_c, st))
         ends = {mf.name: mf.values[[0, -1]] for mf in member_forces(fr_c, member_rods(c, fr_c), st.q, st.lam, t=t1,
                                                                    load_factor=st.load_factor)}
-        results.append(fr.static_quantities(fr_c, fr.named_nodes(fr_c, node_ids(c, fr_c)), st.q, st.lam, t1, ends))
+        results.append(fr.static_quantities(fr_c, fr.named_nodes(fr_c, node_ids(c, fr_c)), st.q, st.lam, t1, ends,
+                                            [e.load_factor for e in p.events if e.kind == "limit point"]))
     table, scales = fr.static_table(results)
     fr.write_rows(run_dir / "richardson.csv", table)
     (fc, sc), (ff, sf) = finals[-2], finals[-1]

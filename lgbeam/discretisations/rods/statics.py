@@ -60,6 +60,8 @@ METHODS = ("newton", "arc-length")
 BRACKET_RTOL = 1e-3  # bisection of a change of stability down to this relative width of the load-factor bracket
 BRACKET_SOLVES = 20  # ... or this many Newton solves (each from the last state with the old stability count)
 BIFURCATION_TOL = 1e-3  # |φ·f| / (|φ| |f|) below this: the critical mode is orthogonal to the loads (bifurcation)
+LIMIT_XTOL = 1e-7  # a limit point's path parameter (a fraction of its step) located to this
+LIMIT_SPREAD = 1e-3  # ... and the parabola's other two points at least this far from it on either side
 STEP_TOL = 1e-11  # a Newton correction this small (rad, or length / L) is round-off: converged if R is near tol
 
 
@@ -90,10 +92,14 @@ class StaticState:
 @dataclass(frozen=True)
 class PathEvent:
     """A bifurcation or limit point between states ``after − 1`` and ``after`` of the path, at load factor
-    ``load_factor``, bracketed by converged states at ``lower`` (the stability count of state ``after − 1``) and
-    ``upper`` (a different count): bisection on the load factor, then regula falsi on the critical eigenvalue
-    inside the bracket (``lower`` = ``upper`` = nan where no bracket was refined: a limit point, whose load
-    factor is the midpoint of the step, or a bifurcation reached with the load falling)."""
+    ``load_factor``. A bifurcation is bracketed by converged states at ``lower`` (the stability count of state
+    ``after − 1``) and ``upper`` (a different count): bisection on the load factor, then regula falsi on the
+    critical eigenvalue inside the bracket (``lower`` = ``upper`` = nan where no bracket was refined: a
+    bifurcation reached with the load falling). A limit point is located as the extremum of the load factor
+    along the path inside the step (``_Path.limit``): ``converged`` is the load factor of the converged state
+    there (state ``after − 1``, inserted into the path), ``load_factor`` the vertex of the parabola through it and
+    its two neighbours, and [``lower``, ``upper``] the two (nan where the extremum was not found: the midpoint of
+    the step)."""
 
     kind: str
     after: int
@@ -101,9 +107,13 @@ class PathEvent:
     mode: FloatArray | None = field(default=None, repr=False)
     lower: float = float("nan")
     upper: float = float("nan")
+    converged: float = float("nan")  # a located limit point: the load factor of the converged state at it
 
     def describe(self) -> str:
         """``"bifurcation at load factor 0.285 (bracketed in [0.2849, 0.2852])"``: the status message's words."""
+        if self.kind == "limit point" and np.isfinite(self.converged):
+            return (f"limit point at load factor {self.load_factor:.8g} (the converged state at it: "
+                    f"{self.converged:.8g})")
         text = f"{self.kind} at load factor {self.load_factor:.6g}"
         if np.isfinite(self.lower) and np.isfinite(self.upper):
             text += f" (bracketed in [{self.lower:.6g}, {self.upper:.6g}])"
@@ -499,9 +509,80 @@ class _Path:
                         mu = mu_rf
             except (ValueError, RuntimeError) as exc:  # ARPACK trouble: keep the midpoint (of the bracket)
                 logger.warning("critical mode at load factor %.6g not found: %s", st.load_factor, exc)
-            self.events.append(PathEvent(kind, len(self.states) - 1, float(mu), mode, lower, upper))
+            top = float("nan")
+            if kind == "limit point" and mode is not None:
+                found = self.limit(prev, st)
+                if found is not None:
+                    mu, at = found
+                    top = at.load_factor
+                    lower, upper = min(mu, top), max(mu, top)
+                    self.states.insert(len(self.states) - 1, at)
+            self.events.append(PathEvent(kind, len(self.states) - 1, float(mu), mode, lower, upper, top))
             logger.info("%s between load factors %.6g and %.6g", kind, lo.load_factor, hi.load_factor)
         return st
+
+    def limit(self, a: StaticState, b: StaticState) -> tuple[float, StaticState] | None:
+        """The limit point between converged states a and b: the extremum of the load factor along the path
+        (issue 31 item 3). The path inside the step is parametrised by θ ∈ [0, 1]: the equilibrium (q, μ) with
+        q = q_a ∘ exp(θ d + δ), d = log(q_a⁻¹ q_b) per node, and c·δ = 0 (c = d weighted as the arc length's
+        norm: the corrector of the normal plane, regular at a limit point, as in the arc-length steps).
+        dμ/dθ at θ = 0 has the sign of c·K_t⁻¹f (the path's tangent), which says maximum or minimum; Brent's
+        bounded search (scipy ``minimize_scalar``) locates the extremum to LIMIT_XTOL in θ, so μ to O(XTOL²).
+        Returns (the vertex of the parabola through the extreme converged state and its two neighbours, that
+        state), or None (the step holds no single extremum, or a solve failed: the caller keeps the midpoint)."""
+        from scipy.optimize import minimize_scalar
+
+        eq, G = self.eq, self.eq.rod.G
+        qa = np.asarray(a.q).reshape(-1, 7)
+        d = G.log(G.compose(G.inverse(qa), np.asarray(b.q).reshape(-1, 7)))
+        c = d.ravel() * eq.w**2
+        cd = float(c @ d.ravel())
+        if not cd > 0.0:
+            return None
+        c = c / cd
+        slopes = []
+        for st in (a, b):
+            K, B = eq.tangent(st.q, st.lam, st.load_factor)
+            lu = eq.factor(K, B)
+            x = None if lu is None else _solve(lu, np.concatenate([eq.load(st.q), np.zeros(eq.m)]))
+            if x is None:
+                return None
+            slopes.append(float(c @ x[: eq.n]))
+        if not slopes[0] * slopes[1] < 0.0:
+            return None
+        sense = 1.0 if slopes[0] > 0.0 else -1.0  # +1: a maximum of the load factor
+        tried: dict[float, _Newton] = {}
+
+        def minus_mu(theta: float) -> float:
+            mu0 = a.load_factor + theta * (b.load_factor - a.load_factor)
+            nw = _newton(eq, G.compose(qa, G.exp(theta * d)), a.lam + theta * (b.lam - a.lam), mu0, **self.kw,
+                         arc=(c, 0.0, mu0))
+            if not nw.converged:
+                return -sense * min(a.load_factor, b.load_factor, key=lambda m: sense * m)  # worse than both ends
+            tried[theta] = nw
+            return -sense * nw.mu
+
+        minimize_scalar(minus_mu, bounds=(0.0, 1.0), method="bounded", options={"xatol": LIMIT_XTOL})
+        if not tried:
+            return None
+        th = np.array(sorted(tried))
+        mus = np.array([tried[t].mu for t in th])
+        k = int(np.argmax(sense * mus))
+        best = _state(eq, tried[th[k]], self.branch, self.check)
+        mu = best.load_factor
+        left, right = th[th <= th[k] - LIMIT_SPREAD], th[th >= th[k] + LIMIT_SPREAD]
+        if left.size and right.size:  # the parabola through it and a tried state on each side, far enough apart
+            t0, t1, t2 = left[-1], th[k], right[0]   # that their load factors differ by more than round-off
+            m0, m1, m2 = (tried[t].mu for t in (t0, t1, t2))
+            den = (t0 - t1) * (t0 - t2) * (t1 - t2)
+            A = (t2 * (m1 - m0) + t1 * (m0 - m2) + t0 * (m2 - m1)) / den
+            Bc = (t2**2 * (m0 - m1) + t1**2 * (m2 - m0) + t0**2 * (m1 - m2)) / den
+            C = m1 - A * t1**2 - Bc * t1
+            if sense * A < 0.0 and t0 <= -Bc / (2.0 * A) <= t2:
+                mu = float(C - Bc**2 / (4.0 * A))
+        logger.info("limit point at load factor %.10g (converged state at %.10g, %d solves)", mu, best.load_factor,
+                    len(tried))
+        return mu, best
 
     def bracket(self, a: StaticState, b: StaticState) -> tuple[StaticState, StaticState]:
         """Converged states (lo, hi) with a's stability count at lo and another at hi, lo.μ < hi.μ: bisection on
