@@ -57,7 +57,7 @@ def test_the_limit_load_of_the_von_mises_truss_is_located_to_its_closed_form():
     over = 1.5
     frame = frame_app.build(_truss(2, over))
     path = solve_static(frame, method="arc-length", arc_length=0.1, max_steps=20, load_factor=1.0)
-    ev = [e for e in path.events if e.kind == "limit point"][0]
+    ev = next(e for e in path.events if e.kind == "limit point")
     assert ev.load_factor * over == pytest.approx(1.0, abs=1e-6)
     top = path.states[ev.after - 1]
     assert top.load_factor == ev.converged and top.load_factor <= ev.load_factor + 1e-12
@@ -99,6 +99,6 @@ def test_a_rigid_two_bar_frame_writes_its_limit_load_to_richardson_csv(tmp_path)
     value, err, mesh = float(row["value"]), float(row["error_estimate"]), float(row["case_mesh"])
     assert abs(mesh - value) < 1e-3 * value
     fine = _truss(16, 1.5, rigid=True, arc_length=0.1, max_steps=200)
-    ev = [e for e in solve_static(frame_app.build(fine), method="arc-length", arc_length=0.1, max_steps=200).events
-          if e.kind == "limit point"][0]
+    ev = next(e for e in solve_static(frame_app.build(fine), method="arc-length", arc_length=0.1, max_steps=200).events
+          if e.kind == "limit point")
     assert abs(ev.load_factor - value) <= max(err, 1e-9 * value)
