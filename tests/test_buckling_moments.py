@@ -60,3 +60,30 @@ def test_loads_that_buckle_only_reversed_say_so_with_the_reversed_factor():
         buckling(rod, 1)
     mu = float(str(exc.value).split("load factor ")[1].split(")")[0])
     assert mu == pytest.approx(-np.pi**2, rel=4e-3)  # measured 3.2e-3 at N = 16
+
+
+CANTILEVER_FRAME = """kind = "frame"
+name = "cantilever-moment"
+[model]
+n_elements = 4
+nodes = [{ name = "A", at = [0.0, 0.0, 0.0] }, { name = "B", at = [2.0, 0.0, 0.0] }]
+members = [{ name = "m", nodes = ["A", "B"], section = { shape = "rectangle", b = 0.02, h = 0.2 }, material = "S355" }]
+[[supports]]
+node = "A"
+kind = "clamped"
+[loads]
+nodal = [{ node = "B", moment = [0.0, 1e3, 0.0], frame = "FRAME" }]
+[time]
+t_end = 1.0
+"""
+
+
+@pytest.mark.parametrize("frame", ["spatial", "follower"])
+def test_lgbeam_modes_buckling_of_a_frame_cantilever_under_an_end_moment_is_exit_2_one_line(tmp_path, capsys, frame):
+    from lgbeam.cli.main import main
+
+    path = tmp_path / "c.toml"
+    path.write_text(CANTILEVER_FRAME.replace("FRAME", frame), encoding="utf-8")
+    rc = main(["modes", str(path), "--buckling", "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err.strip()
+    assert rc == 2 and err.count("\n") == 0 and "no real buckling load factor" in err and "couple of spatial forces" in err
