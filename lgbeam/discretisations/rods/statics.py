@@ -51,7 +51,7 @@ import scipy.sparse.linalg as spla
 
 from lgbeam._typing import FloatArray
 
-from . import stability, tangents
+from . import stability, statics_core, tangents
 from .rod import CosseratRod
 
 logger = logging.getLogger(__name__)
@@ -170,6 +170,8 @@ class _Equations:
             self.F = max(float(np.max(np.abs(f), initial=0.0)), float(np.max(rod.material.C_K)) / self.L)
         # norm weights: rotations in rad, translations / L, root mean square over the nodes (N-independent)
         self.w = np.tile(np.concatenate([np.ones(3), np.full(3, 1.0 / self.L)]), rod.n_nodes) / np.sqrt(rod.n_nodes)
+        self.kkt = statics_core.BandedKKT(self.n, self.m)
+        self._last: tuple[FloatArray, FloatArray, float, statics_core.KKTFactor | None] | None = None
 
     def load(self, q: FloatArray) -> FloatArray:
         return self.rod.external_forces(self.t, q)
@@ -191,16 +193,47 @@ class _Equations:
         """Scaled residual max(|R|/F, |Φ|/L)."""
         return max(float(np.max(np.abs(r))) / self.F, float(np.max(np.abs(phi), initial=0.0)) / self.L)
 
+    def parts(self, q: FloatArray, lam: FloatArray, mu: float) -> tuple[list[tuple[float, sp.csr_array]], sp.csr_array]:
+        """The terms (coefficient, CSR) of K_t = K_int − μ ∂f/∂q + Z(λ), and B, at (q, λ, μ)."""
+        rod = self.rod
+        fused = getattr(rod, "static_tangent_parts", None)
+        if fused is not None:  # a structure: its terms in few fixed-pattern CSR matrices
+            return fused(self.t, q, lam, mu), sp.csr_array(rod.constraint_jacobian_t(self.t, q))
+        parts = [(1.0, sp.csr_array(tangents.internal_stiffness(rod, q, t=self.t)))]
+        if rod.loads:
+            parts.append((-mu, sp.csr_array(tangents.load_stiffness(rod, self.t, q))))
+        if self.m:
+            parts.append((1.0, sp.csr_array(tangents.constraint_stiffness(rod, self.t, q, lam))))
+            return parts, sp.csr_array(rod.constraint_jacobian_t(self.t, q))
+        return parts, sp.csr_array((0, self.n))
+
     def tangent(self, q: FloatArray, lam: FloatArray, mu: float) -> tuple[sp.csr_array, sp.csr_array]:
         """(K_t, B) at (q, λ, μ)."""
-        rod = self.rod
-        K = tangents.internal_stiffness(rod, q, t=self.t)
-        if rod.loads:
-            K = K - mu * tangents.load_stiffness(rod, self.t, q)
-        if self.m:
-            K = K + tangents.constraint_stiffness(rod, self.t, q, lam)
-            return K.tocsr(), sp.csr_array(rod.constraint_jacobian_t(self.t, q))
-        return K.tocsr(), sp.csr_array((0, self.n))
+        parts, B = self.parts(q, lam, mu)
+        K = parts[0][1]
+        for c, P in parts[1:]:
+            K = K + c * P
+        return sp.csr_array(K).tocsr(), B
+
+    def system(self, q: FloatArray, lam: FloatArray, mu: float) -> statics_core.KKTFactor | None:
+        """The banded LU of the KKT matrix at (q, λ, μ) (``statics_core``), None when singular; the last one is
+        kept, so the converged state's stability count and the next step's predictor share one assembly."""
+        last = self._last
+        if last is not None and last[2] == mu and np.array_equal(last[0], q) and np.array_equal(last[1], lam):
+            return last[3]
+        parts, B = self.parts(q, lam, mu)
+        f = statics_core.KKTFactor(self.kkt, *self.kkt.assemble(parts, B))
+        out = f if f.ok else None
+        self._last = (np.array(q, copy=True), np.array(lam, copy=True), mu, out)
+        return out
+
+    def count(self, q: FloatArray, lam: FloatArray, mu: float) -> tuple[int, int]:
+        """(negative, zero) eigenvalues of K_t on ker B at (q, λ, μ) from the factorisation's band."""
+        f = self.system(q, lam, mu)
+        if f is None:  # an exactly singular KKT matrix: the sparse route, which says how many are zero
+            K, B = self.tangent(q, lam, mu)
+            return stability.negative_count(K, B, self.rod.mass(q))
+        return f.inertia(lambda: self.rod.mass(q), lambda: self.tangent(q, lam, mu))
 
     def factor(self, K: sp.csr_array, B: sp.csr_array) -> Any:
         A = sp.block_array([[K, B.T], [B, None]], format="csc") if self.m else K.tocsc()
@@ -307,8 +340,7 @@ def _newton(eq: _Equations, q: FloatArray, lam: FloatArray, mu: float, *, tol: f
             return _Newton(q, lam, mu, True, it, res, d=d)
         if it == max_iter:
             break
-        K, B = eq.tangent(q, lam, mu)
-        lu = eq.factor(K, B)
+        lu = eq.system(q, lam, mu)
         if lu is None:
             return _Newton(q, lam, mu, False, it, res, "singular tangent")
         x1 = _solve(lu, -np.concatenate([r, phi]))
@@ -352,8 +384,7 @@ def _newton(eq: _Equations, q: FloatArray, lam: FloatArray, mu: float, *, tol: f
 def _state(eq: _Equations, nw: _Newton, branch: int, check: bool) -> StaticState:
     neg = zero = 0
     if check:
-        K, B = eq.tangent(nw.q, nw.lam, nw.mu)
-        neg, zero = stability.negative_count(K, B, eq.rod.mass(nw.q))
+        neg, zero = eq.count(nw.q, nw.lam, nw.mu)
     return StaticState(nw.q, nw.lam, float(nw.mu), nw.iterations, nw.residual, neg, zero, branch)
 
 
@@ -462,8 +493,7 @@ class _Path:
         """The largest nodal displacement of the linear response to the target loads at the start, in units of
         the structure's size (nan when the start tangent is singular)."""
         eq, st = self.eq, self.states[0]
-        K, B = eq.tangent(st.q, st.lam, 0.0)
-        lu = eq.factor(K, B)
+        lu = eq.system(st.q, st.lam, 0.0)
         x = None if lu is None else _solve(lu, np.concatenate([eq.load(st.q), np.zeros(eq.m)]))
         if x is None:
             return float("nan")
@@ -542,8 +572,7 @@ class _Path:
         c = c / cd
         slopes = []
         for st in (a, b):
-            K, B = eq.tangent(st.q, st.lam, st.load_factor)
-            lu = eq.factor(K, B)
+            lu = eq.system(st.q, st.lam, st.load_factor)
             x = None if lu is None else _solve(lu, np.concatenate([eq.load(st.q), np.zeros(eq.m)]))
             if x is None:
                 return None
@@ -698,8 +727,7 @@ class _LoadControl(_Path):
 class _ArcLength(_Path):
     def tangent(self, st: StaticState, prev: FloatArray | None) -> tuple[FloatArray, float] | None:
         eq = self.eq
-        K, B = eq.tangent(st.q, st.lam, st.load_factor)
-        lu = eq.factor(K, B)
+        lu = eq.system(st.q, st.lam, st.load_factor)
         if lu is None:
             return None
         x = _solve(lu, np.concatenate([eq.load(st.q), np.zeros(eq.m)]))
