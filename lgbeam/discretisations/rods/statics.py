@@ -171,7 +171,7 @@ class _Equations:
         # norm weights: rotations in rad, translations / L, root mean square over the nodes (N-independent)
         self.w = np.tile(np.concatenate([np.ones(3), np.full(3, 1.0 / self.L)]), rod.n_nodes) / np.sqrt(rod.n_nodes)
         self.kkt = statics_core.BandedKKT(self.n, self.m)
-        self._last: tuple[FloatArray, FloatArray, float, statics_core.KKTFactor | None] | None = None
+        self._last: dict[str, tuple[FloatArray, FloatArray, float, statics_core.KKTFactor | None]] = {}
 
     def load(self, q: FloatArray) -> FloatArray:
         return self.rod.external_forces(self.t, q)
@@ -215,21 +215,22 @@ class _Equations:
             K = K + c * P
         return sp.csr_array(K).tocsr(), B
 
-    def system(self, q: FloatArray, lam: FloatArray, mu: float) -> statics_core.KKTFactor | None:
+    def system(self, q: FloatArray, lam: FloatArray, mu: float, pin: bool = False) -> statics_core.KKTFactor | None:
         """The banded LU of the KKT matrix at (q, λ, μ) (``statics_core``), None when singular; the last one is
-        kept, so the converged state's stability count and the next step's predictor share one assembly."""
-        last = self._last
-        if last is not None and last[2] == mu and np.array_equal(last[0], q) and np.array_equal(last[1], lam):
-            return last[3]
+        kept, and the last ``pin``ned one (a converged state's), so its stability count and the next step's
+        predictor share one assembly, also after a failed (cut-back) step."""
+        for last in self._last.values():
+            if last[2] == mu and np.array_equal(last[0], q) and np.array_equal(last[1], lam):
+                return last[3]
         parts, B = self.parts(q, lam, mu)
         f = statics_core.KKTFactor(self.kkt, *self.kkt.assemble(parts, B))
         out = f if f.ok else None
-        self._last = (np.array(q, copy=True), np.array(lam, copy=True), mu, out)
+        self._last["pinned" if pin else "recent"] = (np.array(q, copy=True), np.array(lam, copy=True), mu, out)
         return out
 
     def count(self, q: FloatArray, lam: FloatArray, mu: float) -> tuple[int, int]:
         """(negative, zero) eigenvalues of K_t on ker B at (q, λ, μ) from the factorisation's band."""
-        f = self.system(q, lam, mu)
+        f = self.system(q, lam, mu, pin=True)
         if f is None:  # an exactly singular KKT matrix: the sparse route, which says how many are zero
             K, B = self.tangent(q, lam, mu)
             return stability.negative_count(K, B, self.rod.mass(q))
