@@ -6,9 +6,19 @@ A member is the engineer's member of a nodes + members case (its segments are th
 …, start to end: ``_frame_members.rods_form``'s ``member_rods``) or a rod of a rods + joints case. Along it, rod by
 rod, the section resultants of ``rods.resultants.section_resultants``:
 
-    start of a rod   W_a of its first edge (the exact discrete free-body cut at the node)
+    start of a rod   W_a of its first edge + the rod's own load on its first node
     edge midpoints   the edge values (mean of the two end wrenches moved to the midpoint)
-    end of a rod     W_b of its last edge (the exact cut)
+    end of a rod     W_b of its last edge − the rod's own load on its last node
+
+An end row is the free-body cut at the rod's end (issue 31 item 2): W_a of the first edge is the cut just past
+node 0, so it misses the distributed load and self-weight lumped on that node (q Δs/2, the trapezoidal share of
+the half edge next to the end), and W_b of the last edge is the cut just before node N, so it holds the share
+of node N; the rod's own load on its end node (``own_end_loads``: distributed loads and the gravity of ρA w_i,
+not the joint's point loads or point masses) is added back (start) or taken off (end). The lumped load acts at
+the node, so its moment about the node is zero, and the cut's moment is unchanged: the trapezoidal lumping gives
+the end moment of a uniform load (qL²/2 of a cantilever) exactly, and the shear is then exact too (qL/2 of a
+simply supported beam, qL of a cantilever, to round-off; tests/test_frame_end_forces.py). In a dynamic state the
+inertia of the end node's lumped mass is not included (the state carries no acceleration): O(ρA Δs a / 2).
 
 with s accumulating along the member over its rods (reference arc length), so an intermediate node of a
 polyline member has two rows at one s (end of one segment, start of the next; a load there is the jump).
@@ -32,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from lgbeam._typing import FloatArray
+from lgbeam.discretisations.rods.loads import DistributedLoad, Gravity, external_forces
 from lgbeam.io.atomic import atomic_write, write_via
 
 COLUMNS = ("N", "V_y", "V_z", "T", "M_y", "M_z")
@@ -68,15 +79,32 @@ def section_resultants(frame: Any, q: FloatArray, lam: FloatArray | None, v: Flo
     return list(frame.resultants(q, lam, v))
 
 
+def own_end_loads(rod: Any, t: float, q: FloatArray) -> FloatArray:
+    """(2, 6) body-frame (moment, force) of the rod's own loads on its first and last node at time t: its
+    distributed loads and the gravity of its lumped mass ρA w_i (``loads.external_forces`` without the nodal
+    loads and point masses, which act on the joint, not on the member)."""
+    own = tuple(ld for ld in rod.loads if isinstance(ld, (DistributedLoad, Gravity)))
+    if not own:
+        return np.zeros((2, 6))
+    f = external_forces(t, rod._q(q), own, (-1,) * len(own), rod.mass_weights, rod.material.rhoA)
+    return f[[0, -1]]
+
+
 def member_forces(frame: Any, members: dict[str, list[str]], q: FloatArray, lam: FloatArray,
                   v: FloatArray | None = None, *, t: float = 0.0, load_factor: float = 1.0) -> list[MemberForces]:
-    """Per member (``members``: name -> its rods, start to end) the resultants at (q, λ, v) (module docstring); t
-    and ``load_factor``: the loads' time and factor (``section_resultants``)."""
+    """Per member (``members``: name -> its rods, start to end) the resultants at (q, λ, v) (module docstring);
+    the loads are those at time ``t`` times ``load_factor`` (a static path's μ). An end row is the free-body cut at
+    the member's end: the corotational element cuts its loads there itself (``section_resultants``); a rod's end
+    node gets its own loads added back (``own_end_loads``)."""
     G = frame.G
     per_rod = {}
-    for name, rod, res, q0 in zip(frame.names, frame.members, section_resultants(frame, q, lam, v, t, load_factor),
-                                  frame.split_q(frame.q_ref), strict=True):
-        W = np.concatenate([res.node_material[:1], res.edge_material, res.node_material[-1:]])[:, ORDER]
+    cut = not hasattr(frame, "end_load_shares")
+    for name, rod, res, qr, q0 in zip(frame.names, frame.members, section_resultants(frame, q, lam, v, t, load_factor),
+                                      frame.split_q(q), frame.split_q(frame.q_ref), strict=True):
+        ends = res.node_material[[0, -1]]
+        if cut:
+            ends = ends + load_factor * own_end_loads(rod, t, qr) * np.array([[1.0], [-1.0]])
+        W = np.concatenate([ends[:1], res.edge_material, ends[1:]])[:, ORDER]
         sn = rod.mesh.s - rod.mesh.s[0]
         s = np.concatenate([[0.0], 0.5 * (sn[:-1] + sn[1:]), sn[-1:]])
         q0 = np.asarray(q0).reshape(-1, 7)
@@ -94,6 +122,32 @@ def member_forces(frame: Any, members: dict[str, list[str]], q: FloatArray, lam:
             np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts]),
             np.concatenate([p[3] for p in parts])))
     return out
+
+
+def node_label(frame: Any, nodes: dict[str, int], k: int) -> str:
+    """The case's name of structure node ``k``: the named node (``nodes``: name -> node) at its reference position
+    (any member end there), else "<rod> node <i>" (the i-th node of that rod, 0 at its start)."""
+    x0 = frame.G.translation(frame._q(frame.q_ref))
+    size = float(np.ptp(x0, axis=0).max()) or 1.0
+    for name, i in nodes.items():
+        if np.linalg.norm(x0[i] - x0[k]) <= 1e-9 * size:
+            return name
+    o = frame.node_offsets
+    j = int(np.searchsorted(o, k, side="right")) - 1
+    return f"{frame.names[j]} node {k - int(o[j])}"
+
+
+def path_node(frame: Any, nodes: dict[str, int], states: Any, name: str | None) -> tuple[int, str]:
+    """(node, label) that path.csv/path.png follow (issue 31 item 5): the named node ``name`` (``output.node``), else
+    the node whose displacement is largest over the path's ``states`` (a frame's last rod often ends at a support)."""
+    if name is not None:
+        return nodes[name], f"node {name}"
+    G = frame.G
+    x0 = G.translation(frame._q(frame.q_ref))
+    u = max((np.linalg.norm(G.translation(frame._q(s.q)) - x0, axis=1) for s in states), key=lambda a: float(a.max()))
+    k = int(np.argmax(u))
+    label = node_label(frame, nodes, k)
+    return k, (f"node {label}" if label in nodes else label)
 
 
 def write_member_forces(path: Path, forces: list[MemberForces], state: str,
@@ -383,9 +437,7 @@ def plot_deflected(frame: Any, q: FloatArray, nodes: dict[str, int], view: dict[
         a, b = (x0[o[j]:o[j + 1]] @ P.T), ((x0 + factor * u)[o[j]:o[j + 1]] @ P.T)
         ax.plot(a[:, 0], a[:, 1], color="0.6", lw=1.0, ls="--", zorder=1)
         ax.plot(b[:, 0], b[:, 1], color="tab:blue", lw=1.8, zorder=2)
-    names = {i: n for n, i in nodes.items()}
-    where = names.get(k, f"{frame.names[int(np.searchsorted(o, k, side='right')) - 1]} node "
-                         f"{k - int(o[int(np.searchsorted(o, k, side='right')) - 1])}")
+    where = node_label(frame, nodes, k)
     tip = (x0[k] + factor * u[k]) @ P.T
     mm = umax * 1e3
     ax.plot(*tip, "o", color="tab:blue", ms=4)

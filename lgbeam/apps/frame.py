@@ -37,6 +37,7 @@ from lgbeam.apps import RunSummary, _frame_ground
 from lgbeam.apps._frame_diagrams import (
     choose_view,
     member_forces,
+    path_node,
     plot_deflected,
     plot_diagrams,
     section_resultants,
@@ -136,7 +137,9 @@ SCHEMA: dict[str, Any] = {
         "richardson": Key(bool, True, doc="static, lgbeam modes and --buckling: also solve with half and twice the "
                           "elements per member and report Richardson's extrapolation with its error estimate "
                           "(richardson.csv, modes.csv; docs/frames.md \"Accuracy per member\"); dynamics ignore it")},
-    "output": output_section(0.05, edge_data=True, time_unit="s"),
+    "output": output_section(0.05, edge_data=True, time_unit="s") | {
+        "node": Key(str, None, doc="static: the named node whose displacements path.csv and path.png follow (default: "
+                    "the node that moves most over the path)")},
 }
 
 
@@ -490,6 +493,10 @@ def run_static(case: dict[str, Any], frame: Structure, run_dir: Path) -> RunSumm
     from lgbeam.io.vtk import PVDSeries
 
     t0, t1 = float(case["time"]["t0"]), float(case["time"]["t_end"])
+    named, follow = node_ids(case, frame), case["output"].get("node")
+    if follow is not None and follow not in named:
+        raise ValueError(f"output.node = {follow!r} names no node of the case; use one of "
+                         f"{', '.join(map(repr, named)) or '(none: give [[model.nodes]] names)'}")
     path = solve_static(frame, t=t1, **settings(case))
     n = len(path.states)
     ts = t0 + (t1 - t0) * np.arange(n) / max(n - 1, 1)
@@ -501,12 +508,13 @@ def run_static(case: dict[str, Any], frame: Structure, run_dir: Path) -> RunSumm
                        edges=case["output"].get("edge_data", True)) as series:
             for t, qq, ll in zip(ts, q, lam, strict=True):
                 series.write_frame(float(t), _poly(frame, str(case["name"]), qq, None, ll, t1))
-    arrays = solution_arrays(frame, ts, q, v, lam, node_ids(case, frame), load_t=t1,
+    arrays = solution_arrays(frame, ts, q, v, lam, named, load_t=t1,
                              load_factors=np.array([s.load_factor for s in path.states]))
     arrays |= {"load_factor": np.array([s.load_factor for s in path.states]),
                "n_negative": np.array([s.n_negative for s in path.states])}
-    write_path_csv(path, frame.G, run_dir / "path.csv")
-    plot_path(path, frame.G, run_dir / "path.png", str(case["name"]))
+    k, label = path_node(frame, named, path.states, follow)
+    write_path_csv(path, frame.G, run_dir / "path.csv", k, label)
+    plot_path(path, frame.G, run_dir / "path.png", str(case["name"]), k, label)
     drawn = write_member_diagrams(case, frame, run_dir, path.final.q, path.final.lam, None,
                                   f"load factor {path.final.load_factor:.6g} (the last converged state)", t=t1,
                                   load_factor=path.final.load_factor)
@@ -584,20 +592,18 @@ def _richardson_static(case: dict[str, Any], frame: Structure, path: Any,
         return {"skipped": str(err)}, None, [f"no Richardson correction: {err}"]
     results, finals = [], []
     for c, fr_c in zip(cases, structures, strict=True):
-        if c is case:
-            st = path.final
-        else:
-            p = solve_static(fr_c, t=t1, **settings(c))
-            if p.status != "ok":
-                msg = (f"the {fr.meshes_label([c])}-element mesh's static path ended {p.status} ({p.message}); no "
-                       "Richardson correction")
-                logger.warning(msg)
-                return {"skipped": msg}, None, [msg]
-            st = p.final
+        p = path if c is case else solve_static(fr_c, t=t1, **settings(c))
+        if p.status != "ok":  # the case's own path is "ok" here
+            msg = (f"the {fr.meshes_label([c])}-element mesh's static path ended {p.status} ({p.message}); no "
+                   "Richardson correction")
+            logger.warning(msg)
+            return {"skipped": msg}, None, [msg]
+        st = p.final
         finals.append((fr_c, st))
         ends = {mf.name: mf.values[[0, -1]] for mf in member_forces(fr_c, member_rods(c, fr_c), st.q, st.lam, t=t1,
                                                                      load_factor=st.load_factor)}
-        results.append(fr.static_quantities(fr_c, fr.named_nodes(fr_c, node_ids(c, fr_c)), st.q, st.lam, t1, ends))
+        results.append(fr.static_quantities(fr_c, fr.named_nodes(fr_c, node_ids(c, fr_c)), st.q, st.lam, t1, ends,
+                                            [e.load_factor for e in p.events if e.kind == "limit point"]))
     table, scales = fr.static_table(results)
     fr.write_rows(run_dir / "richardson.csv", table)
     (fc, sc), (ff, sf) = finals[-2], finals[-1]

@@ -215,10 +215,11 @@ def worst(table: list[dict[str, Any]], scales: dict[str, float]) -> dict[str, An
 
 
 def static_quantities(frame: Any, nodes: dict[str, int], q: np.ndarray, lam: np.ndarray, t: float,
-                      ends: dict[str, np.ndarray] | None = None) -> dict[str, Any]:
+                      ends: dict[str, np.ndarray] | None = None, limits: list[float] | None = None) -> dict[str, Any]:
     """The nodal results of a static frame state an engineer reads: displacement and rotation (rotation vector of
-    R R_refᵀ, spatial) of the named nodes (rod ends without names), the support reactions, the joint forces and
-    ``ends``: member name -> (2, 6) N, V_y, V_z, T, M_y, M_z at its start and end (local axes)."""
+    R R_refᵀ, spatial) of the named nodes (rod ends without names), the support reactions, the joint forces,
+    ``ends``: member name -> (2, 6) N, V_y, V_z, T, M_y, M_z at its start and end (local axes), and ``limits``:
+    the load factors of the path's limit points, in path order (``PathEvent`` located by ``_Path.limit``)."""
     from lgbeam.groups import SO3
 
     G = frame.G
@@ -232,7 +233,7 @@ def static_quantities(frame: Any, nodes: dict[str, int], q: np.ndarray, lam: np.
     ends = ends or {}
     return {"nodes": list(nodes), "u": u, "theta": th, "supports": list(sup_names), "reactions": sup,
             "joints": list(frame.joint_rows.labels), "joint_forces": joints, "members": list(ends),
-            "ends": np.array([ends[m] for m in ends]).reshape(len(ends), 2, 6)}
+            "ends": np.array([ends[m] for m in ends]).reshape(len(ends), 2, 6), "limits": list(limits or [])}
 
 
 def named_nodes(frame: Any, ids: dict[str, int]) -> dict[str, int]:
@@ -271,6 +272,11 @@ def static_table(results: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], d
         units = [("N" if k < 3 else "N m") for _ in last["members"] for k in range(6)]
         vals = [np.asarray(r["ends"])[:, e, :].ravel() for r in results]
         table.extend(rows(labels, units, vals, max(scales["N"], scales["N m"])))
+    n_lim = min(len(r.get("limits", [])) for r in results)  # the limit points every mesh found, in path order
+    if n_lim:
+        vals = [np.asarray(r["limits"][:n_lim], dtype=float) for r in results]
+        scales["load factor"] = float(np.max(np.abs(vals[-1])))
+        table.extend(rows([f"limit_load(k={k + 1})" for k in range(n_lim)], "load factor", vals, scales["load factor"]))
     return table, scales
 
 

@@ -38,37 +38,40 @@ def settings(case: dict[str, Any]) -> dict[str, Any]:
             "tol": float(a["tol"]), "branch_switch": bool(a["branch_switch"]), "stability_check": bool(a["stability"])}
 
 
-def write_path_csv(path: StaticPath, G: Any, out: Path) -> None:
-    """path.csv: one row per converged state (``StaticPath.table`` of the end node s = L)."""
-    table = path.table(G)
+def write_path_csv(path: StaticPath, G: Any, out: Path, node: int = -1, label: str | None = None) -> None:
+    """path.csv: one row per converged state (``StaticPath.table`` of ``node``, by default the end node s = L);
+    ``label`` (a frame's node name): a last column ``node`` naming the node whose x, y, z the rows hold."""
+    table = path.table(G, node)
     keys = list(table)
     with atomic_write(out, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
-        w.writerow([*keys, "status"])
+        w.writerow([*keys, "status", *(["node"] if label is not None else [])])
         for k, row in enumerate(zip(*(table[c] for c in keys))):
-            w.writerow([repr(float(x)) for x in row] + [path.states[k].status])
+            w.writerow([repr(float(x)) for x in row] + [path.states[k].status] + ([label] if label is not None else []))
 
 
-def plot_path(path: StaticPath, G: Any, out: Path, title: str) -> None:
-    """path.png: load factor against the displacement components of the end node; unstable states marked."""
+def plot_path(path: StaticPath, G: Any, out: Path, title: str, node: int = -1,
+              label: str = "the end node s = L") -> None:
+    """path.png: load factor against the displacement components of ``node`` (named ``label``); unstable states
+    marked."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    tab = path.table(G)
+    tab = path.table(G, node)
     mu = tab["load_factor"]
     unstable = tab["n_negative"] > 0
     fig, ax = plt.subplots(figsize=(6.4, 4.4))
     for c in ("x", "y", "z"):
         u = tab[c] - tab[c][0]
-        line, = ax.plot(u, mu, ".-", label=f"tip {c} displacement")
+        line, = ax.plot(u, mu, ".-", label=f"u_{c}")
         ax.plot(u[unstable], mu[unstable], "x", color=line.get_color())
     for e in path.events:
         ax.axhline(e.load_factor, color="0.6", lw=0.8, ls="--")
         ax.annotate(f"{e.kind} μ = {e.load_factor:.5g}", (0.02, e.load_factor), xycoords=("axes fraction", "data"),
                     fontsize=8, va="bottom")
-    ax.set_xlabel("displacement of the end node s = L [length unit of the case]")
+    ax.set_xlabel(f"displacement of {label} [length unit of the case]")
     ax.set_ylabel("load factor μ [-]")
     ax.set_title(f"{title}: static path ({path.status}; × unstable states)", fontsize=10)
     ax.legend(fontsize=8)

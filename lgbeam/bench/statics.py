@@ -1,6 +1,6 @@
 """``lgbeam bench statics``: the cost of one static Newton iteration of the rod for N = 64 … 4096 (target:
-linear in N; the parts: exact tangent assembly, sparse LU of the KKT matrix and solve, residual, banded
-stability count), and the load-step counts of the curl and column cases (issue 11).
+linear in N; the parts: exact tangent assembled into band storage, banded LU of the KKT matrix and solve,
+residual, stability count from the same band — the statics core, rods/statics_core.py), and the load-step counts of the curl and column cases (issue 11).
 
 Writes ``statics.csv`` (columns: part, case, N, value, unit) in the output folder.
 """
@@ -24,22 +24,23 @@ def iteration_cost(n: int, repeats: int) -> dict[str, float]:
     """Seconds of the parts of one Newton iteration on the column case with N edges, at load factor 0.5."""
     from lgbeam.apps import load_case
     from lgbeam.apps.rod import build
-    from lgbeam.discretisations.rods import stability
     from lgbeam.discretisations.rods.statics import _Equations, _newton
+    from lgbeam.discretisations.rods.statics_core import KKTFactor
 
     case, _ = load_case("column-pinned-roller", [f"model.n_elements={n}"])
     rod, q0, _ = build(case)
     eq = _Equations(rod, 1.0)
     nw = _newton(eq, q0, np.zeros(eq.m), 0.5, tol=1e-10, max_iter=25, line_search=True)
     q, lam = nw.q, nw.lam
-    K, B = eq.tangent(q, lam, 0.5)
-    lu = eq.factor(K, B)
+    parts, B = eq.parts(q, lam, 0.5)
+    lu = eq.system(q, lam, 0.5)
     rhs = np.ones(eq.n + eq.m)
-    out = {
-        "tangent": best_of(lambda: eq.tangent(q, lam, 0.5), repeats),
-        "lu_and_solve": best_of(lambda: eq.factor(K, B).solve(rhs), repeats),
+    out = {  # the statics core (rods/statics_core.py): band assembly, banded LU, inertia from the same band
+        "tangent": best_of(lambda: eq.kkt.assemble(*eq.parts(q, lam, 0.5)), repeats),
+        "lu_and_solve": best_of(lambda: KKTFactor(eq.kkt, *eq.kkt.assemble(parts, B)).solve(rhs), repeats),
         "residual": best_of(lambda: eq.residual(q, lam, 0.5), repeats),
-        "stability_count": best_of(lambda: stability.negative_count(K, B, rod.mass(q)), max(1, repeats // 2)),
+        "stability_count": best_of(lambda: lu.inertia(lambda: rod.mass(q), lambda: eq.tangent(q, lam, 0.5)),
+                                   max(1, repeats // 2)),
     }
     assert lu is not None
     out["iteration"] = out["tangent"] + out["lu_and_solve"] + 2 * out["residual"]  # + line-search trial point

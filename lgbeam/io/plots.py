@@ -173,20 +173,40 @@ def _plot_solution(sol: dict[str, np.ndarray], fig_dir: Path) -> list[Path]:
     return out
 
 
-def _plot_static(mu: np.ndarray, pos: np.ndarray, fig_dir: Path) -> Path:
-    """load_displacement.png: the displacement of the node that moves most against the load factor."""
+def moving_node(z: Any) -> tuple[int, str]:
+    """(node, label) of the node that moves most over a static path (largest |u| of any state), named as the case
+    names it (issue 31 item 5): "node <name>" for a named node of a frame (``node_names``/``node_ids`` of
+    solution.npz, any member end at its position), "<rod> node <i>" inside a frame's rod, "node <i>" of a rod."""
+    pos = np.asarray(z["positions"], dtype=float)
+    if pos.ndim != 3:
+        return 0, "the body"
+    x0 = pos[0]
+    node = int(np.argmax(np.max(np.linalg.norm(pos - x0, axis=-1), axis=0)))
+    if "node_names" in z and "node_ids" in z:
+        size = float(np.ptp(x0, axis=0).max()) or 1.0
+        for name, i in zip(np.asarray(z["node_names"]), np.asarray(z["node_ids"]), strict=True):
+            if np.linalg.norm(x0[int(i)] - x0[node]) <= 1e-9 * size:
+                return node, f"node {name}"
+    if "rod_names" in z and "rod_offsets" in z:  # a frame: the rod and its node
+        o = np.asarray(z["rod_offsets"])
+        j = int(np.searchsorted(o, node, side="right")) - 1
+        return node, f"{np.asarray(z['rod_names'])[j]} node {node - int(o[j])}"
+    return node, f"node {node}"
+
+
+def _plot_static(mu: np.ndarray, pos: np.ndarray, fig_dir: Path, node: int, label: str) -> Path:
+    """load_displacement.png: the displacement of ``node`` (``moving_node``) against the load factor."""
     disp = pos - pos[:1]
-    node = int(np.argmax(np.linalg.norm(disp[-1], axis=-1))) if pos.ndim == 3 else 0
     u = disp[:, node, :] if pos.ndim == 3 else disp
     fig = Figure(figsize=(6.4, 4.2))
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     for i, lab in enumerate("xyz"):
         if np.ptp(u[:, i]) > 0.0:
-            ax.plot(u[:, i], mu, "o-", ms=3, label=f"u_{lab}")
+            ax.plot(u[:, i], mu, "o-", ms=3, label=f"u_{lab} of {label}")
     ax.set_xlabel("displacement  [length unit of the case, m in SI]")
     ax.set_ylabel("load factor μ")
-    ax.set_title(f"load–displacement path of node {node} (the one that moves most)")
+    ax.set_title(f"load–displacement path of {label} (the one that moves most)")
     ax.grid(True, alpha=0.3)
     ax.legend()
     return _save(fig, fig_dir / "load_displacement.png")
@@ -207,8 +227,9 @@ def _plot_run(run_dir: Path, fig_dir: Path) -> list[Path]:
     if (run_dir / "solution.npz").is_file():
         with np.load(run_dir / "solution.npz", allow_pickle=False) as z:
             if "load_factor" in z.files and "positions" in z.files:
+                node, label = moving_node(z)
                 return [_plot_static(np.asarray(z["load_factor"], dtype=float), np.asarray(z["positions"], dtype=float),
-                                     fig_dir)]
+                                     fig_dir, node, label)]
     if (run_dir / "diagnostics.csv").is_file():
         out += _plot_diagnostics(read_diagnostics(run_dir / "diagnostics.csv"), fig_dir)
     if (run_dir / "solution.npz").is_file():

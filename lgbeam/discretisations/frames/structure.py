@@ -535,6 +535,46 @@ class Structure:
             Z = sp.csr_array(Z + jr.assemble(jr.constraint_stiffness_blocks(self._q(q), lam_j)))
         return Z
 
+    def static_tangent_parts(self, t: float, q: FloatArray, lam: FloatArray,
+                             mu: float) -> list[tuple[float, sp.csr_array]]:
+        """K_t = K_int − μ ∂f/∂q + Z(λ) as terms for the statics core (``rods.statics_core``, which scatters them
+        into one band): the edges' elastic and internal-row blocks and the nodes' support and load blocks in one
+        fixed-pattern CSR, the joint rows' blocks in another, the springs (if any) as their own terms."""
+        lam = np.asarray(lam, dtype=float)
+        b = self._rows_batch
+        Ke = self._element_blocks(q, None)
+        if b["xi"].size:  # the internal rows' multipliers are stresses on their strain components
+            xi, JJ = self._edges_all(q)
+            s_all = np.zeros(xi.size)
+            s_all[b["xi"]] = lam[b["phi_rows"]]
+            Ke = Ke + rod_tangents._pair_H(xi, s_all.reshape(-1, 6), JJ, self.compiled)
+        loads = self._load_blocks(t, q)
+        node = np.zeros((self.n_nodes, 6, 6)) if loads is None else -mu * loads
+        if b["sup_rows"].size:
+            sup = b["supports"]
+            np.add.at(node, sup.nodes, sup.constraint_stiffness_blocks(t, self._q(q), lam[b["sup_rows"]]))
+        parts = [(1.0, self._assemble(Ke, node))]
+        jr = self.joint_rows
+        if jr.n_rows:
+            parts.append((1.0, self._joint_pattern.matrix(jr.constraint_stiffness_blocks(self._q(q),
+                                                                                         lam[b["joint_rows"]]).ravel())))
+        springs = self.support_springs(t, q)
+        if springs is not None:
+            parts.append((1.0, sp.csr_array(springs)))
+        if jr.has_springs:
+            parts.append((1.0, self._joint_pattern.matrix(jr.spring_stiffness_blocks(self._q(q)).ravel())))
+        return parts
+
+    @cached_property
+    def _joint_pattern(self) -> CSRPattern:
+        """The COO order of ``JointRows.assemble`` ((k, 12, 12) blocks on (a, b)) as a fixed pattern; the blocks
+        of two joints at one node pair would repeat an entry, so each joint's blocks get their own rows."""
+        jr = self.joint_rows
+        dof = np.concatenate([6 * jr.ia[:, None] + np.arange(6), 6 * jr.ib[:, None] + np.arange(6)], axis=1)
+        rows = np.repeat(dof, 12, axis=1).ravel()
+        cols = np.tile(dof, (1, 12)).ravel()
+        return _SummingPattern(rows, cols, (self.n_dofs, self.n_dofs))
+
     def _with_joint_springs(self, K: sp.csr_array, q: FloatArray) -> sp.csr_array:
         jr = self.joint_rows
         if not jr.has_springs:
@@ -665,3 +705,18 @@ class Structure:
         """Global node of each support, in ``support_reactions`` order."""
         return np.concatenate([self.node_offsets[k] + r.support_rows.nodes for k, r in enumerate(self.members)
                                if r.support_rows.n_supports] or [np.zeros(0, np.int64)]).astype(np.int64)
+
+
+class _SummingPattern:
+    """A fixed COO pattern that may repeat entries, summed into a CSR matrix by one ``np.bincount`` per call
+    (the joint blocks of several joints at one node)."""
+
+    def __init__(self, rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int]) -> None:
+        key = rows.astype(np.int64) * shape[1] + cols
+        uniq, self.inverse = np.unique(key, return_inverse=True)
+        r, c = np.divmod(uniq, shape[1])
+        self.pattern = CSRPattern(r, c, shape)
+        self.size = uniq.size
+
+    def matrix(self, data: FloatArray) -> sp.csr_array:
+        return self.pattern.matrix(np.bincount(self.inverse, weights=data, minlength=self.size))

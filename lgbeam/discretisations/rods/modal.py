@@ -47,6 +47,7 @@ from lgbeam._sparse import arpack_start
 from lgbeam._typing import FloatArray
 
 from . import stability, tangents
+from .loads import NodalLoad
 from .rod import CosseratRod
 
 logger = logging.getLogger(__name__)
@@ -189,6 +190,32 @@ def geometric_stiffness(rod: CosseratRod, dq: FloatArray, lam1: FloatArray, t: f
     return sp.csr_array(KG)
 
 
+NU_ZERO = 1e-10  # an eigenvalue ν = 1/μ below this fraction of the largest |ν| is zero (no buckling load)
+
+
+def _has_moments(rod: Any) -> bool:
+    return any(isinstance(ld, NodalLoad) and np.any(ld.moment) for r in getattr(rod, "members", (rod,))
+               for ld in r.loads)
+
+
+def no_buckling_message(rod: Any, vals: np.ndarray, negative: np.ndarray) -> str:
+    """The one line when −K_G φ = ν K₀ φ has no real ν > 0 (issue 31 item 4): the loads buckle the structure only
+    reversed (real ν < 0: then reversing them is the answer), or nodal moments, which are not conservative in
+    3-D, make every ν complex (flutter: no static critical load), or the loads only stiffen it."""
+    if np.any(negative):
+        mu = -1.0 / float(np.min(vals.real[negative]))
+        return (f"no positive buckling load factor: these loads buckle the structure only reversed (first at load "
+                f"factor {-mu:.6g}); reverse the loads to analyse that")
+    if _has_moments(rod) and np.any(~negative & (np.abs(vals.imag) > 1e-8 * np.abs(vals))):
+        return ("no real buckling load factor: the eigenvalues are complex because a nodal moment (frame "
+                "\"spatial\": a fixed axis, or \"body\": a follower) is not a conservative load in 3-D, and here it "
+                "has no static critical load (e.g. a cantilever under an end moment: its stability is a question of "
+                "dynamics, flutter); "
+                "give the moment as a couple of spatial forces (conservative), or follow the static path "
+                "(analysis.method = \"arc-length\") with an imperfection")
+    return "no buckling load factor: the loads do not compress the structure (they only stiffen it)"
+
+
 def buckling(rod: CosseratRod, n_modes: int = 1, *, t: float = 0.0) -> Buckling:
     """The ``n_modes`` smallest positive linear buckling load factors of the rod's loads at time t."""
     _check_modes(rod, n_modes, "buckling modes")
@@ -215,10 +242,11 @@ def buckling(rod: CosseratRod, n_modes: int = 1, *, t: float = 0.0) -> Buckling:
     else:
         k = min(max(2 * n_modes + 2, 6), n - m - 2)
         vals, vecs = spla.eigs(spla.LinearOperator((n, n), matvec=op, dtype=float), k=k, which="LR", v0=arpack_start(n))
-    keep = (np.abs(vals.imag) <= 1e-8 * np.abs(vals)) & (vals.real > 0.0)
+    real = np.abs(vals.imag) <= 1e-8 * np.abs(vals)
+    tiny = NU_ZERO * float(np.max(np.abs(vals), initial=0.0))  # ν ≈ 0: μ = 1/ν is round-off, not a load
+    keep = real & (vals.real > tiny)
     if not np.any(keep):
-        raise ValueError("no positive buckling load factor: the loads do not compress the rod (or they only "
-                         "stiffen it); reverse the loads to look for buckling")
+        raise ValueError(no_buckling_message(rod, vals, real & (vals.real < -tiny)))
     nu, phi = vals.real[keep], vecs.real[:, keep]
     order = np.argsort(-nu)[:n_modes]
     mu = 1.0 / nu[order]

@@ -51,7 +51,7 @@ import scipy.sparse.linalg as spla
 
 from lgbeam._typing import FloatArray
 
-from . import stability, tangents
+from . import stability, statics_core, tangents
 from .rod import CosseratRod
 
 logger = logging.getLogger(__name__)
@@ -60,6 +60,8 @@ METHODS = ("newton", "arc-length")
 BRACKET_RTOL = 1e-3  # bisection of a change of stability down to this relative width of the load-factor bracket
 BRACKET_SOLVES = 20  # ... or this many Newton solves (each from the last state with the old stability count)
 BIFURCATION_TOL = 1e-3  # |φ·f| / (|φ| |f|) below this: the critical mode is orthogonal to the loads (bifurcation)
+LIMIT_XTOL = 1e-7  # a limit point's path parameter (a fraction of its step) located to this
+LIMIT_SPREAD = 1e-3  # ... and the parabola's other two points at least this far from it on either side
 STEP_TOL = 1e-11  # a Newton correction this small (rad, or length / L) is round-off: converged if R is near tol
 
 
@@ -90,10 +92,14 @@ class StaticState:
 @dataclass(frozen=True)
 class PathEvent:
     """A bifurcation or limit point between states ``after − 1`` and ``after`` of the path, at load factor
-    ``load_factor``, bracketed by converged states at ``lower`` (the stability count of state ``after − 1``) and
-    ``upper`` (a different count): bisection on the load factor, then regula falsi on the critical eigenvalue
-    inside the bracket (``lower`` = ``upper`` = nan where no bracket was refined: a limit point, whose load
-    factor is the midpoint of the step, or a bifurcation reached with the load falling)."""
+    ``load_factor``. A bifurcation is bracketed by converged states at ``lower`` (the stability count of state
+    ``after − 1``) and ``upper`` (a different count): bisection on the load factor, then regula falsi on the
+    critical eigenvalue inside the bracket (``lower`` = ``upper`` = nan where no bracket was refined: a
+    bifurcation reached with the load falling). A limit point is located as the extremum of the load factor
+    along the path inside the step (``_Path.limit``): ``converged`` is the load factor of the converged state
+    there (state ``after − 1``, inserted into the path), ``load_factor`` the vertex of the parabola through it and
+    its two neighbours, and [``lower``, ``upper``] the two (nan where the extremum was not found: the midpoint of
+    the step)."""
 
     kind: str
     after: int
@@ -101,9 +107,13 @@ class PathEvent:
     mode: FloatArray | None = field(default=None, repr=False)
     lower: float = float("nan")
     upper: float = float("nan")
+    converged: float = float("nan")  # a located limit point: the load factor of the converged state at it
 
     def describe(self) -> str:
         """``"bifurcation at load factor 0.285 (bracketed in [0.2849, 0.2852])"``: the status message's words."""
+        if self.kind == "limit point" and np.isfinite(self.converged):
+            return (f"limit point at load factor {self.load_factor:.8g} (the converged state at it: "
+                    f"{self.converged:.8g})")
         text = f"{self.kind} at load factor {self.load_factor:.6g}"
         if np.isfinite(self.lower) and np.isfinite(self.upper):
             text += f" (bracketed in [{self.lower:.6g}, {self.upper:.6g}])"
@@ -160,6 +170,8 @@ class _Equations:
             self.F = max(float(np.max(np.abs(f), initial=0.0)), float(np.max(rod.material.C_K)) / self.L)
         # norm weights: rotations in rad, translations / L, root mean square over the nodes (N-independent)
         self.w = np.tile(np.concatenate([np.ones(3), np.full(3, 1.0 / self.L)]), rod.n_nodes) / np.sqrt(rod.n_nodes)
+        self.kkt = statics_core.BandedKKT(self.n, self.m)
+        self._last: dict[str, tuple[FloatArray, FloatArray, float, statics_core.KKTFactor | None]] = {}
 
     def load(self, q: FloatArray) -> FloatArray:
         return self.rod.external_forces(self.t, q)
@@ -181,16 +193,48 @@ class _Equations:
         """Scaled residual max(|R|/F, |Φ|/L)."""
         return max(float(np.max(np.abs(r))) / self.F, float(np.max(np.abs(phi), initial=0.0)) / self.L)
 
+    def parts(self, q: FloatArray, lam: FloatArray, mu: float) -> tuple[list[tuple[float, sp.csr_array]], sp.csr_array]:
+        """The terms (coefficient, CSR) of K_t = K_int − μ ∂f/∂q + Z(λ), and B, at (q, λ, μ)."""
+        rod = self.rod
+        fused = getattr(rod, "static_tangent_parts", None)
+        if fused is not None:  # a structure: its terms in few fixed-pattern CSR matrices
+            return fused(self.t, q, lam, mu), sp.csr_array(rod.constraint_jacobian_t(self.t, q))
+        parts = [(1.0, sp.csr_array(tangents.internal_stiffness(rod, q, t=self.t)))]
+        if rod.loads:
+            parts.append((-mu, sp.csr_array(tangents.load_stiffness(rod, self.t, q))))
+        if self.m:
+            parts.append((1.0, sp.csr_array(tangents.constraint_stiffness(rod, self.t, q, lam))))
+            return parts, sp.csr_array(rod.constraint_jacobian_t(self.t, q))
+        return parts, sp.csr_array((0, self.n))
+
     def tangent(self, q: FloatArray, lam: FloatArray, mu: float) -> tuple[sp.csr_array, sp.csr_array]:
         """(K_t, B) at (q, λ, μ)."""
-        rod = self.rod
-        K = tangents.internal_stiffness(rod, q, t=self.t)
-        if rod.loads:
-            K = K - mu * tangents.load_stiffness(rod, self.t, q)
-        if self.m:
-            K = K + tangents.constraint_stiffness(rod, self.t, q, lam)
-            return K.tocsr(), sp.csr_array(rod.constraint_jacobian_t(self.t, q))
-        return K.tocsr(), sp.csr_array((0, self.n))
+        parts, B = self.parts(q, lam, mu)
+        K = parts[0][1]
+        for c, P in parts[1:]:
+            K = K + c * P
+        return sp.csr_array(K).tocsr(), B
+
+    def system(self, q: FloatArray, lam: FloatArray, mu: float, pin: bool = False) -> statics_core.KKTFactor | None:
+        """The banded LU of the KKT matrix at (q, λ, μ) (``statics_core``), None when singular; the last one is
+        kept, and the last ``pin``ned one (a converged state's), so its stability count and the next step's
+        predictor share one assembly, also after a failed (cut-back) step."""
+        for last in self._last.values():
+            if last[2] == mu and np.array_equal(last[0], q) and np.array_equal(last[1], lam):
+                return last[3]
+        parts, B = self.parts(q, lam, mu)
+        f = statics_core.KKTFactor(self.kkt, *self.kkt.assemble(parts, B))
+        out = f if f.ok else None
+        self._last["pinned" if pin else "recent"] = (np.array(q, copy=True), np.array(lam, copy=True), mu, out)
+        return out
+
+    def count(self, q: FloatArray, lam: FloatArray, mu: float) -> tuple[int, int]:
+        """(negative, zero) eigenvalues of K_t on ker B at (q, λ, μ) from the factorisation's band."""
+        f = self.system(q, lam, mu, pin=True)
+        if f is None:  # an exactly singular KKT matrix: the sparse route, which says how many are zero
+            K, B = self.tangent(q, lam, mu)
+            return stability.negative_count(K, B, self.rod.mass(q))
+        return f.inertia(lambda: self.rod.mass(q), lambda: self.tangent(q, lam, mu))
 
     def factor(self, K: sp.csr_array, B: sp.csr_array) -> Any:
         A = sp.block_array([[K, B.T], [B, None]], format="csc") if self.m else K.tocsc()
@@ -297,8 +341,7 @@ def _newton(eq: _Equations, q: FloatArray, lam: FloatArray, mu: float, *, tol: f
             return _Newton(q, lam, mu, True, it, res, d=d)
         if it == max_iter:
             break
-        K, B = eq.tangent(q, lam, mu)
-        lu = eq.factor(K, B)
+        lu = eq.system(q, lam, mu)
         if lu is None:
             return _Newton(q, lam, mu, False, it, res, "singular tangent")
         x1 = _solve(lu, -np.concatenate([r, phi]))
@@ -342,8 +385,7 @@ def _newton(eq: _Equations, q: FloatArray, lam: FloatArray, mu: float, *, tol: f
 def _state(eq: _Equations, nw: _Newton, branch: int, check: bool) -> StaticState:
     neg = zero = 0
     if check:
-        K, B = eq.tangent(nw.q, nw.lam, nw.mu)
-        neg, zero = stability.negative_count(K, B, eq.rod.mass(nw.q))
+        neg, zero = eq.count(nw.q, nw.lam, nw.mu)
     return StaticState(nw.q, nw.lam, float(nw.mu), nw.iterations, nw.residual, neg, zero, branch)
 
 
@@ -452,8 +494,7 @@ class _Path:
         """The largest nodal displacement of the linear response to the target loads at the start, in units of
         the structure's size (nan when the start tangent is singular)."""
         eq, st = self.eq, self.states[0]
-        K, B = eq.tangent(st.q, st.lam, 0.0)
-        lu = eq.factor(K, B)
+        lu = eq.system(st.q, st.lam, 0.0)
         x = None if lu is None else _solve(lu, np.concatenate([eq.load(st.q), np.zeros(eq.m)]))
         if x is None:
             return float("nan")
@@ -499,9 +540,79 @@ class _Path:
                         mu = mu_rf
             except (ValueError, RuntimeError) as exc:  # ARPACK trouble: keep the midpoint (of the bracket)
                 logger.warning("critical mode at load factor %.6g not found: %s", st.load_factor, exc)
-            self.events.append(PathEvent(kind, len(self.states) - 1, float(mu), mode, lower, upper))
+            top = float("nan")
+            if kind == "limit point" and mode is not None:
+                found = self.limit(prev, st)
+                if found is not None:
+                    mu, at = found
+                    top = at.load_factor
+                    lower, upper = min(mu, top), max(mu, top)
+                    self.states.insert(len(self.states) - 1, at)
+            self.events.append(PathEvent(kind, len(self.states) - 1, float(mu), mode, lower, upper, top))
             logger.info("%s between load factors %.6g and %.6g", kind, lo.load_factor, hi.load_factor)
         return st
+
+    def limit(self, a: StaticState, b: StaticState) -> tuple[float, StaticState] | None:
+        """The limit point between converged states a and b: the extremum of the load factor along the path
+        (issue 31 item 3). The path inside the step is parametrised by θ ∈ [0, 1]: the equilibrium (q, μ) with
+        q = q_a ∘ exp(θ d + δ), d = log(q_a⁻¹ q_b) per node, and c·δ = 0 (c = d weighted as the arc length's
+        norm: the corrector of the normal plane, regular at a limit point, as in the arc-length steps).
+        dμ/dθ at θ = 0 has the sign of c·K_t⁻¹f (the path's tangent), which says maximum or minimum; Brent's
+        bounded search (scipy ``minimize_scalar``) locates the extremum to LIMIT_XTOL in θ, so μ to O(XTOL²).
+        Returns (the vertex of the parabola through the extreme converged state and its two neighbours, that
+        state), or None (the step holds no single extremum, or a solve failed: the caller keeps the midpoint)."""
+        from scipy.optimize import minimize_scalar
+
+        eq, G = self.eq, self.eq.rod.G
+        qa = np.asarray(a.q).reshape(-1, 7)
+        d = G.log(G.compose(G.inverse(qa), np.asarray(b.q).reshape(-1, 7)))
+        c = d.ravel() * eq.w**2
+        cd = float(c @ d.ravel())
+        if not cd > 0.0:
+            return None
+        c = c / cd
+        slopes = []
+        for st in (a, b):
+            lu = eq.system(st.q, st.lam, st.load_factor)
+            x = None if lu is None else _solve(lu, np.concatenate([eq.load(st.q), np.zeros(eq.m)]))
+            if x is None:
+                return None
+            slopes.append(float(c @ x[: eq.n]))
+        if not slopes[0] * slopes[1] < 0.0:
+            return None
+        sense = 1.0 if slopes[0] > 0.0 else -1.0  # +1: a maximum of the load factor
+        tried: dict[float, _Newton] = {}
+
+        def minus_mu(theta: float) -> float:
+            mu0 = a.load_factor + theta * (b.load_factor - a.load_factor)
+            nw = _newton(eq, G.compose(qa, G.exp(theta * d)), a.lam + theta * (b.lam - a.lam), mu0, **self.kw,
+                         arc=(c, 0.0, mu0))
+            if not nw.converged:
+                return -sense * min(a.load_factor, b.load_factor, key=lambda m: sense * m)  # worse than both ends
+            tried[theta] = nw
+            return -sense * nw.mu
+
+        minimize_scalar(minus_mu, bounds=(0.0, 1.0), method="bounded", options={"xatol": LIMIT_XTOL})
+        if not tried:
+            return None
+        th = np.array(sorted(tried))
+        mus = np.array([tried[t].mu for t in th])
+        k = int(np.argmax(sense * mus))
+        best = _state(eq, tried[th[k]], self.branch, self.check)
+        mu = best.load_factor
+        left, right = th[th <= th[k] - LIMIT_SPREAD], th[th >= th[k] + LIMIT_SPREAD]
+        if left.size and right.size:  # the parabola through it and a tried state on each side, far enough apart
+            t0, t1, t2 = left[-1], th[k], right[0]   # that their load factors differ by more than round-off
+            m0, m1, m2 = (tried[t].mu for t in (t0, t1, t2))
+            den = (t0 - t1) * (t0 - t2) * (t1 - t2)
+            A = (t2 * (m1 - m0) + t1 * (m0 - m2) + t0 * (m2 - m1)) / den
+            Bc = (t2**2 * (m0 - m1) + t1**2 * (m2 - m0) + t0**2 * (m1 - m2)) / den
+            C = m1 - A * t1**2 - Bc * t1
+            if sense * A < 0.0 and t0 <= -Bc / (2.0 * A) <= t2:
+                mu = float(C - Bc**2 / (4.0 * A))
+        logger.info("limit point at load factor %.10g (converged state at %.10g, %d solves)", mu, best.load_factor,
+                    len(tried))
+        return mu, best
 
     def bracket(self, a: StaticState, b: StaticState) -> tuple[StaticState, StaticState]:
         """Converged states (lo, hi) with a's stability count at lo and another at hi, lo.μ < hi.μ: bisection on
@@ -617,8 +728,7 @@ class _LoadControl(_Path):
 class _ArcLength(_Path):
     def tangent(self, st: StaticState, prev: FloatArray | None) -> tuple[FloatArray, float] | None:
         eq = self.eq
-        K, B = eq.tangent(st.q, st.lam, st.load_factor)
-        lu = eq.factor(K, B)
+        lu = eq.system(st.q, st.lam, st.load_factor)
         if lu is None:
             return None
         x = _solve(lu, np.concatenate([eq.load(st.q), np.zeros(eq.m)]))
