@@ -12,7 +12,15 @@ import scipy.sparse as sp
 
 from lgbeam.apps import frame as frame_app
 from lgbeam.discretisations.frames import Joint, Structure
-from lgbeam.discretisations.rods import CosseratRod, Material, NodalLoad, RodMesh, Support, straight
+from lgbeam.discretisations.rods import (
+    CosseratRod,
+    Material,
+    NodalLoad,
+    RodMesh,
+    Support,
+    stability,
+    straight,
+)
 from lgbeam.discretisations.rods.statics import _Equations, solve_static
 from lgbeam.groups.s3r3 import S3R3
 from lgbeam.io.schema import validate
@@ -98,3 +106,21 @@ def test_banded_solve_equals_the_dense_solve_of_the_sparse_kkt_matrix():
     x = f.solve(rhs)
     ref = np.linalg.solve(A, rhs)
     assert np.linalg.norm(x - ref) <= 1e-9 * np.linalg.norm(ref)
+
+
+def test_the_nonsymmetric_count_is_the_same_densely_and_by_arpack(monkeypatch):
+    """A non-symmetric K on ker B (M = I, 60 unknowns, 10 constraints) built with eigenvalues known by
+    construction: K = Z (V diag(μ) V⁻¹) Zᵀ + Bᵀ B with μ = (−3, −2, −1, 1 … 47) and a non-normal V; Re μ < 0
+    for exactly three. The dense route (at most DENSE_EIGS unknowns: the corotational element's one-element
+    beam, where ARPACK cannot build its factorisation) and ARPACK's shift-invert route both count three."""
+    rng = np.random.default_rng(7)
+    n, m = 60, 10
+    B = rng.standard_normal((m, n))
+    Z = stability.null_basis(B, n)
+    mu = np.concatenate([[-3.0, -2.0, -1.0], np.arange(1.0, n - m - 2.0)])
+    V = np.eye(n - m) + 0.2 * np.triu(rng.standard_normal((n - m, n - m)), 1)
+    K = Z @ (V @ np.diag(mu) @ np.linalg.inv(V)) @ Z.T + B.T @ B
+    assert not stability.is_symmetric(sp.csr_array(K))
+    dense = stability.nonsymmetric_count(K, sp.eye_array(n), B)
+    monkeypatch.setattr(stability, "DENSE_EIGS", 0)
+    assert dense == stability.nonsymmetric_count(K, sp.eye_array(n), B) == (3, 0)

@@ -172,13 +172,18 @@ def _ldl_pivots(A: sp.csr_array) -> FloatArray | None:
 def nonsymmetric_count(K: Any, M: Any, B: Any, k0: int = 6) -> tuple[int, int]:
     """(eigenvalues with Re μ < 0, with |μ| ≈ 0) of K φ = μ M φ on ker B for a non-symmetric K: ARPACK
     shift-invert about a small negative shift, doubling the number k of eigenvalues until one with Re μ ≥ 0
-    is among them (unstable eigenvalues of a loaded rod appear one or two at a time near zero)."""
+    is among them (unstable eigenvalues of a loaded rod appear one or two at a time near zero); at most DENSE_EIGS
+    unknowns, every eigenvalue of Zᵀ K Z y = μ Zᵀ M Z y densely (Z an orthonormal basis of ker B)."""
     K, M, B = sp.csr_array(K), sp.csr_array(M), sp.csr_array(B)
     n, m = K.shape[0], B.shape[0]
-    A = sp.block_array([[K, B.T], [B, None]], format="csc") if m else K.tocsc()
-    Mb = sp.block_diag([M, sp.csr_array((m, m))], format="csc") if m else M.tocsc()
     scale = float(np.max(np.abs(K.diagonal()))) / float(np.max(M.diagonal()))
     tol = 1e-9 * scale
+    if n <= DENSE_EIGS:  # a handful of elements: every eigenvalue densely (ARPACK cannot factorise k near n − m)
+        Z = null_basis(B, n)
+        vals = la.eigvals(Z.T @ (K @ Z), Z.T @ (M @ Z))
+        return int(np.sum(vals.real < -tol)), int(np.sum(np.abs(vals) <= tol))
+    A = sp.block_array([[K, B.T], [B, None]], format="csc") if m else K.tocsc()
+    Mb = sp.block_diag([M, sp.csr_array((m, m))], format="csc") if m else M.tocsc()
     k = k0
     while True:
         k = min(k, n - m - 2)
