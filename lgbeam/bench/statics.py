@@ -25,12 +25,12 @@ def iteration_cost(n: int, repeats: int) -> dict[str, float]:
     from lgbeam.apps import load_case
     from lgbeam.apps.rod import build
     from lgbeam.discretisations.rods import stability
-    from lgbeam.discretisations.rods.statics import _Equations, _newton
+    from lgbeam.discretisations.rods.statics import StaticEquations, newton
 
     case, _ = load_case("column-pinned-roller", [f"model.n_elements={n}"])
     rod, q0, _ = build(case)
-    eq = _Equations(rod, 1.0)
-    nw = _newton(eq, q0, np.zeros(eq.m), 0.5, tol=1e-10, max_iter=25, line_search=True)
+    eq = StaticEquations(rod, 1.0)
+    nw = newton(eq, q0, np.zeros(eq.m), 0.5, tol=1e-10, max_iter=25, line_search=True)
     q, lam = nw.q, nw.lam
     K, B = eq.tangent(q, lam, 0.5)
     lu = eq.factor(K, B)
