@@ -31,7 +31,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from lgbeam.diagnostics import observed_order
+from lgbeam.diagnostics import fitted_order
 
 logger = logging.getLogger(__name__)
 
@@ -238,11 +238,7 @@ def fit_order(params: Any, errs: Any) -> float:
     Entries with a non-positive or non-finite error or parameter are left out; fewer than two
     remaining points give ``nan``.
     """
-    p, e = np.asarray(params, dtype=float), np.asarray(errs, dtype=float)
-    keep = np.isfinite(p) & np.isfinite(e) & (p > 0) & (e > 0)
-    if keep.sum() < 2:
-        return float("nan")
-    return observed_order(p[keep], e[keep])
+    return fitted_order(params, errs)
 
 
 def _is_count(param: str) -> bool:
