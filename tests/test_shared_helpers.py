@@ -52,3 +52,31 @@ def test_the_study_tables_and_plots_use_the_one_tolerant_fit():
     assert refinement.fitted_order is fitted_order
     h, e = [0.2, 0.1, 0.05, 0.025], [0.0, 4e-3, 1e-3, 2.5e-4]
     assert plots.fit_order(h, e) == fitted_order(h, e) == pytest.approx(2.0, abs=1e-12)
+
+
+def test_check_keys_is_one_line_naming_the_key_and_the_valid_ones():
+    from lgbeam._tables import check_keys
+
+    check_keys({"E": 1.0, "rho": 2.0}, ("E", "G", "nu", "rho"), "members.a.material")  # all known: nothing
+    with pytest.raises(ValueError, match=r"^members\.a\.material: unknown key 'x'; valid keys: E, G, nu, rho$"):
+        check_keys({"x": 1, "E": 1.0}, ("E", "G", "nu", "rho"), "members.a.material")
+    with pytest.raises(ValueError, match=r"^unknown key 'd' for shape 'I'; its keys: h, b$"):
+        check_keys({"shape": "I", "d": 1, "zz": 2}, ("shape", "h", "b"), of=" for shape 'I'", hint="its keys: h, b")
+    with pytest.raises(ValueError, match=r"^unknown motion key\(s\) omega, zz; valid keys: velocity$"):
+        check_keys({"zz": 1, "omega": 2}, ("velocity",), noun="motion key", every=True)
+
+
+def test_the_nested_case_tables_are_checked_by_check_keys():
+    """Each reader of a nested case table refuses an unknown key with the one message shape (the section's,
+    the material's, the member's and the support's own words kept)."""
+    from lgbeam.discretisations.rods import sections as sec
+    from lgbeam.discretisations.rods.supports import PrescribedMotion
+
+    with pytest.raises(ValueError, match="unknown prescribed-motion key\\(s\\) omega; valid keys: angular_velocity"):
+        PrescribedMotion.from_dict({"omega": [0.0, 0.0, 1.0]})
+    with pytest.raises(ValueError, match="m: unknown key 'x'; valid keys: E, G, nu, rho"):
+        sec.grade({"E": 2e11, "rho": 7850.0, "nu": 0.3, "x": 1}, "m")
+    with pytest.raises(ValueError, match="unknown key 'd' for shape 'I'; its keys: h, b, tw, tf, r"):
+        sec.section({"shape": "I", "h": 0.3, "b": 0.15, "tw": 0.01, "tf": 0.02, "d": 1.0}, "s")
+    with pytest.raises(ValueError, match="unknown key 'Ix'; give shape \\+ dimensions, or A, Iy, Iz, It"):
+        sec.section({"A": 1e-3, "Ix": 1.0}, "s")
