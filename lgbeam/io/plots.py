@@ -68,7 +68,7 @@ def _plain_log_ticks(fig: Figure) -> None:
     """Log axes of ``fig`` with plain-text decade labels ("1e-05", no mathtext) and no minor ticks.
 
     matplotlib's default log ticks parse every label as mathtext (pyparsing) and build minor ticks by copying
-    tick objects; for a run's four pictures that was two thirds of their CPU (#34). An axis spanning under three
+    tick objects; for a run's four pictures that was about half their CPU (#34). An axis spanning under three
     decades gets major ticks at 1, 2 and 5 × 10ᵏ instead of minor labels."""
     for ax in fig.axes:
         for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
@@ -85,7 +85,7 @@ def _save(fig: Figure, path: Path) -> Path:
     FigureCanvasAgg(fig)
     _plain_log_ticks(fig)
     fig.tight_layout()
-    fig.savefig(path, dpi=110, pil_kwargs={"compress_level": 1})  # deflate level 1: a third of the PNG's CPU
+    fig.savefig(path, dpi=110, pil_kwargs={"compress_level": 1})  # deflate level 1: ≈ 0.15 s less for 4 PNGs
     return path
 
 
