@@ -20,6 +20,7 @@ try:  # pragma: no cover - exercised by the environment, not by a test
 except ImportError:  # pragma: no cover
     numba = None
 
+AVAILABLE = numba is not None  # numba is installed (``ENABLED`` also honours LGBEAM_JIT=0)
 ENABLED = numba is not None and os.environ.get("LGBEAM_JIT", "1").strip().lower() not in ("0", "false", "no", "off")
 
 

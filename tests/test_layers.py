@@ -1,12 +1,14 @@
 """The layer map (docs/architecture.md), enforced on every module of the package by parsing its imports:
 
-    _typing, _version, _numba, _sparse, diagnostics      (no lgbeam imports above them)
+    _typing, _version, _numba, _sparse, _tables, diagnostics      (no lgbeam imports above them)
     groups → systems → integrators → solve
     groups, systems → discretisations, models, estimation
     solve, ... → io → apps → studies → bench → cli → __main__
 
 A layer may import only the layers listed for it in ``ALLOWED``; a private module (``pkg/_name.py``) is
-imported only from inside its own package; and the module-level import graph has no cycle.
+imported only from inside its own package, and a private name (``from lgbeam.x.y import _name``) only from inside
+its own top-level package; and the import graph has no cycle, neither at module level nor closed by an import
+inside a function.
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ from pathlib import Path
 import pytest
 
 PKG = Path(__file__).resolve().parents[1] / "lgbeam"
-BASE = {"_typing", "_numba", "_sparse", "_version", "diagnostics"}
+BASE = {"_typing", "_numba", "_sparse", "_tables", "_version", "diagnostics"}
 ALLOWED: dict[str, set[str]] = {
-    "_typing": set(), "_version": set(), "_numba": {"_typing"}, "_sparse": {"_typing"}, "diagnostics": {"_typing"},
+    "_typing": set(), "_version": set(), "_numba": {"_typing"}, "_sparse": {"_typing"}, "_tables": set(),
+    "diagnostics": {"_typing"},
     "groups": BASE,
     "systems": BASE | {"groups"},
     "integrators": BASE | {"groups", "systems"},
@@ -102,8 +105,25 @@ def test_private_modules_stay_in_their_package():
     assert not bad, f"private modules imported from outside their package: {bad}"
 
 
-def test_no_import_cycles():
-    graph = {name: {m for m in _imports(f, top_level_only=True) if m in MODULES and m != name}
+def test_no_private_name_is_imported_across_top_level_packages():
+    """``from lgbeam.<pkg>... import _name`` only inside ``lgbeam/<pkg>/`` (the base modules ``_typing``, ``_numba``,
+    … are shared by every layer, but their private names are not)."""
+    bad = []
+    for f in MODULES.values():
+        for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
+                    and node.module.startswith("lgbeam")):
+                continue
+            owner = node.module.split(".")[1] if "." in node.module else ""
+            private = [a.name for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
+            if private and owner != _layer(f):
+                bad.append((str(f.relative_to(PKG)), node.module, private))
+    assert not bad, f"private names imported from another top-level package: {bad}"
+
+
+@pytest.mark.parametrize("top_level_only", [True, False], ids=["module-level", "with-function-level"])
+def test_no_import_cycles(top_level_only):
+    graph = {name: {m for m in _imports(f, top_level_only=top_level_only) if m in MODULES and m != name}
              for name, f in MODULES.items()}
     state: dict[str, int] = {}
     stack: list[str] = []

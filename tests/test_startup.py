@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import lgbeam
@@ -63,3 +64,38 @@ def test_lazy_names_are_the_defining_modules_objects():
     assert METHODS is registry.METHODS and len(METHODS) > 0
     with pytest.raises(AttributeError, match="no attribute 'not_a_method'"):
         _ = pkg.not_a_method
+
+
+def test_a_rod_run_imports_neither_scikit_fem_nor_meshio():
+    """The rod app and its runner (what ``lgbeam run steel-cantilever-dynamic`` imports) build their meshes and
+    VTP frames without scikit-fem and meshio; ``RodMesh.uniform`` gives scikit-fem's ``MeshLine`` nodes."""
+    code = ("import sys; import lgbeam.apps.rod, lgbeam.apps._runner, lgbeam.cli.cmd_run; "
+            "from lgbeam.discretisations.rods.mesh import RodMesh; m = RodMesh.uniform(2.5, 7); "
+            "print([k for k in ('skfem', 'meshio', 'matplotlib') if k in sys.modules])")
+    env = os.environ | {"PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env, cwd=ROOT)
+    assert out.stdout.strip() == "[]"
+    from skfem import MeshLine
+
+    from lgbeam.discretisations.rods.mesh import RodMesh
+
+    for length, n in ((2.5, 7), (1.0, 16), (0.3, 1000)):
+        ref = np.sort(MeshLine(np.linspace(0.0, length, n + 1)).p[0])
+        assert np.array_equal(RodMesh.uniform(length, n).s, ref)
+
+
+def test_the_summary_is_reported_before_the_figures(tmp_path):
+    """``run_case(report=...)`` hands the summary over once the run's files are complete and before figures/ is
+    written (the command line prints its line there); the figures follow."""
+    from lgbeam.apps import load_case
+    from lgbeam.cli.cmd_run import run_case
+
+    case, source = load_case("steel-cantilever-dynamic", ["time.t_end=0.01", "output.vtk=false"])
+    seen = []
+
+    def report(summary):
+        seen.append((summary.status, (tmp_path / "solution.npz").is_file(), (tmp_path / "figures").exists()))
+
+    run_case(case, source, tmp_path, progress=False, report=report)
+    assert seen == [("ok", True, False)]
+    assert (tmp_path / "figures" / "tip_trajectory.png").is_file()

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from lgbeam._tables import check_keys
 from lgbeam.discretisations.rods import minimal_rotation
 from lgbeam.discretisations.rods import sections as sec
 from lgbeam.io.schema import is_real
@@ -45,9 +46,7 @@ RELEASES = {"rx": "z", "ry": "x", "rz": "y"}  # member axis -> director axis of 
 def _table(spec: Any, where: str, keys: tuple[str, ...]) -> dict[str, Any]:
     if not isinstance(spec, dict):
         raise ValueError(f"{where} must be a table with keys {', '.join(keys)}")  # noqa: TRY004 - exit 2
-    bad = sorted(set(spec) - set(keys))
-    if bad:
-        raise ValueError(f"{where}: unknown key {bad[0]!r}; valid keys: {', '.join(keys)}")
+    check_keys(spec, keys, where)
     return spec
 
 

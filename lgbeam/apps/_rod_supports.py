@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from lgbeam._tables import check_keys
 from lgbeam.discretisations.rods import CosseratRod, RodMesh, Support
 from lgbeam.discretisations.rods.supports import resolve_node
 
@@ -48,9 +49,7 @@ def case_supports(sec: dict[str, Any], mesh: RodMesh) -> tuple[Support, ...]:
         if not isinstance(spec, dict):
             raise ValueError(  # noqa: TRY004 - a case-file error: the CLI maps ValueError to exit 2
                 f"{where} must be a table ([[supports.at]]) with keys {', '.join(AT_KEYS)}")
-        bad = sorted(set(spec) - set(AT_KEYS))
-        if bad:
-            raise ValueError(f"{where}: unknown key {bad[0]!r}; valid keys: {', '.join(AT_KEYS)}")
+        check_keys(spec, AT_KEYS, where)
         kw = dict(spec)
         if "fix" in kw:
             kw["fix"] = tuple(kw["fix"]) if isinstance(kw["fix"], list) else kw["fix"]

@@ -303,14 +303,11 @@ def method_options(case: dict[str, Any]) -> dict[str, Any]:
 
 
 def engineering_frame(rod: CosseratRod, name: str) -> Any:
-    """ParaView frame builder of a rod: the ``.vtp`` polyline of ``frames.output`` (section resultants with the
-    multipliers, units and frames of every array; docs/output.md) through a structure of one rod."""
-    from lgbeam.discretisations.frames import Structure
-    from lgbeam.discretisations.frames.output import engineering_frame as arrays_of
-    from lgbeam.io.vtk import PolyFrame
+    """ParaView frame builder of a rod (``lgbeam.apps.paraview_frames.rod_frames``): the ``.vtp`` polyline of
+    ``frames.output`` (section resultants with the multipliers, units and frames of every array; docs/output.md)."""
+    from lgbeam.apps.paraview_frames import rod_frames
 
-    one = Structure(rods={name: rod})
-    return lambda q, v, lam, t=0.0: PolyFrame(*arrays_of(one, q, v, lam, t, name=name))
+    return rod_frames(rod, name)
 
 
 def write_state(case: dict[str, Any], rod: CosseratRod, run_dir: Path) -> None:

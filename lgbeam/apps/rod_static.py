@@ -93,9 +93,9 @@ def run_static(case: dict[str, Any], rod: CosseratRod, q0: np.ndarray, run_dir: 
     q = np.stack([s.q for s in path.states])
     lam = np.stack([s.lam for s in path.states])
     if case["output"]["vtk"]:
-        from lgbeam.apps.rod import engineering_frame
+        from lgbeam.apps.paraview_frames import rod_frames
 
-        frame = engineering_frame(rod, str(case["name"]))
+        frame = rod_frames(rod, str(case["name"]))
         with PVDSeries(run_dir / "paraview" / f"{case['name']}.pvd",
                        edges=case["output"].get("edge_data", True)) as series:
             for t, qq, ll in zip(ts, q, lam, strict=True):

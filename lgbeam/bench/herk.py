@@ -70,9 +70,9 @@ def rod_cost(n: int, n_steps: int, repeats: int, compiled: bool) -> tuple[float,
 
 def _both(fn, *args) -> tuple[float, float, float, float]:
     """(wall, cpu) of the system built with ``compiled=True``, then of the one built with ``compiled=False``."""
-    from lgbeam import _numba
+    from lgbeam._numba import AVAILABLE
 
-    if _numba.numba is None:
+    if not AVAILABLE:
         logger.warning("numba is missing: both columns use numpy")
         w, c = fn(*args, compiled=False)
         return w, c, w, c

@@ -24,13 +24,13 @@ def iteration_cost(n: int, repeats: int) -> dict[str, float]:
     """Seconds of the parts of one Newton iteration on the column case with N edges, at load factor 0.5."""
     from lgbeam.apps import load_case
     from lgbeam.apps.rod import build
-    from lgbeam.discretisations.rods.statics import _Equations, _newton
+    from lgbeam.discretisations.rods.statics import StaticEquations, newton
     from lgbeam.discretisations.rods.statics_core import KKTFactor
 
     case, _ = load_case("column-pinned-roller", [f"model.n_elements={n}"])
     rod, q0, _ = build(case)
-    eq = _Equations(rod, 1.0)
-    nw = _newton(eq, q0, np.zeros(eq.m), 0.5, tol=1e-10, max_iter=25, line_search=True)
+    eq = StaticEquations(rod, 1.0)
+    nw = newton(eq, q0, np.zeros(eq.m), 0.5, tol=1e-10, max_iter=25, line_search=True)
     q, lam = nw.q, nw.lam
     parts, B = eq.parts(q, lam, 0.5)
     lu = eq.system(q, lam, 0.5)

@@ -3,7 +3,7 @@
 Z stacked rod by rod plus the joint rows; docs/frames.md): natural frequencies about the reference or the
 loaded static state (``--about static``: pre-stress), or linear buckling load factors of the case's loads
 (``--buckling``). Writes modes.csv (the columns of ``_rod_modes``) and paraview/modes.pvd: the frame's own
-``.vtp`` polylines (one per rod, ``lgbeam.apps.frame._poly``), frame 0 the state linearised about, frame k
+``.vtp`` polylines (one per rod, ``lgbeam.apps.paraview_frames.poly_frame``), frame 0 the state linearised about, frame k
 mode k scaled so that its largest displacement (or largest rotation times the size) is ``amplitude`` times
 the structure's size (``rods.modal.shape_configurations``), with the point
 array ``mode_displacement`` (m: x_k − x_0, spatial) for ParaView's Warp By Vector.
@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from lgbeam.apps import frame_richardson as fr
-from lgbeam.apps.frame import _poly, build, check_size
+from lgbeam.apps.frame import build, check_size
+from lgbeam.apps.paraview_frames import poly_frame
 from lgbeam.cli._rod_modes import NO_CORRECTION, Refine, modes_table, write_csv
 from lgbeam.discretisations.frames import Structure
 from lgbeam.discretisations.rods import modal
@@ -49,11 +50,11 @@ def write_shapes(structure: Structure, name: str, q: np.ndarray, lam: np.ndarray
     x0 = structure.G.translation(structure._q(q))
     size = amplitude * modal.length_scale(structure)
     with PVDSeries(pvd) as series:
-        series.write_frame(0.0, _with_mode_displacement(_poly(structure, name, q, None, lam, 0.0), np.zeros_like(x0)))
+        series.write_frame(0.0, _with_mode_displacement(poly_frame(structure, name, q, None, lam, 0.0), np.zeros_like(x0)))
         for k, shape in enumerate(shapes, start=1):
             qk = modal.shape_configurations(structure, q, shape, size)
             disp = structure.G.translation(qk) - x0
-            series.write_frame(float(k), _with_mode_displacement(_poly(structure, name, qk, None, None, 0.0), disp))
+            series.write_frame(float(k), _with_mode_displacement(poly_frame(structure, name, qk, None, None, 0.0), disp))
     return pvd
 
 

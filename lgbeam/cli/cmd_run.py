@@ -15,6 +15,7 @@ import logging
 import shutil
 import signal
 import sys
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -59,18 +60,39 @@ def add_case_arguments(p: argparse.ArgumentParser, case_optional: bool = False) 
 
 
 def run_case(case: dict[str, Any], source: Path | str, run_dir: Path, *, progress: bool,
-             figures: bool = True, resume: bool = False) -> RunSummary:
+             figures: bool = True, resume: bool = False,
+             report: Callable[[RunSummary], None] | None = None) -> RunSummary:
     """Write case.toml, run the app, write provenance.json (and figures); return the summary.
 
     The run folder is locked (``.lock``) while the run writes it; provenance.json says ``running`` from
     the start, so a killed run's folder says what it was. ``KeyboardInterrupt`` propagates after
-    provenance.json records ``status = "interrupted"``.
+    provenance.json records ``status = "interrupted"``. ``report(summary)`` is called once the run's own files
+    are complete and before the figures, so the command line shows its summary line while they are drawn.
     """
     with RunLock(run_dir):
-        return _run_locked(case, source, run_dir, progress=progress, figures=figures, resume=resume)
+        summary = _run_locked(case, source, run_dir, progress=progress, resume=resume)
+        if report is not None:
+            report(summary)
+        if figures:
+            write_figures(case, run_dir)
+        return summary
 
 
-def _run_locked(case: dict[str, Any], source: Path | str, run_dir: Path, *, progress: bool, figures: bool,
+def write_figures(case: dict[str, Any], run_dir: Path) -> None:
+    """figures/: ``lgbeam.io.plots.plot_run`` and the kind's own panels; a failure is one warning (pictures
+    are a convenience, the run itself is complete)."""
+    from lgbeam.io.plots import plot_run
+
+    app = get_app(case["kind"])
+    try:
+        plot_run(run_dir)
+        if hasattr(app, "figures"):  # the kind's own panels (the seed figure its defaults reproduce)
+            app.figures(run_dir)
+    except (ValueError, OSError, KeyError) as exc:
+        logger.warning("figures not written: %s", exc)
+
+
+def _run_locked(case: dict[str, Any], source: Path | str, run_dir: Path, *, progress: bool,
                 resume: bool) -> RunSummary:
     if resume:  # a shared folder may hold links: refused before anything is written (lgbeam.io.atomic)
         check_no_links(run_dir)
@@ -124,15 +146,6 @@ def _run_locked(case: dict[str, Any], source: Path | str, run_dir: Path, *, prog
     summary.extra.setdefault("wall_time_s", clock.elapsed())
     write_provenance(run_dir, status=summary.status, wall_time_s=clock.elapsed(),
                      **{**prov, "extra": {**prov.get("extra", {}), "summary": asdict(summary)}})
-    if figures:
-        from lgbeam.io.plots import plot_run
-
-        try:
-            plot_run(run_dir)
-            if hasattr(app, "figures"):  # the kind's own panels (the seed figure its defaults reproduce)
-                app.figures(run_dir)
-        except (ValueError, OSError, KeyError) as exc:  # pictures are a convenience; the run itself is complete
-            logger.warning("figures not written: %s", exc)
     return summary
 
 
@@ -183,9 +196,16 @@ def _run_case_command(args: argparse.Namespace) -> int:
         case, source = load_case(args.case, args.overrides)
         fresh = args.out is None or not Path(args.out).exists()
         run_dir = make_run_dir(str(case.get("name") or source.stem), args.out, force=args.force)
+    def report(summary: RunSummary) -> None:  # a run that ends ok says so before its figures are drawn
+        if summary.status == "ok":
+            print(_summary_line(case, source, run_dir, summary))
+            for more in summary.extra.get("lines", []):  # what the analysis adds (a frame's Richardson correction)
+                print(more)
+            sys.stdout.flush()
+
     try:
         summary = run_case(case, source, run_dir, progress=not args.quiet, figures=not args.no_figures,
-                           resume=args.resume is not None)
+                           resume=args.resume is not None, report=report)
     except KeyboardInterrupt as exc:
         summary = RunSummary(status="interrupted",
                              extra={"signal": signal.SIGTERM if isinstance(exc, Terminated) else signal.SIGINT})
@@ -202,12 +222,13 @@ def _run_case_command(args: argparse.Namespace) -> int:
         print(f"lgbeam run: interrupted by {signal.Signals(sig).name}; everything written so far is valid and is in "
               f"{run_dir}; {then}", file=sys.stderr)
         return EXIT_TERMINATED if sig == signal.SIGTERM else EXIT_INTERRUPTED
-    line = (f"{case.get('name', source.stem)}: {summary.status}; t = {summary.t_final:.6g}, "
-            f"{summary.n_steps} steps ({summary.n_rejected} rejected); output in {run_dir}")
     if summary.status != "ok":
+        line = _summary_line(case, source, run_dir, summary)
         print(f"lgbeam run: {line}{': ' + summary.message if summary.message else ''}", file=sys.stderr)
         return 1
-    print(line)
-    for more in summary.extra.get("lines", []):  # what the analysis adds (a frame's Richardson correction)
-        print(more)
     return 0
+
+
+def _summary_line(case: dict[str, Any], source: Path, run_dir: Path, summary: RunSummary) -> str:
+    return (f"{case.get('name', source.stem)}: {summary.status}; t = {summary.t_final:.6g}, "
+            f"{summary.n_steps} steps ({summary.n_rejected} rejected); output in {run_dir}")

@@ -45,6 +45,7 @@ import numpy as np
 
 from lgbeam._typing import FloatArray
 from lgbeam.groups import _series as sr
+from lgbeam.groups.base import cross
 from lgbeam.groups.so3 import exp_so3, tangent_so3_apply
 
 logger = logging.getLogger(__name__)
@@ -57,15 +58,6 @@ TS², ‖RᵀR − I‖ on SO(3). Lie group methods keep them at round-off (≤ 
 # Bernoulli numbers B_k / k! of dexp⁻¹ = z/(eᶻ − 1) (seed 000 eq. (8)), k = 0 … 10
 BERNOULLI_OVER_FACTORIAL = (1.0, -0.5, 1 / 12, 0.0, -1 / 720, 0.0, 1 / 30240, 0.0, -1 / 1209600, 0.0,
                             1 / 47900160)
-
-
-_I1, _I2 = np.array([1, 2, 0]), np.array([2, 0, 1])
-
-
-def cross(a: FloatArray, b: FloatArray) -> FloatArray:
-    """a × b over the last axis with broadcasting (two gathers per operand: the fastest form for the few
-    links and stacked vectors used here)."""
-    return a[..., _I1] * b[..., _I2] - a[..., _I2] * b[..., _I1]
 
 
 def _flat(name: str, what: str, a: Any, n: int) -> FloatArray:

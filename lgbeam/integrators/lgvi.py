@@ -35,10 +35,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from lgbeam._typing import FloatArray
-from lgbeam.groups.base import matrix_to_quat, quat_conj, quat_mul, quat_to_matrix, vee3
+from lgbeam.groups.base import cross, matrix_to_quat, quat_conj, quat_mul, quat_to_matrix, vee3
 from lgbeam.groups.cayley import Retraction, quat_F
 from lgbeam.integrators.base import Status, Step
-from lgbeam.integrators.rigid import Newton, SolverFailure, cross, hat
+from lgbeam.integrators.rigid import Newton, SolverFailure, hat
 from lgbeam.systems import RigidBodyInField
 
 logger = logging.getLogger(__name__)

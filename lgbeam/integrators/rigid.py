@@ -36,7 +36,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from lgbeam._typing import FloatArray
-from lgbeam.groups.base import UNIT_NORM_TOL, check_orthonormal
+from lgbeam.groups.base import UNIT_NORM_TOL, check_orthonormal, cross
 from lgbeam.groups.cayley import Retraction
 from lgbeam.integrators.base import Status, Step
 from lgbeam.systems import MechanicalState, RigidBodySO3
@@ -49,11 +49,6 @@ _I3 = np.eye(3)
 def hat(x: FloatArray) -> FloatArray:
     """3×3 skew matrix of a (3,) vector (fast scalar path of ``groups.base.hat3``)."""
     return np.array([[0.0, -x[2], x[1]], [x[2], 0.0, -x[0]], [-x[1], x[0], 0.0]])
-
-
-def cross(a: FloatArray, b: FloatArray) -> FloatArray:
-    """a × b for (3,) vectors without ``np.cross``'s overhead."""
-    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
 
 
 class SolverFailure(Exception):

@@ -31,7 +31,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from lgbeam.diagnostics import observed_order
+from lgbeam.diagnostics import fitted_order
 from lgbeam.io.atomic import make_dirs, run_folder, write_via
 
 logger = logging.getLogger(__name__)
@@ -65,10 +65,28 @@ def _column(diag: dict[str, np.ndarray], names: tuple[str, ...]) -> tuple[str, n
     return None
 
 
+def _plain_log_ticks(fig: Figure) -> None:
+    """Log axes of ``fig`` with plain-text decade labels ("1e-05", no mathtext) and no minor ticks.
+
+    matplotlib's default log ticks parse every label as mathtext (pyparsing) and build minor ticks by copying
+    tick objects; for a run's four pictures that was about half their CPU (#34). An axis spanning under three
+    decades gets major ticks at 1, 2 and 5 × 10ᵏ instead of minor labels."""
+    for ax in fig.axes:
+        for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
+            if scale != "log":
+                continue
+            lo, hi = sorted(axis.get_view_interval())
+            few = lo > 0 and np.log10(hi / lo) < 3
+            axis.set_major_locator(matplotlib.ticker.LogLocator(subs=(1.0, 2.0, 5.0) if few else (1.0,)))
+            axis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:.0e}"))
+            axis.set_minor_locator(matplotlib.ticker.NullLocator())
+
+
 def _save(fig: Figure, path: Path) -> Path:
     FigureCanvasAgg(fig)
+    _plain_log_ticks(fig)
     fig.tight_layout()
-    return write_via(path, lambda p: fig.savefig(p, dpi=110))
+    return write_via(path, lambda p: fig.savefig(p, dpi=110, pil_kwargs={"compress_level": 1}))  # deflate level 1: ≈ 0.15 s less for 4 PNGs
 
 
 def _positive(t: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -244,11 +262,7 @@ def fit_order(params: Any, errs: Any) -> float:
     Entries with a non-positive or non-finite error or parameter are left out; fewer than two
     remaining points give ``nan``.
     """
-    p, e = np.asarray(params, dtype=float), np.asarray(errs, dtype=float)
-    keep = np.isfinite(p) & np.isfinite(e) & (p > 0) & (e > 0)
-    if keep.sum() < 2:
-        return float("nan")
-    return observed_order(p[keep], e[keep])
+    return fitted_order(params, errs)
 
 
 def _is_count(param: str) -> bool:

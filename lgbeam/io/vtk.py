@@ -51,7 +51,6 @@ from types import TracebackType
 from typing import Any, Self
 from xml.sax.saxutils import quoteattr
 
-import meshio
 import numpy as np
 
 from lgbeam.groups.base import quat_to_matrix
@@ -444,6 +443,8 @@ class PVDSeries:
             pts, cells, point_data, cell_data = _check_frame(frame)
             rel = f"{self.name}/{self.name}_{len(self.entries):06d}.vtu"
             target = self.path.parent / rel
+            import meshio  # VTU frames only: the VTP frames of rods and frames are written with numpy
+
             mesh = meshio.Mesh(pts, cells, point_data=point_data, cell_data=cell_data)
             _write_atomic(target, lambda p: meshio.write(p, mesh, file_format="vtu"))
         self.entries.append((t, rel))

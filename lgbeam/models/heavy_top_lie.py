@@ -36,7 +36,8 @@ from scipy.integrate import solve_ivp
 
 from lgbeam._typing import FloatArray
 from lgbeam.groups import SO3
-from lgbeam.groups.homogeneous import CoadjointSE3, CoadjointSO3, cross
+from lgbeam.groups.base import cross
+from lgbeam.groups.homogeneous import CoadjointSE3, CoadjointSO3
 
 logger = logging.getLogger(__name__)
 

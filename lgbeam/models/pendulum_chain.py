@@ -40,8 +40,8 @@ import numpy as np
 from scipy.linalg import lapack
 
 from lgbeam._typing import FloatArray
-from lgbeam.groups.base import hat3
-from lgbeam.groups.homogeneous import TangentSpheres, cross
+from lgbeam.groups.base import cross, hat3
+from lgbeam.groups.homogeneous import TangentSpheres
 
 logger = logging.getLogger(__name__)
 

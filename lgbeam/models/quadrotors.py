@@ -33,7 +33,8 @@ from scipy.integrate import solve_ivp
 
 from lgbeam._typing import FloatArray
 from lgbeam.groups import SO3
-from lgbeam.groups.homogeneous import LeftMultiplication, ProductSpace, TangentSpheres, Translation, cross
+from lgbeam.groups.base import cross
+from lgbeam.groups.homogeneous import LeftMultiplication, ProductSpace, TangentSpheres, Translation
 
 logger = logging.getLogger(__name__)
 

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from lgbeam._typing import FloatArray
+from lgbeam.diagnostics import fitted_order
 
 logger = logging.getLogger(__name__)
 
@@ -82,15 +83,6 @@ def pairwise_orders(h: Sequence[float], errors: Sequence[float]) -> FloatArray:
     with np.errstate(divide="ignore", invalid="ignore"):
         p = np.log(np.where(ok, e[:-1], 1.0) / np.where(ok, e[1:], 1.0)) / np.log(h[:-1] / h[1:])
     return np.where(ok, p, np.nan)
-
-
-def fitted_order(h: Sequence[float], errors: Sequence[float]) -> float:
-    """Least-squares slope of log e against log h over the positive, finite errors (nan with fewer than 2)."""
-    h, e = np.asarray(h, dtype=float), np.asarray(errors, dtype=float)
-    keep = np.isfinite(e) & (e > 0)
-    if keep.sum() < 2:
-        return float("nan")
-    return float(np.polyfit(np.log(h[keep]), np.log(e[keep]), 1)[0])
 
 
 def three_grid_order(h: Sequence[float], f: Sequence[Any], *, max_iter: int = 100, tol: float = 1e-12) -> float:

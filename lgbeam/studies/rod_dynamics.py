@@ -29,7 +29,6 @@ import numpy as np
 from lgbeam._typing import FloatArray
 from lgbeam.apps import load_case
 from lgbeam.apps.rod import build
-from lgbeam.diagnostics import observed_order
 from lgbeam.integrators.registry import method_entry
 from lgbeam.solve import AdaptiveStep, ConstantStep, MechanicalState, SaveAt, integrate
 
@@ -95,11 +94,6 @@ def temporal_errors(problem: RodProblem, T: float, method: str, ns: Sequence[int
     """Relative global position errors at t = T for h = T/n, n in ``ns`` (seed 004 Fig. 9)."""
     scale = float(np.linalg.norm(x_ref))
     return np.array([np.linalg.norm(final_positions(problem, T, method, n) - x_ref) / scale for n in ns])
-
-
-def fitted_order(hs: Sequence[float], errs: Sequence[float]) -> float:
-    """Slope of log(err) against log(h) (``lgbeam.diagnostics.observed_order``)."""
-    return observed_order(hs, errs)
 
 
 def fixed_step_estimates(

@@ -60,7 +60,7 @@ def fig9(out: Path, quick: bool) -> str:
                 refs[(T, n_ref)] = dyn.final_positions(prob, T, "hedop5", n_ref)
             hs = T / np.array(ns)
             errs = dyn.temporal_errors(prob, T, method, ns, refs[(T, n_ref)])
-            p = dyn.fitted_order(hs, errs)
+            p = observed_order(hs, errs)
             rows += [(name, method, T, h, e, p) for h, e in zip(hs, errs)]
             lines.append(f"{name} {method} T={T:g}: order {p:.2f}")
             ax.loglog(hs, errs, "o-", label=f"{method} (T={T:g}): {p:.2f}")

@@ -44,8 +44,6 @@ varied keys, error norms against the reference when there is one, wall time, ste
 
 from __future__ import annotations
 
-import csv
-import io
 import itertools
 import json
 import logging
@@ -61,13 +59,14 @@ import numpy as np
 
 from lgbeam.apps import APPS, get_app, load_case
 from lgbeam.integrators.base import Status
-from lgbeam.io.atomic import RunLock, atomic_write_text
+from lgbeam.io.atomic import RunLock
 from lgbeam.io.cases import dumps_toml, parse_value
 from lgbeam.io.run import Stopwatch, make_run_dir, write_json, write_provenance
 from lgbeam.io.schema import CaseError
 from lgbeam.studies.parallel import TaskOutcome, run_tasks
-from lgbeam.studies.quantities import Quantity, evaluate, parse_quantity
+from lgbeam.studies.plan import REFERENCE, StudyPlan, point_label, write_csv
 from lgbeam.studies.quantities import columns as quantity_columns
+from lgbeam.studies.quantities import evaluate, parse_quantity
 from lgbeam.studies.study_refinement import analyse
 
 logger = logging.getLogger(__name__)
@@ -88,7 +87,6 @@ __all__ = [
 ]
 
 COMPLETE_STATUSES = frozenset(str(s) for s in Status) - {str(Status.INTERRUPTED)}
-REFERENCE = "reference"
 
 
 def parse_vary(text: str, min_values: int = 2) -> tuple[str, list[Any]]:
@@ -106,10 +104,6 @@ def _literal(value: Any) -> str:
     return dumps_toml({"v": value}).split("=", 1)[1].strip()
 
 
-def _label(point: dict[str, Any]) -> str:
-    return ",".join(f"{k}={v}" for k, v in point.items()).replace("/", "_").replace(" ", "")
-
-
 @dataclass(frozen=True)
 class RunSpec:
     """One run of a study, as shipped to a worker: the resolved case and its run folder."""
@@ -124,28 +118,6 @@ class RunSpec:
     def register_app(self) -> None:
         """Make the parent's app registry entry visible in this (worker) process."""
         APPS[self.kind] = self.app_module
-
-
-@dataclass(frozen=True)
-class StudyPlan:
-    """A validated study: grid points (label, values, resolved case) and the optional reference run."""
-
-    name: str
-    source: Path
-    overrides: list[str]
-    varies: list[tuple[str, list[Any]]]
-    points: list[tuple[str, dict[str, Any], dict[str, Any]]]
-    reference: str | None  # label of the reference run (a grid point's or REFERENCE), None: no errors
-    reference_case: dict[str, Any] | None = None  # when the reference is not a grid point
-    reference_overrides: list[str] = field(default_factory=list)
-    quantities: tuple[Quantity, ...] = ()  # measured on every run (``--quantity``), refinement-analysed
-    against: str = "reference"  # the target of the quantities' errors: "reference", "richardson" or "exact"
-    formal_order: float | None = None  # the order assumed with two runs (no observed order)
-    exact: dict[str, Any] = field(default_factory=dict)  # quantity text -> its exact value (``--exact Q=V``)
-
-    def runs(self) -> list[tuple[str, dict[str, Any]]]:
-        extra = [(REFERENCE, self.reference_case)] if self.reference_case is not None else []
-        return [(label, case) for label, _, case in self.points] + extra  # type: ignore[list-item]
 
 
 def plan_study(case: str | Path, overrides: list[str], varies: list[tuple[str, list[Any]]],
@@ -193,7 +165,7 @@ def plan_study(case: str | Path, overrides: list[str], varies: list[tuple[str, l
     for values in itertools.product(*(vals for _, vals in varies)):
         point = dict(zip(keys, values))
         ovs = [*overrides, *(f"{k}={_literal(v)}" for k, v in point.items())]
-        points.append((_label(point), point, load_case(source, ovs)[0]))
+        points.append((point_label(point), point, load_case(source, ovs)[0]))
     if len({p[0] for p in points}) < len(points):
         raise ValueError("two grid points have the same label; give distinct --vary values")
     ref_label, ref_case = None, None
@@ -396,7 +368,7 @@ def _orders(plan: StudyPlan, rows: list[dict[str, Any]], err_keys: list[str], st
     groups: dict[str, list[dict[str, Any]]] = {}
     for (label, point, _), row in zip(plan.points, rows):
         if label != plan.reference:
-            groups.setdefault(_label({k: point[k] for k in others}), []).append(row)
+            groups.setdefault(point_label({k: point[k] for k in others}), []).append(row)
     out: dict[str, Any] = {}
     for combo, grp in groups.items():
         png = study_dir / ("study.png" if not combo else f"study-{combo}.png")
@@ -406,18 +378,6 @@ def _orders(plan: StudyPlan, rows: list[dict[str, Any]], err_keys: list[str], st
         plot_work_precision(grp, err_keys, png.with_name(png.stem + "-work.png"), title=title)
         out[combo] = {k: (o if math.isfinite(o) else None) for k, o in fitted.items()}
     return out[""] if list(out) == [""] else out
-
-
-def write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
-    """Rows of dicts as CSV (atomically), columns in order of first appearance."""
-    cols: list[str] = []
-    for r in rows:
-        cols += [k for k in r if k not in cols]
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=cols, lineterminator="\n")
-    w.writeheader()
-    w.writerows(rows)
-    atomic_write_text(path, buf.getvalue())
 
 
 def format_table(rows: list[dict[str, Any]]) -> str:

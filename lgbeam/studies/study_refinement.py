@@ -18,14 +18,12 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
+from lgbeam.studies.plan import StudyPlan, point_label, write_csv
 from lgbeam.studies.refinement import field_norm, pairwise_orders, refinement_table, spacing
-
-if TYPE_CHECKING:
-    from lgbeam.studies.runner import StudyPlan
 
 __all__ = ["analyse"]
 
@@ -95,7 +93,6 @@ def analyse(plan: StudyPlan, study_dir: Path, values: dict[str, dict[str, np.nda
     """Write refinement.csv, refinement-summary.csv and refinement.png from the quantities' ``values``
     (label → quantity text → value, ok runs only); return the summary rows."""
     from lgbeam.io.plots import plot_study
-    from lgbeam.studies.runner import _label, write_csv
 
     key, key_values = plan.varies[0]
     if len(key_values) < 2 or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in key_values):
@@ -105,7 +102,7 @@ def analyse(plan: StudyPlan, study_dir: Path, values: dict[str, dict[str, np.nda
     groups: dict[str, list[str]] = {}
     for label, point, _ in plan.points:
         if label in values:
-            groups.setdefault(_label({k: point[k] for k in others}), []).append(label)
+            groups.setdefault(point_label({k: point[k] for k in others}), []).append(label)
     points = {label: point for label, point, _ in plan.points}
     all_rows: list[dict[str, Any]] = []
     summaries: list[dict[str, Any]] = []

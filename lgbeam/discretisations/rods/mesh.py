@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
-from skfem import MeshLine
 
 from lgbeam._typing import FloatArray, IntArray
+
+if TYPE_CHECKING:  # scikit-fem is imported by the methods that build its meshes (start-up, #34)
+    from skfem import MeshLine
 
 
 @dataclass(frozen=True)
@@ -47,12 +50,12 @@ class RodMesh:
 
     @classmethod
     def uniform(cls, length: float, n_elements: int) -> RodMesh:
-        """N equal edges on [0, length] (scikit-fem ``MeshLine``)."""
+        """N equal edges on [0, length] (the nodes of scikit-fem's ``MeshLine``: ``linspace``)."""
         if not isinstance(n_elements, (int, np.integer)) or n_elements < 1:
             raise ValueError(f"n_elements must be an integer >= 1, got {n_elements!r}")
         if not np.isfinite(length) or length <= 0.0:
             raise ValueError(f"rod length must be positive, got {length!r}")
-        return cls.from_skfem(MeshLine(np.linspace(0.0, float(length), int(n_elements) + 1)))
+        return cls(np.linspace(0.0, float(length), int(n_elements) + 1))
 
     @classmethod
     def from_skfem(cls, mesh: MeshLine) -> RodMesh:
@@ -61,6 +64,8 @@ class RodMesh:
 
     def to_skfem(self) -> MeshLine:
         """The same nodes as a scikit-fem ``MeshLine`` (for linear FE references)."""
+        from skfem import MeshLine
+
         return MeshLine(self.s.copy())
 
     def refined(self, times: int = 1) -> RodMesh:

@@ -54,6 +54,7 @@ from typing import Any
 
 import numpy as np
 
+from lgbeam._tables import check_keys
 from lgbeam._typing import FloatArray
 from lgbeam.discretisations.rods import polygon_sections
 
@@ -308,9 +309,7 @@ def section(spec: Any, where: str = "section") -> Section:
             if shape not in SHAPE_KEYS:
                 raise ValueError(f"unknown shape {shape!r}; use one of {', '.join(SHAPE_KEYS)}")
             keys = SHAPE_KEYS[shape]
-            bad = sorted(set(spec) - {"shape", *keys})
-            if bad:
-                raise ValueError(f"unknown key {bad[0]!r} for shape {shape!r}; its keys: {', '.join(keys)}")
+            check_keys(spec, ("shape", *keys), of=f" for shape {shape!r}", hint=f"its keys: {', '.join(keys)}")
             need = [k for k in keys if k not in spec and k not in OPTIONAL_KEYS]
             if need:
                 raise ValueError(f"shape {shape!r} needs {', '.join(need)} (metres)")
@@ -318,9 +317,7 @@ def section(spec: Any, where: str = "section") -> Section:
             build = {"I": i_section, "rectangle": rectangle, "circle": circle, "tube": tube, "box": box,
                      "channel": channel}[shape]
             return build(**dims, name=shape)  # type: ignore[operator]
-        bad = sorted(set(spec) - set(PROPERTY_KEYS))
-        if bad:
-            raise ValueError(f"unknown key {bad[0]!r}; give shape + dimensions, or {', '.join(PROPERTY_KEYS)}")
+        check_keys(spec, PROPERTY_KEYS, hint=f"give shape + dimensions, or {', '.join(PROPERTY_KEYS)}")
         need = [k for k in ("A", "Iy", "Iz", "It") if k not in spec]
         if need:
             raise ValueError(f"a section by properties needs {', '.join(need)} (m², m⁴)")
@@ -341,9 +338,7 @@ def grade(spec: Any, where: str = "material") -> Grade:
         return g
     if not isinstance(spec, dict):
         raise ValueError(f"{where} must be a grade name or a table {{E, G (or nu), rho}}, got {spec!r}")  # noqa: TRY004
-    bad = sorted(set(spec) - {"E", "G", "nu", "rho"})
-    if bad:
-        raise ValueError(f"{where}: unknown key {bad[0]!r}; valid keys: E, G, nu, rho")
+    check_keys(spec, ("E", "G", "nu", "rho"), where)
     if "E" not in spec or "rho" not in spec or ("G" in spec) == ("nu" in spec):
         raise ValueError(f"{where}: give E, rho and one of G or nu")
     E, rho = float(spec["E"]), float(spec["rho"])

@@ -808,3 +808,9 @@ def static_equilibrium(
     if path.status == "failed":
         raise ValueError(path.message)
     return path.final.q, path.final.lam
+
+
+# The Newton pieces under public names: ``lgbeam.bench.statics`` times one iteration's parts (tangent, factor,
+# residual) on them, so a renamed internal breaks a library import rather than the bench alone.
+StaticEquations = _Equations
+newton = _newton

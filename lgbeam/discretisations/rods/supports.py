@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from lgbeam._tables import check_keys
 from lgbeam._typing import FloatArray
 
 DOFS = ("rx", "ry", "rz", "x", "y", "z")  # tangent order (Ω, U): rotations first
@@ -98,9 +99,7 @@ class PrescribedMotion:
         if not isinstance(spec, dict):
             raise ValueError(  # noqa: TRY004 - a case-file error: the CLI maps ValueError to exit 2
                 f"prescribed motion must be a table with keys {', '.join(MOTION_KEYS)}, got {spec!r}")
-        bad = sorted(set(spec) - set(MOTION_KEYS))
-        if bad:
-            raise ValueError(f"unknown prescribed-motion key(s) {', '.join(bad)}; valid keys: {', '.join(MOTION_KEYS)}")
+        check_keys(spec, MOTION_KEYS, noun="prescribed-motion key", every=True)
         return cls(**{k: spec[k] for k in MOTION_KEYS if k in spec})
 
     def factor(self, t: float) -> tuple[float, float]:
