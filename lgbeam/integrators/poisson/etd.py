@@ -124,6 +124,13 @@ class SpectralETD35(PoissonMethod):
     def init(self, system: Any, t0: float, y0: Array) -> tuple[Array, _EtdRun]:
         return np.array(y0, copy=True), _EtdRun()
 
+    def checkpoint(self, cache: Any) -> None:
+        """The run cache as data (``HasCheckpoint``): nothing; the φ-coefficients and the state's Fourier coefficients are
+        rebuilt by the resumed step (bit-for-bit the same values)."""
+
+    def restore(self, system: Any, y: Array, data: None) -> _EtdRun:
+        return _EtdRun()
+
     def _coefficients(self, run: _EtdRun, system: Any, h: float) -> dict[str, Array]:
         if run.h != h or run.system is not system or not run.coef:
             run.coef, run.h = etd35_coefficients(h, system.spectral_symbols()[0]), h
