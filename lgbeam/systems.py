@@ -308,9 +308,12 @@ class SpectralPoissonSystem(SemilinearPoissonSystem, Protocol):
 
 @runtime_checkable
 class HasExactStage(Protocol):
-    """Optional capability: ``solve_stage(base, c)`` = the exact solution Q of Q = base + c S∇U(Q) (pointwise)."""
+    """Optional capability: ``solve_stage(base, c)`` = the exact solution Q of Q = base + c S∇U(Q) (pointwise);
+    ``stage_increment(base, c)`` = Q − base computed without cancellation (round-off relative to it)."""
 
     def solve_stage(self, base: Array, c: float) -> Array: ...
+
+    def stage_increment(self, base: Array, c: float) -> Array: ...
 
 
 @runtime_checkable

@@ -58,3 +58,23 @@ def test_quick_rows_without_the_optional_peer(monkeypatch, tmp_path, capsys):
     assert {r["param"] for r in summary} == {"t@1e-06", "t@1e-08"}
     assert all(r["ratio_etdrk4"] == pytest.approx(1.0) for r in summary if r["method"] == "etdrk4"
                and math.isfinite(r["cpu_s"]))
+
+
+def test_targets_problems_and_methods_options_refuse_bad_input(tmp_path, capsys):
+    from lgbeam.cli.main import main
+
+    assert main(["bench", "spectral", "--targets", "--quick", "--problems", "nls-nope", "--out", str(tmp_path)]) == 2
+    assert "--problems: unknown or empty 'nls-nope'; choose from" in capsys.readouterr().err
+    assert main(["bench", "spectral", "--targets", "--quick", "--methods", "rk4", "--out", str(tmp_path)]) == 2
+    assert main(["bench", "rod", "--quick", "--problems", "kdv-c4", "--out", str(tmp_path)]) == 2
+    assert not (tmp_path / "spectral-targets.csv").exists()
+
+
+def test_new_problems_are_exact_and_lg_etd35_runs(tmp_path):
+    """The breather and three-soliton problems start from and end at their exact solutions; one lg-etd35 row."""
+    system, y0, ref = targets.problem("nls-breather", 63, 1.0)
+    assert system.grid.length == pytest.approx(4 * np.pi) and np.abs(y0).max() < np.abs(ref()).max() + 1.0
+    r = targets._one(system, y0, ref(), "lg-etd35", 1e-8, None, 1.0)
+    assert r["status"] == "ok" and r["error"] < 1e-6
+    system, y0, ref = targets.problem("kdv-three", 255, 0.1)
+    assert system.grid.length == 100.0 and y0.max() == pytest.approx(12.0, rel=5e-2)

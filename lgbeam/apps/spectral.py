@@ -53,7 +53,7 @@ SCHEMA: dict[str, Any] = {
         "x0": Key(float, 0.0, doc="soliton centre at t = 0 (default: L/2 when 0)"),
     },
     "integrator": integrator_section(
-        (*methods_for(SemilinearPoissonSystem), *methods_for(SpectralPoissonSystem)), "energy-exp", h=0.01,
+        (*methods_for(SemilinearPoissonSystem), *methods_for(SpectralPoissonSystem)), "etd35", h=0.01,
         rtol=None, atol=None,
         tol=Key(float, 1e-14, doc="fixed-point relative tolerance"),
         max_iter=Key(int, 100, doc="fixed-point iteration limit per solve"),

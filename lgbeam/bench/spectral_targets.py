@@ -7,7 +7,12 @@ Benchmark, not a timed test. Problems (``PROBLEMS``; error = relative ℓ² at T
 - ``kdv-c4``: the c = 4 soliton (amplitude 12), N = 255, L = 40, T = 2 (exact) — issue 26's target problem;
 - ``kdv-two``: two solitons c = 4 at x = 15 and c = 1 at x = 22 (sum of the two profiles: overlapping tails,
   the fast one overtakes the slow one), N = 511, L = 80, T = 5; reference ETDRK4 at h = T/20000 (1e-10 to
-  h = T/10000 measured), computed once per run of the bench.
+  h = T/10000 measured), computed once per run of the bench;
+- ``nls-breather`` (issue 35): the Akhmediev breather a = ¼ (``nls_akhmediev``) on two of its periods, L = 4π,
+  N = 255, from t = −3 to 3 (it grows from the unstable background, peaks at t = 0 and decays; the period-2
+  subharmonic is unstable too, so every error is amplified); exact solution;
+- ``kdv-three`` (issue 35): three solitons c = 4, 1.96, 1 at x = 30, 40, 47 on L = 100 (``kdv_multisoliton``,
+  Hirota), N = 511, T = 6: the fast one passes through the other two; exact solution.
 
 Peers, all in Fourier space on the system's own ``sa_symbol`` and nonlinear term (``_fourier_ops``):
 ETDRK4 (``lgbeam.bench.spectral.etdrk4_step``, coefficients computed inside the timed run) and rkstiff's
@@ -38,9 +43,17 @@ from typing import Any
 import numpy as np
 
 from lgbeam.bench.spectral import _fourier_ops, _problems, etdrk4_step
-from lgbeam.discretisations.spectral import FourierGrid, KdV, kdv_soliton
+from lgbeam.discretisations.spectral import (
+    NLS,
+    FourierGrid,
+    KdV,
+    akhmediev_period,
+    kdv_multisoliton,
+    kdv_soliton,
+    nls_akhmediev,
+)
 from lgbeam.integrators.registry import make_method
-from lgbeam.solve import ConstantStep, SaveAt, integrate
+from lgbeam.solve import AdaptiveStep, ConstantStep, SaveAt, integrate
 
 logger = logging.getLogger(__name__)
 
@@ -57,6 +70,7 @@ METHODS: dict[str, dict[str, Any]] = {  # label -> make_method name and options 
     "exp-kahan-li6": {"name": "exp-kahan-li6", **COMPOSITION},
     "exp-kahan-li8": {"name": "exp-kahan-li8", **COMPOSITION},
     "energy-exp4": {"name": "energy-exp4", "predictor": "cubic"},
+    "lg-etd35": {"name": "etd35"},  # lgbeam's ETD(3,5) under AdaptiveStep(rtol = atol = param) (issue 35)
 }
 TOLS = (1e-9, 1e-10, 1e-12)  # the compositions' solver tolerances (energy-exp4: its 1e-14)
 SWEEPS: dict[str, tuple[float, ...]] = {  # steps on the NLS and c = 1 problems; ETD35: its epsilons
@@ -67,15 +81,22 @@ SWEEPS: dict[str, tuple[float, ...]] = {  # steps on the NLS and c = 1 problems;
     "exp-kahan-li6": (1 / 10, 1 / 20, 1 / 40, 1 / 80, 1 / 160),
     "exp-kahan-li8": (1 / 5, 1 / 10, 1 / 20, 1 / 40, 1 / 80),
     "energy-exp4": (1 / 10, 1 / 20, 1 / 40, 1 / 80),
+    "lg-etd35": (1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10),
 }
 # problem -> (N, T, step scale of SWEEPS (the c = 4 soliton is 8× faster: c^{3/2}), methods run)
 PROBLEMS: dict[str, tuple[int, float, float, tuple[str, ...]]] = {
     "nls-soliton": (1023, 10.0, 1.0, tuple(METHODS)),
     "kdv-soliton": (255, 2.0, 1.0, tuple(METHODS)),
     "kdv-c4": (255, 2.0, 1 / 8, tuple(METHODS)),
-    "kdv-two": (511, 5.0, 1 / 8, ("etdrk4", "etd35", "exp-suzuki4", "exp-yoshida6", "exp-kahan-li6")),
+    "kdv-two": (511, 5.0, 1 / 8, ("etdrk4", "etd35", "exp-suzuki4", "exp-yoshida6", "exp-kahan-li6", "lg-etd35")),
+    "nls-breather": (255, 6.0, 1 / 2, tuple(METHODS)),
+    "kdv-three": (511, 6.0, 1 / 8, ("etdrk4", "etd35", "exp-suzuki4", "exp-yoshida6", "exp-kahan-li6",
+                                    "energy-exp4", "lg-etd35")),
 }
-QUICK = {"nls-soliton": (65, 1.0), "kdv-soliton": (65, 0.5), "kdv-c4": (65, 0.25), "kdv-two": (129, 0.2)}
+QUICK = {"nls-soliton": (65, 1.0), "kdv-soliton": (65, 0.5), "kdv-c4": (65, 0.25), "kdv-two": (129, 0.2),
+         "nls-breather": (63, 0.5), "kdv-three": (255, 0.2)}
+BREATHER_A = 0.25
+THREE = {"speeds": (4.0, 1.96, 1.0), "positions": (30.0, 40.0, 47.0), "nu": 1.0}
 
 
 def has_rkstiff() -> bool:
@@ -99,6 +120,14 @@ def problem(name: str, n: int, T: float) -> tuple[Any, np.ndarray, Callable[[], 
         y0 = kdv_soliton(x, 0.0, c=4.0, nu=1.0, x0=15.0, length=L) + kdv_soliton(x, 0.0, c=1.0, nu=1.0, x0=22.0,
                                                                                    length=L)
         return system, y0, lambda: _etdrk4(system, y0, T, T / REF_STEPS)
+    if name == "nls-breather":
+        system = NLS(FourierGrid(n, 2 * akhmediev_period(BREATHER_A)), kappa=-1.0, form="complex")
+        ab = lambda t: nls_akhmediev(system.grid.x, t, a=BREATHER_A)
+        return system, ab(-0.5 * T), lambda: ab(0.5 * T)
+    if name == "kdv-three":
+        system = KdV(FourierGrid(n, 100.0), nu=THREE["nu"])
+        ks = lambda t: kdv_multisoliton(system.grid.x, t, **THREE)
+        return system, ks(0.0), lambda: ks(T)
     raise ValueError(f"unknown targets problem {name!r}; choose one of {', '.join(PROBLEMS)}")
 
 
@@ -138,6 +167,10 @@ def _one(system: Any, y0: np.ndarray, ref: np.ndarray, method: str, param: float
             yT, steps, evals = _etdrk4(system, y0, T, T / n), n, 4 * n
         elif method == "etd35":
             yT, steps, evals = _etd35(system, y0, T, param)
+        elif method == "lg-etd35":
+            sol = integrate(system, make_method("etd35"), y0, (0.0, T), controller=AdaptiveStep(rtol=param, atol=param),
+                            save=SaveAt(steps=10**9), diagnostics=False)
+            yT, steps, evals, status = sol.y[-1], len(sol.t) - 1, int(sol.iterations.sum()), str(sol.status)
         else:
             opts = dict(METHODS[method])
             if tol is not None:
@@ -157,7 +190,7 @@ def _one(system: Any, y0: np.ndarray, ref: np.ndarray, method: str, param: float
 
 def _configs(method: str, scale: float, quick: bool) -> list[tuple[float, float | None]]:
     params = SWEEPS[method]
-    if method != "etd35":
+    if method not in ("etd35", "lg-etd35"):
         params = tuple(p * scale for p in params)
     if quick:
         params = params[:2]
@@ -165,7 +198,10 @@ def _configs(method: str, scale: float, quick: bool) -> list[tuple[float, float 
     return [(p, t) for p in params for t in (tols[:1] if quick else tols)]
 
 
-def run(out_dir: Path, quick: bool = False, problems: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
+def run(out_dir: Path, quick: bool = False, problems: tuple[str, ...] | None = None,
+        methods: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
+    """Every problem of ``PROBLEMS`` (or those named) with its methods (or those of ``methods`` it has; the
+    peers always), the CSV ``spectral-targets.csv`` in ``out_dir``."""
     if os.environ.get("OPENBLAS_NUM_THREADS") != "1":
         print("note: run as OPENBLAS_NUM_THREADS=1 (single thread)")
     peer_ok = has_rkstiff()
@@ -177,7 +213,7 @@ def run(out_dir: Path, quick: bool = False, problems: tuple[str, ...] | None = N
     quiet.setLevel(logging.ERROR)
     try:
         for pname in problems or tuple(PROBLEMS):
-            rows += _problem_rows(pname, quick, peer_ok)
+            rows += _problem_rows(pname, quick, peer_ok, methods)
     finally:
         quiet.setLevel(level)
     out_dir = Path(out_dir)
@@ -195,10 +231,13 @@ def run(out_dir: Path, quick: bool = False, problems: tuple[str, ...] | None = N
     return rows
 
 
-def _problem_rows(pname: str, quick: bool, peer_ok: bool) -> list[dict[str, Any]]:
-    """The run rows and the target rows of one problem."""
+def _problem_rows(pname: str, quick: bool, peer_ok: bool, chosen: tuple[str, ...] | None = None
+                  ) -> list[dict[str, Any]]:
+    """The run rows and the target rows of one problem (its methods, or those of ``chosen`` and the peers)."""
     rows: list[dict[str, Any]] = []
     n, T, scale, methods = PROBLEMS[pname]
+    if chosen is not None:
+        methods = tuple(m for m in methods if m in chosen or m in PEERS)
     if quick:
         n, T = QUICK[pname]
     methods = tuple(m for m in methods if m != "etd35" or peer_ok)

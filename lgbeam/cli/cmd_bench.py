@@ -46,7 +46,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--long", action="store_true",
                    help="spectral only: the long-run comparison with the peers (lgbeam.bench.spectral_long)")
     p.add_argument("--targets", action="store_true",
-                   help="spectral only: cost at errors 1e-6/1e-8 against ETDRK4 and rkstiff's ETD35 (optional: pip install rkstiff) on NLS and KdV solitons (lgbeam.bench.spectral_targets)")
+                   help="spectral only: cost at errors 1e-6/1e-8 against ETDRK4 and rkstiff's ETD35 (optional: pip install rkstiff) on NLS and KdV solitons, an NLS breather, a KdV 3-soliton collision (lgbeam.bench.spectral_targets)")
+    p.add_argument("--problems", default=None, metavar="LIST",
+                   help="with --targets: comma-separated problems (nls-soliton, kdv-soliton, kdv-c4, kdv-two, "
+                        "nls-breather, kdv-three; default all)")
+    p.add_argument("--methods", default=None, metavar="LIST",
+                   help="with --targets: comma-separated lgbeam methods to run besides the peers (default all)")
     p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="with --long: runs in N single-threaded processes (default: the CPU count)")
     p.add_argument("--sections", default=None, metavar="LIST",
@@ -81,10 +86,19 @@ def _run(args: argparse.Namespace) -> int:
     if getattr(args, "targets", False):
         if args.target != "spectral":
             raise ValueError(f"--targets is a mode of 'lgbeam bench spectral', not of {args.target!r}")
+        module = importlib.import_module("lgbeam.bench.spectral_targets")
+        names = None if args.problems is None else tuple(x.strip() for x in args.problems.split(",") if x.strip())
+        if names is not None and (not names or set(names) - set(module.PROBLEMS)):
+            raise ValueError(f"--problems: unknown or empty {args.problems!r}; choose from {', '.join(module.PROBLEMS)}")
+        chosen = None if args.methods is None else tuple(x.strip() for x in args.methods.split(",") if x.strip())
+        if chosen is not None and (not chosen or set(chosen) - set(module.METHODS)):
+            raise ValueError(f"--methods: unknown or empty {args.methods!r}; choose from {', '.join(module.METHODS)}")
         out = output_dir("spectral-targets", args.out, args.update)
-        importlib.import_module("lgbeam.bench.spectral_targets").run(out_dir=out, quick=args.quick)
+        module.run(out_dir=out, quick=args.quick, problems=names, methods=chosen)
         print(f"bench spectral --targets written to {out}")
         return 0
+    if getattr(args, "problems", None) is not None or getattr(args, "methods", None) is not None:
+        raise ValueError("--problems and --methods are options of 'lgbeam bench spectral --targets'")
     sections = getattr(args, "sections", None)
     if sections is not None and args.target != "stiff":
         raise ValueError(f"--sections is an option of 'lgbeam bench stiff', not of {args.target!r}")

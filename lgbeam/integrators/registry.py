@@ -36,6 +36,7 @@ from lgbeam.integrators.poisson.baselines import (
     ImplicitMidpoint,
     ImplicitMidpointNewton,
 )
+from lgbeam.integrators.poisson.etd import ENTRY as ETD35_POISSON
 from lgbeam.integrators.poisson.exponential import (
     Disex,
     EnergyPreservingExponential,
@@ -124,7 +125,7 @@ def _entries() -> dict[str, MethodEntry]:
         opts += ("stage",) if name in ("exp-midpoint", "disex") else ()  # stage solver (issue 18)
         out.append(MethodEntry(name, "poisson", partial(_poisson, cls), summary, opts))
     out.append(MethodEntry("exp-euler", "poisson", ExponentialEuler, "exponential Euler, explicit (seed 003 (2.4))"))
-    out.extend(MethodEntry(*row) for row in (*SPECTRAL_POISSON, ADAPTIVE_POISSON))  # issue 18
+    out.extend(MethodEntry(*row) for row in (*SPECTRAL_POISSON, ADAPTIVE_POISSON, ETD35_POISSON))  # issue 18
     out.append(MethodEntry("gen-alpha", "implicit", GeneralizedAlpha,
                            "Lie group generalized-α, order 2, implicit, ρ∞-controlled damping (Brüls, Cardona & Arnold 2012)",
                            ("rho_inf", "index", "tol", "max_iter", "reuse", "project_initial", "consistency_tol")))

@@ -542,6 +542,9 @@ class _Loop:
         stop = self._save_between(s, st, t_new, h_try)
         if self.ctl.adaptive:
             s.h = self.ctl.next_step(h_try, err, self.method.error_order, s.after_reject, s.err_prev)
+            hold = getattr(self.method, "step_hold", None)  # keep h unless it may grow by more than hold
+            if hold is not None and s.h <= hold * h_try:  # (rkstiff's rule: a method whose coefficients
+                s.h = min(s.h, h_try) if s.after_reject else h_try  # cost more than a step when h changes)
             s.err_prev = err
         s.t, s.y, s.cache, s.after_reject = t_new, st.y, st.cache, False
         s.n_acc += 1

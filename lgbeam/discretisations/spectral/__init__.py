@@ -1,7 +1,14 @@
 """Fourier pseudospectral discretisations: NLS and KdV as semilinear Poisson systems (seed 003 ch. 2)."""
 
 from lgbeam.discretisations.spectral.fourier import FourierGrid, phi_symbol
-from lgbeam.discretisations.spectral.kdv import KdV, kdv_soliton
-from lgbeam.discretisations.spectral.nls import NLS, nls_plane_wave, nls_soliton
+from lgbeam.discretisations.spectral.kdv import KdV, kdv_multisoliton, kdv_soliton
+from lgbeam.discretisations.spectral.nls import (
+           NLS,
+           akhmediev_period,
+           nls_akhmediev,
+           nls_plane_wave,
+           nls_soliton,
+)
 
-__all__ = ["NLS", "FourierGrid", "KdV", "kdv_soliton", "nls_plane_wave", "nls_soliton", "phi_symbol"]
+__all__ = ["NLS", "FourierGrid", "KdV", "akhmediev_period", "kdv_multisoliton", "kdv_soliton", "nls_akhmediev",
+           "nls_plane_wave", "nls_soliton", "phi_symbol"]

@@ -164,9 +164,8 @@ class SpectralComposition(_SpectralMethod):
         its = 0
         for i, bi in enumerate(b):
             c = 0.5 * bi * h
-            if exact:
-                base = system.from_spectral(ey)
-                w = system.to_spectral(system.solve_stage(base, c) * 2.0 - base)
+            if exact:  # Q̂ − ẽy from the increment: no transform pair of the whole state (issue 35 item 2)
+                w = ey + 2.0 * system.to_spectral(system.stage_increment(system.from_spectral(ey), c))
                 its += 1
             else:
                 res = self._iterate(system, ey, c, cs[i], None if pred is None else pred[i], lip)
@@ -197,9 +196,10 @@ class SpectralComposition(_SpectralMethod):
         else:
             spent = 0
         nk = NewtonKrylov(tol=self.solver.tol, max_newton=min(self.solver.max_iter, 30))
-        out = nk.solve(system, system.from_spectral(ey), c, system.from_spectral(x0))
-        return FixedPointResult(system.to_spectral(out.x), spent + out.iterations, out.converged, out.residual,
-                                out.reason)
+        out = nk.solve(system, system.from_spectral(ey), c, system.from_spectral(x0 - ey), increment=True)
+        # Q̂ = ẽy + F(Q − base): only the O(c) increment goes through the transform (issue 35 item 2)
+        return FixedPointResult(ey + system.to_spectral(out.x), spent + out.iterations, out.converged,
+                                out.residual, out.reason)
 
 
 @dataclass(frozen=True)

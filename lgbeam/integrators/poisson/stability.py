@@ -52,7 +52,8 @@ def warn_above_stable_step(name: str, system: Any, y: Array, h: float, weights: 
         return False
     logger.warning("%s: h = %.4g exceeds this grid's resonance-free step %.4g = pi/(rho(SA) %.4g + %.3g x "
                    "nonlinear Lipschitz %.4g); long runs may blow up (docs/spectral.md 'Stable steps'): use "
-                   "h <= %.3g, or energy-exp/energy-exp4", name, h, bound, system.spectral_radius_SA(),
+                   "h <= %.3g, or etd35 (explicit, no resonance bound), energy-exp/energy-exp4",
+                   name, h, bound, system.spectral_radius_SA(),
                    float(np.sum(np.abs(weights))),
                    system.field_lipschitz(y) if supports(system, HasStageLinearisation) else 0.0, bound)
     return True

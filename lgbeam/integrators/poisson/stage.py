@@ -79,8 +79,11 @@ class NewtonKrylov:
     max_krylov: int = 400
     restart: int = 40
 
-    def solve(self, system: Any, base: Array, c: float, x0: Array) -> FixedPointResult:
-        Q = np.array(x0, copy=True)
+    def solve(self, system: Any, base: Array, c: float, x0: Array, increment: bool = False) -> FixedPointResult:
+        """Newton on the increment D = Q − base, R(D) = D − c f(base + D), from x0 (Q, or D if ``increment``);
+        the result is Q, or D if ``increment`` (then its round-off is relative to D, not to Q)."""
+        D = np.array(x0 - base if not increment else x0, copy=True)
+        Q = base + D
         shape, cplx = Q.shape, np.iscomplexobj(Q)
         n = _real(Q).size
         work = 0
@@ -89,16 +92,16 @@ class NewtonKrylov:
         with np.errstate(over="raise", invalid="raise", divide="raise"):
             try:
                 for it in range(1, self.max_newton + 1):
-                    R = Q - base - c * nonlinear_field(system, Q)
+                    R = D - c * nonlinear_field(system, Q)
                     work += 1
                     rnorm = float(np.abs(R).max())
                     scale = max(1.0, float(np.abs(Q).max()))
                     if not math.isfinite(rnorm) or rnorm > 1e4 * first:
-                        return FixedPointResult(Q, work, False, math.inf, "diverged")
+                        return FixedPointResult(D if increment else Q, work, False, math.inf, "diverged")
                     if it == 1:
                         first = max(rnorm, 1e-300)
                     if rnorm <= 4 * _EPS * scale:  # the residual is round-off: Q solves the stage
-                        return FixedPointResult(Q, work, True, rnorm / scale)
+                        return FixedPointResult(D if increment else Q, work, True, rnorm / scale)
                     count = [0]
 
                     def jvp(v: Array, Qc: Array = Q, count: list[int] = count) -> Array:
@@ -118,17 +121,19 @@ class NewtonKrylov:
                                          maxiter=max(1, self.max_krylov // self.restart), M=M)
                     work += count[0]
                     delta = d.view(complex).reshape(shape) if cplx else d.reshape(shape)
-                    Q = Q + delta
+                    D = D + delta
+                    Q = base + D
                     inc = float(np.abs(delta).max())
                     if not math.isfinite(inc):
-                        return FixedPointResult(Q, work, False, math.inf, "diverged")
+                        return FixedPointResult(D if increment else Q, work, False, math.inf, "diverged")
                     if info > 0 and inc > 1e3 * rnorm:
-                        return FixedPointResult(Q, work, False, rnorm / scale, "krylov")
+                        return FixedPointResult(D if increment else Q, work, False, rnorm / scale, "krylov")
                     if inc <= self.tol * max(1.0, float(np.abs(Q).max())):
-                        return FixedPointResult(Q, work, True, inc / scale)
+                        return FixedPointResult(D if increment else Q, work, True, inc / scale)
             except FloatingPointError:
-                return FixedPointResult(Q, work, False, math.inf, "diverged")
-        return FixedPointResult(Q, work, False, inc / max(1.0, float(np.abs(Q).max())), "max_iter")
+                return FixedPointResult(D if increment else Q, work, False, math.inf, "diverged")
+        scale = max(1.0, float(np.abs(Q).max()))
+        return FixedPointResult(D if increment else Q, work, False, inc / scale, "max_iter")
 
 
 def solve_stage(mode: str, fp: FixedPoint, system: Any, base: Array, c: float, x0: Array) -> FixedPointResult:
