@@ -372,9 +372,7 @@ def target_child(code: str, n: int, h: float, t_end: float, reps: int) -> dict[s
 
 def _in_child(code: str, n: int, h: float, t_end: float, reps: int) -> dict[str, Any]:
     """``target_child`` in a fresh interpreter (its own peak memory), lgbeam imported from this checkout."""
-    import lgbeam
-
-    root = str(Path(lgbeam.__file__).resolve().parents[1])
+    root = str(Path(__file__).resolve().parents[2])  # the checkout holding lgbeam/
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
     prog = ("import json, numpy, exudyn; import lgbeam.apps, lgbeam.solve; "  # the same imports in both processes
             "from lgbeam.bench.stiff import target_child; "

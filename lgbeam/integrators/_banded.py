@@ -35,7 +35,7 @@ from scipy.linalg import lapack
 
 from lgbeam._numba import ENABLED, njit
 from lgbeam._typing import FloatArray
-from lgbeam.integrators._compiled import band_scatter
+from lgbeam.integrators._compiled import band_scatter, band_scatter_numpy
 
 BAND_FRACTION = 0.5  # band storage (2kl + ku + 1 rows) at most this fraction of n: else the general sparse LU
 
@@ -105,13 +105,6 @@ def band_positions(r: np.ndarray, c: np.ndarray, perm: np.ndarray, kl: int, ku: 
     pos = (kl + ku + ri - ci) + (2 * kl + ku + 1) * ci
     small = (2 * kl + ku + 1) * perm.size < np.iinfo(np.int32).max  # int32 halves the memory kept per pattern
     return np.ascontiguousarray(pos, dtype=np.int32 if small else np.int64)
-
-
-def band_scatter_numpy(pos: np.ndarray, v: FloatArray, ldab: int, n: int) -> FloatArray:
-    """Reference of ``_compiled.band_scatter``: band storage (ldab, n) with the values v added at ``pos``."""
-    flat = np.zeros(ldab * n)
-    np.add.at(flat, pos, v)
-    return flat.reshape((n, ldab)).T
 
 
 @dataclass(frozen=True)

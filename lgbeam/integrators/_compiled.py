@@ -14,7 +14,7 @@ from scipy.linalg.lapack import dgbsv
 from lgbeam._numba import ENABLED, Twin, njit
 from lgbeam._typing import FloatArray
 
-__all__ = ["ENABLED", "TWINS", "axpy_rows", "band_lu_solve", "band_scatter", "comb_rows", "dense_stage_solve", "schur_stage_solve"]
+__all__ = ["ENABLED", "TWINS", "axpy_rows", "band_lu_solve", "band_scatter", "band_scatter_numpy", "comb_rows", "dense_stage_solve", "schur_stage_solve"]
 
 
 # --------------------------------------------------------------------------- stage combinations
@@ -152,7 +152,7 @@ def schur_stage_solve(d, r1, r2g, data_next, data_i, rows, cols, pa, pb, weight,
 def band_scatter(pos, v, ldab, n):  # type: ignore[no-untyped-def]
     """LAPACK band storage ab (ldab, n), Fortran order, with ab.flat_F[pos[k]] += v[k]: the entries of a sparse
     matrix scattered in one pass (``_banded.band_positions`` gives pos = (kl + ku + i − j) + ldab·j per entry
-    (i, j) of the permuted matrix; duplicates summed). Reference: ``_banded.band_scatter_numpy``."""
+    (i, j) of the permuted matrix; duplicates summed). Reference: ``band_scatter_numpy``."""
     flat = np.zeros(ldab * n)
     for k in range(pos.shape[0]):
         flat[pos[k]] += v[k]
@@ -194,11 +194,11 @@ def _band_entries(rng: np.random.Generator, n: int = 40, kl: int = 4, ku: int = 
     return (kl + ku + i - j) + ldab * j, rng.normal(size=300), ldab, n
 
 
-def _band_scatter_numpy(pos: np.ndarray, v: FloatArray, ldab: int, n: int) -> FloatArray:
-    """``_banded.band_scatter_numpy`` (imported lazily: ``_banded`` imports this module)."""
-    from lgbeam.integrators._banded import band_scatter_numpy
-
-    return band_scatter_numpy(pos, v, ldab, n)
+def band_scatter_numpy(pos: np.ndarray, v: FloatArray, ldab: int, n: int) -> FloatArray:
+    """Reference of ``band_scatter``: band storage (ldab, n) with the values v added at ``pos``."""
+    flat = np.zeros(ldab * n)
+    np.add.at(flat, pos, v)
+    return flat.reshape((n, ldab)).T
 
 
 def _dense_stage_numpy(Minv: FloatArray, B_i: FloatArray, B_next: FloatArray, r1: FloatArray,
@@ -221,7 +221,7 @@ TWINS: tuple[Twin, ...] = (
     Twin("axpy_rows", lambda c, S, k: axpy_rows(S[-1], c, S, k), lambda c, S, k: S[-1] + c[:k] @ S[:k], _stage_sums),
     Twin("band_lu_solve", _band_lu, _band_lu_lapack, _banded, 1e-11),
     Twin("dense_stage_solve", dense_stage_solve, _dense_stage_numpy, _dense_stage, 1e-11),
-    Twin("band_scatter", band_scatter, _band_scatter_numpy, _band_entries),
+    Twin("band_scatter", band_scatter, band_scatter_numpy, _band_entries),
 )
 """Kernels with numpy or LAPACK references (``schur_stage_solve`` is compared with the numpy path of
 ``SaddlePointSolver`` in ``tests/test_jit.py``, with the operands that path builds)."""

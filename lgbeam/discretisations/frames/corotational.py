@@ -58,7 +58,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from lgbeam import _numba
+from lgbeam._numba import resolve
 from lgbeam._typing import FloatArray
 
 from . import _corot_compiled as _cc
@@ -194,7 +194,7 @@ class Elements:
     cb: FloatArray
     l0: FloatArray
     stiff: FloatArray
-    compiled: bool = field(default_factory=lambda: _numba.ENABLED)
+    compiled: bool = field(default_factory=lambda: resolve(None))
 
     @cached_property
     def K_local(self) -> FloatArray:
