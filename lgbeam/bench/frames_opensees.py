@@ -20,8 +20,8 @@ warmed), best of ``reps`` for the figures the summary quotes, one thread.
    rectangle 19.126 × 6.172 mm; apex load down. Quantity: the limit load P_lim (the first maximum of the load
    along the path), located by the vertex of the parabola through the three converged states around it
    (load against apex deflection), the same rule for both codes. lgbeam: arc length (``solve_static``),
-   OpenSees: ``DisplacementControl`` of the apex deflection, Newton, ``NormDispIncr`` 1e-8 (the Examples
-   Manual's pushover Example 1b). Timed runs stop at the first state past the limit. Own reference: the
+   OpenSees: ``DisplacementControl`` of the apex deflection, Newton, ``NormDispIncr`` 1e-8 (Example 1b's
+   static options with displacement in place of load control). Timed runs stop at the first state past the limit. Own reference: the
    finest mesh at the finest step.
 
 Optional peer: ``pip install lgbeam[bench]`` (openseespy); without it the section prints one line and skips.
