@@ -7,7 +7,11 @@
 2. The shipped ``tower-gust`` case (9 rods, 9 joints, 5 supports) for 0.25 s with generalized-α at h = 5 ms (its
    own setting) and with HEDOP5 at rtol 1e-5: steps, Newton iterations or stages, and wall time per step.
 
-Writes ``frames.csv`` (columns: part, case, M, value, unit).
+3. ``opensees`` (not run by default; ``--sections opensees``): lgbeam's two frame elements against OpenSeesPy
+   at equal accuracy, on the gust of steel-frame-2storey and a snap-through frame (``lgbeam.bench.frames_opensees``,
+   which writes ``frames_opensees.csv``; the optional peer ``pip install lgbeam[bench]``).
+
+Writes ``frames.csv`` (columns: part, case, M, value, unit) for the sections ``evaluation`` (1) and ``tower`` (2).
 """
 
 from __future__ import annotations
@@ -20,6 +24,9 @@ from typing import Any
 import numpy as np
 
 from lgbeam.bench import best_of
+
+SECTIONS = ("evaluation", "tower", "opensees")
+DEFAULT_SECTIONS = ("evaluation", "tower")  # the OpenSees comparison takes minutes: asked for by name
 
 
 def chain(m: int, n_elements: int = 4) -> Any:
@@ -80,11 +87,30 @@ def tower(method: str, t_end: float) -> dict[str, float]:
             "evaluations": float(sol.stats.get("n_evaluations", 0)), "wall_s": wall, "ms_per_step": 1e3 * wall / n}
 
 
-def run(out_dir: Path, quick: bool) -> None:
-    """Print the tables and write ``out_dir/frames.csv``."""
+def run(out_dir: Path, quick: bool, sections: list[str] | None = None) -> None:
+    """Print the tables of ``sections`` (default ``DEFAULT_SECTIONS``); ``out_dir/frames.csv`` gets the rows of
+    evaluation and tower, ``out_dir/frames_opensees.csv`` those of opensees."""
+    chosen = list(DEFAULT_SECTIONS) if not sections else list(sections)
+    rows: list[tuple[str, str, int, float, str]] = []
+    if "evaluation" in chosen:
+        _evaluation(rows, quick)
+    if "tower" in chosen:
+        _tower(rows, quick)
+    if rows:
+        with open(out_dir / "frames.csv", "w", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh)
+            w.writerow(["part", "case", "M", "value", "unit"])
+            w.writerows(rows)
+        print(f"\nwrote {out_dir / 'frames.csv'}")
+    if "opensees" in chosen:
+        from lgbeam.bench import frames_opensees
+
+        frames_opensees.run(out_dir, quick)
+
+
+def _evaluation(rows: list[tuple[str, str, int, float, str]], quick: bool) -> None:
     sizes = [1, 4] if quick else [1, 4, 16, 64]
     repeats = 3 if quick else 10
-    rows: list[tuple[str, str, int, float, str]] = []
     print(f"{'rods':>5}{'nodes':>7}{'g ms':>9}{'Φ ms':>9}{'B ms':>9}{'K ms':>9}{'Z ms':>9}{'D ms':>9}{'K+Z ms/rod':>12}")
     for m in sizes:
         c = evaluation_costs(m, repeats)
@@ -92,6 +118,9 @@ def run(out_dir: Path, quick: bool) -> None:
               f"{1e3 * c['stiffness']:>9.3f}{1e3 * c['constraint_stiffness']:>9.3f}{1e3 * c['damping']:>9.3f}"
               f"{1e3 * (c['stiffness'] + c['constraint_stiffness']) / m:>12.3f}")
         rows += [(part, "chain", m, v, "s") for part, v in c.items()]
+
+
+def _tower(rows: list[tuple[str, str, int, float, str]], quick: bool) -> None:
     t_end = 0.05 if quick else 0.25
     print(f"\ntower-gust to t = {t_end}:")
     print(f"{'method':>10}{'steps':>7}{'rejected':>10}{'evaluations':>13}{'wall s':>9}{'ms/step':>9}")
@@ -101,8 +130,3 @@ def run(out_dir: Path, quick: bool) -> None:
               f"{r['ms_per_step']:>9.2f}")
         rows += [(f"tower-{method}-{k}", "tower-gust", 9, v, "s" if k == "wall_s" else ("ms" if k == "ms_per_step" else "count"))
                  for k, v in r.items()]
-    with open(out_dir / "frames.csv", "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(["part", "case", "M", "value", "unit"])
-        w.writerows(rows)
-    print(f"\nwrote {out_dir / 'frames.csv'}")

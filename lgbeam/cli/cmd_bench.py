@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 from pathlib import Path
+from typing import Any
 
 from lgbeam.io.run import make_run_dir
 
@@ -55,9 +56,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="with --long: runs in N single-threaded processes (default: the CPU count)")
     p.add_argument("--sections", default=None, metavar="LIST",
-                   help="stiff only: comma-separated sections to run (accuracy, hedop5, accuracy-cosserat, stiffness, "
-                        "newton, exudyn; default all); the CSV keeps the other sections' rows already in it, e.g. "
-                        "'lgbeam bench stiff --sections exudyn --update' refreshes the Exudyn comparison alone")
+                   help="comma-separated sections of a bench that declares them (stiff: accuracy, hedop5, "
+                        "accuracy-cosserat, stiffness, newton, exudyn; frames: evaluation, tower, opensees; default: "
+                        "the bench's default sections), e.g. 'lgbeam bench stiff --sections exudyn --update' "
+                        "refreshes the Exudyn comparison alone, 'lgbeam bench frames --sections opensees' runs the "
+                        "OpenSeesPy comparison")
     p.set_defaults(func=_run)
 
 
@@ -73,6 +76,22 @@ def output_dir(target: str, out: Path | None, update: bool) -> Path:
         committed.mkdir(parents=True, exist_ok=True)
         return committed
     return make_run_dir("bench", root="outputs", prefix=f"{target}-")
+
+
+def chosen_sections(target: str, module: Any, sections: str | None) -> list[str] | None:
+    """The sections of ``--sections LIST`` for a bench module that declares ``SECTIONS`` (None: the default);
+    ValueError (one line) for a bench without sections, or an unknown or empty name."""
+    if sections is None:
+        return None
+    declared = tuple(getattr(module, "SECTIONS", ()))
+    if not declared:
+        with_sections = sorted(k for k, v in BENCHES.items() if getattr(importlib.import_module(v), "SECTIONS", ()))
+        raise ValueError(f"--sections: 'lgbeam bench {target}' has no sections; benches with sections: "
+                         f"{', '.join(with_sections)}")
+    chosen = [x.strip() for x in sections.split(",") if x.strip()]
+    if not chosen or set(chosen) - set(declared):
+        raise ValueError(f"--sections: unknown or empty {sections!r}; choose from {', '.join(declared)}")
+    return chosen
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -99,13 +118,8 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     if getattr(args, "problems", None) is not None or getattr(args, "methods", None) is not None:
         raise ValueError("--problems and --methods are options of 'lgbeam bench spectral --targets'")
-    sections = getattr(args, "sections", None)
-    if sections is not None and args.target != "stiff":
-        raise ValueError(f"--sections is an option of 'lgbeam bench stiff', not of {args.target!r}")
     module = importlib.import_module(BENCHES[args.target])
-    chosen = None if sections is None else [x.strip() for x in sections.split(",") if x.strip()]
-    if chosen is not None and (not chosen or set(chosen) - set(module.SECTIONS)):
-        raise ValueError(f"--sections: unknown or empty {sections!r}; choose from {', '.join(module.SECTIONS)}")
+    chosen = chosen_sections(args.target, module, getattr(args, "sections", None))
     out = output_dir(args.target, args.out, args.update)
     module.run(out_dir=out, quick=args.quick, **({} if chosen is None else {"sections": chosen}))
     print(f"bench {args.target} written to {out}")
