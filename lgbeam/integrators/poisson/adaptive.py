@@ -64,6 +64,15 @@ class AdaptiveComposition(PoissonMethod):
             return Step(s1.y, cache, status=s2.status, detail=f"embedded step: {s2.detail}", iterations=its)
         return Step(s1.y, cache, error=s1.y - s2.y, magnitude=np.maximum(np.abs(y), np.abs(s1.y)), iterations=its)
 
+    def checkpoint(self, cache: Any) -> dict[str, Any]:
+        """The run cache as data (``HasCheckpoint``): nothing to keep. Both compositions run without a predictor
+        and with the stable-step check off; their last coefficients and multipliers are rebuilt by the next step
+        from the same state and h, so a resumed run continues bit for bit."""
+        return {}
+
+    def restore(self, system: Any, y: Array, data: dict[str, Any]) -> Any:
+        return self.init(system, 0.0, y)[1]
+
     def initial_step(self, system: Any, t0: float, y0: Array, cache: Any, rtol: Any, atol: Any,
                      h_max: float) -> float:
         """A trial step from the nonlinear time scale 1/(|c| field_lipschitz): h = min(0.1, h_max), refined
