@@ -202,6 +202,14 @@ def adaptive_methods(system: Any) -> list[str]:
     return [m for m in compatible_methods(system) if method_entry(m).adaptive]
 
 
+def growth_reference(g0: dict[str, float]) -> float:
+    """The growth check's initial energy reference: |E₀|, or the energy content ``energy_scale`` (kinetic plus |each
+    part|) where the diagnostics give it: a state whose parts cancel (a focusing NLS plane wave with m = a has
+    H = (m²a² − a⁴) L = 0 exactly) is then measured against its parts, not against the round-off of H."""
+    values = [abs(g0.get(k, math.nan)) for k in ("energy", "energy_scale")]
+    return max((v for v in values if math.isfinite(v)), default=0.0)
+
+
 def stack_states(states: list[Any]) -> Any:
     """Saved states stacked along a leading axis (a ``MechanicalState`` of arrays, or one array)."""
     if states and isinstance(states[0], MechanicalState):
@@ -359,7 +367,7 @@ def _integrate(system: Any, method: Any, y0: Any, t_span: tuple[float, float], c
             rec.start(tuple(_recorded(first)) + (("err_raw",) if measure else ()))
             rec.add(t0, 0.0, 0.0, True, 0, _recorded(first))
             g0 = guard.values(t0, st0.y, st0.cache, first)
-            st0.energy_ref = abs(g0.get("energy", 0.0)) if math.isfinite(g0.get("energy", 0.0)) else 0.0
+            st0.energy_ref = growth_reference(g0)
             st0.mass_ref = abs(g0.get("mass", 0.0)) if math.isfinite(g0.get("mass", 0.0)) else 0.0
             guard.start(st0, t0, g0)
             out_t, out_y = [t0], [st0.y]
@@ -637,6 +645,12 @@ class _Guard:
         kinetic = float(self.system.kinetic_energy(y.v))
         return kinetic + abs(g.get("energy", math.nan) - kinetic - s.potential0)
 
+    def scale(self, s: LoopState, content: float) -> float:
+        """The energy check's scale before the work: an invariant kind's content at t₀ (its energy is conserved, so
+        a blow-up that inflates both parts cannot widen its own bound); a mechanical system's largest content so
+        far (a rod falling from rest under gravity, whose work is in V, has none at t₀)."""
+        return s.content0 if self.mode == "invariant" else max(s.content_max, content)
+
     def start(self, s: LoopState, t0: float, g0: dict[str, float]) -> None:
         """E₀, V₀, the content at t₀ and P(t₀) of the energy check (off when the system cannot account for its
         energy or ``drift_factor`` is None)."""
@@ -671,15 +685,17 @@ class _Guard:
         work = s.work + 0.5 * h * (s.power + power)
         work_abs = s.work_abs + 0.5 * h * (abs(s.power) + abs(power))
         energy, content = g.get("energy", math.nan), self.content(s, y, g)
-        scale = max(s.content_max, content) + work_abs
+        scale = self.scale(s, content) + work_abs
         defect = energy - s.energy0 - work
         bad = defect > self.rtol * scale if self.mode == "budget" else not abs(defect) <= self.rtol * scale
         if scale > ENERGY_FLOOR and (bad or not math.isfinite(defect)):
-            what = "E − E₀ − W" if self.mode == "budget" else "E − E₀"
-            return Status.ENERGY_GROWTH, (
-                f"energy {energy:.6g} is {defect:.3g} from its balance ({what}; E₀ = {s.energy0:.6g}, W = {work:.3g} "
-                f"the work done on it), more than {self.rtol:g} × the energy in motion ({scale:.3g}: the largest "
-                "content so far plus the work's magnitude)")
+            if self.mode == "budget":
+                what, of = (f"E − E₀ − W; E₀ = {s.energy0:.6g}, W = {work:.3g} the work done on it",
+                            "the largest content so far plus the work's magnitude")
+            else:
+                what, of = f"E − E₀; E₀ = {s.energy0:.6g}, a conserved energy", "its content at t0: kinetic + |each part|"
+            return Status.ENERGY_GROWTH, (f"energy {energy:.6g} is {defect:.3g} from its balance ({what}), more than "
+                                          f"{self.rtol:g} × the energy content ({scale:.3g}: {of})")
         self.pending = (float(power), work, work_abs, content)
         return None, ""
 
@@ -689,7 +705,7 @@ class _Guard:
             s.content_max = max(s.content_max, content)
             defect = g["energy"] - s.energy0 - s.work  # signed for the budget: a damped rod loses energy
             s.ratio_max = max(s.ratio_max, (defect if self.mode == "budget" else abs(defect))
-                              / max(s.content_max + s.work_abs, ENERGY_FLOOR))
+                              / max(self.scale(s, content) + s.work_abs, ENERGY_FLOOR))
             self.pending = None
 
 
