@@ -12,7 +12,8 @@ far (status ``energy_growth`` / ``mass_growth``; each check waits until its refe
 = 1e-12, so a system starting at rest — energy zero up to round-off — is checked once it moves). The factor
 is the caller's ``energy_growth``, else the method's ``blowup_factor``, else 1e6. A method that declares a
 ``blowup_factor`` (``HasBlowupFactor``: the Poisson methods, 10, for conservative systems) has its references
-frozen at their first values above the floor — a blow-up that builds up over many steps is then caught too —
+frozen at their first values above the floor (the energy's starts at max(|E₀|, ``energy_scale``) where the
+diagnostics give that scale: ``growth_reference``) — a blow-up that builds up over many steps is then caught too —
 while for the others the reference is the largest |value| so far (a loaded system's energy may grow). An adaptive run rejects such a step and retries it smaller; a constant-step run
 stops at the last good state with that status.
 
@@ -23,11 +24,19 @@ method's ``blowup_invariants``), two checks that do not follow the solution's ow
 - the constraint residual: ‖Φ(q)‖ above ``constraint_tol`` (default ``PHI_FACTOR`` = 1e-2 × the system's
   ``length_scale``, else × max(1, ‖q₀‖∞)) fails the step with status ``constraint_drift`` — a 1 m top whose fixed
   point moved by a centimetre is no longer that top, whatever the method;
-- the energy budget (systems with ``HasEnergyBudget``): |E − E₀ − W| above ``drift_factor`` (10) × (T₀ + |V₀| +
-  ∫|P| dt) fails the step with ``energy_growth``, where W = ∫P dt is the work of the loads that are not in the
-  potential (trapezoidal rule over the accepted steps) and T₀ + |V₀| the energy content at t₀ — the reference is
-  the start of the run and the work done on it, not the largest value so far. A system that cannot account for
-  the energy entering it (``external_power`` None: prescribed motion) keeps only the other checks.
+- the energy check (``drift_factor`` δ = 0.25, status ``energy_growth``), a property of the state, not of where
+  the origin is (docs/architecture.md "The driver"): for systems with ``HasEnergyBudget`` (rods, frames, the heavy
+  top) E − E₀ − W ≤ δ (C_max + ∫|P| dt), one-sided, with W = ∫P dt the work booked on the system (loads not in
+  the potential, moving spring anchors' ∂V/∂t, and λ·Φ_t of prescribed motions; trapezoidal rule over the
+  accepted steps) and C = T + |V − V₀| the content with the potential measured from the initial state's (C_max:
+  the largest accepted); for kinds whose diagnostics give ``energy_scale`` (kinetic + |each part|: the seed
+  bodies, spectral NLS/KdV) |E − E₀| ≤ δ C₀ with C₀ that scale at t₀ (fixed: a blow-up that inflates both parts
+  cannot widen its own bound; a state whose parts cancel, H = 0, is measured against them). Skipped while the
+  scale is below ``ENERGY_FLOOR``; off with ``drift_factor=None``.
+
+An exception raised inside a step by the arithmetic of a blown-up state (``blowup_error``: an overflow, a
+``LinAlgError``, the ``math`` module's domain error) fails the step with status ``nonfinite`` / ``singular``
+like a non-finite state; any other exception propagates (a wrong input stays an error).
 
 SIGINT and SIGTERM (main thread only) are caught between steps — never inside a compiled kernel — and end
 the run with status ``interrupted`` (``stats["signal"]`` says which). ``checkpoint`` receives the loop's
