@@ -156,6 +156,17 @@ def test_nls_plane_wave_blow_up_is_stopped_and_its_advice_runs(tmp_path, capsys)
     assert code == 0, err
 
 
+@pytest.mark.slow  # 935 steps of a 7-stage composition on 401 nodes (~20 s)
+def test_kdv_yoshida6_energy_error_is_stopped(tmp_path, capsys):
+    """kdv-zk with exp-yoshida6 at h = 0.002 (above its resonance-free step 6.1e-4) ended ok at t = 5 with H
+    −0.0501 → −0.0989 (a 100 % energy error; KdV conserves H). It stops with energy_growth once |H − H₀| passes
+    0.25 × its content (t ≈ 1.87), every accepted H within that bound."""
+    code, out, err = _run(tmp_path, "y6", "kdv-zk", ["integrator.method=exp-yoshida6", "integrator.h=0.002"], capsys)
+    assert _assert_stopped(code, out, err)["status"] == "energy_growth"
+    e = _record(out)[1]["energy"]
+    assert np.abs(e - e[0]).max() <= 0.25 * abs(e[0]) * (1 + 1e-9)
+
+
 def test_a_zero_energy_state_is_no_false_alarm(tmp_path, capsys):
     """Focusing NLS plane wave with m = a = 2 on [0, 2π): H = (m²a² − a⁴) L = 0 exactly. It was stopped as blown
     up (|H| 1.2e-11 > 10 × its first value 1.2e-12); the check now measures H against its parts (|½⟨y,Ay⟩| +

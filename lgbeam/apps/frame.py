@@ -107,7 +107,9 @@ SCHEMA: dict[str, Any] = {
     "integrator": integrator_section(tuple(methods_for(ConstrainedMechanicalSystem)), "hedop5", time_unit="s",
                                      **{k: v for k, v in ROD_SCHEMA["integrator"].items()
                                         if k in ("rho_inf", "index", "quadrature")}),
-    "time": time_section(None, unit="s"),  # optional: modes about the reference need no time (``load_time``)
+    "time": time_section(unit="s") | {"t_end": Key(
+        float, None, unit="s", doc="end time of a dynamic analysis; the instant of the loads of a static path, of "
+        "buckling and of modes about the static state; lgbeam modes about the reference needs none")},
     "analysis": dict(ROD_SCHEMA["analysis"]) | {
         "load_case": Key(str, None, doc="the load case or combination applied with the loads of [loads] (default: "
                          "every [[loads.cases]] once)"),
