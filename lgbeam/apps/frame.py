@@ -130,7 +130,9 @@ SCHEMA: dict[str, Any] = {
     "integrator": integrator_section(tuple(methods_for(ConstrainedMechanicalSystem)), "hedop5", time_unit="s",
                                      **{k: v for k, v in ROD_SCHEMA["integrator"].items()
                                         if k in ("rho_inf", "index", "quadrature")}),
-    "time": time_section(unit="s"),
+    "time": time_section(unit="s") | {"t_end": Key(
+        float, None, unit="s", doc="end time of a dynamic analysis; the instant of the loads of a static path, of "
+        "buckling and of modes about the static state; lgbeam modes about the reference needs none")},
     "analysis": dict(ROD_SCHEMA["analysis"]) | {
         "load_case": Key(str, None, doc="the load case or combination applied with the loads of [loads] (default: "
                          "every [[loads.cases]] once)"),
@@ -413,8 +415,19 @@ def check_size(case: dict[str, Any]) -> None:
     check_work(case, WORK_BYTES_PER_NODE * n_nodes, f"a frame of {n_nodes} nodes")
 
 
+def load_time(case: dict[str, Any], use: str) -> float:
+    """``time.t_end`` where ``use`` needs it (the instant of the loads of a static path, a buckling or a modes
+    analysis about the static state; the end of a dynamic run); one line naming the key when the case has none."""
+    t_end = case["time"].get("t_end")
+    if t_end is None:
+        raise ValueError(f"time.t_end is not set: {use} needs it; add it to the case ([time] t_end = 1.0) or "
+                         "--set time.t_end=…")
+    return float(t_end)
+
+
 def problem(case: dict[str, Any]) -> Problem:
     """A dynamic frame case as a ``Problem`` for the runner (starts at rest in the reference configuration)."""
+    load_time(case, "a dynamic analysis (it runs from time.t0 to time.t_end)")
     check_size(case)
     frame = build(case)
     damped = viscous.build(frame, case.get("damping", {}))
@@ -456,6 +469,7 @@ def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False, resume: 
 
     run_dir = Path(run_dir)
     if case["analysis"]["kind"] == "static":
+        load_time(case, "a static analysis (its loads are taken at t = time.t_end)")
         if resume:
             raise ValueError("a static analysis has no checkpoint to resume; run it again")
         if case["loads"].get("ground"):

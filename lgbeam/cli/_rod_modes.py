@@ -80,7 +80,11 @@ def modes_table(system: Any, case: dict[str, Any], name: str, what: str, *, n: i
     title, ``noun`` names it ("rod", "frame"). ``refine(values, shapes)`` → (values, error estimates, label):
     the frequencies (Hz) or load factors corrected by finer meshes (``apps.frame_richardson``); the table and
     modes.csv then give the corrected values, with the system's own as ``*_mesh`` and the estimates as ``*_error``."""
-    t1 = float(case["time"]["t_end"])
+    loaded = buckling or about == "static"  # the loads' instant t_end matters only then (a frame may omit it)
+    if loaded and case["time"].get("t_end") is None:
+        raise ValueError("time.t_end is not set: buckling and modes about the static state take the loads at "
+                         "t = time.t_end; add it to the case ([time] t_end = 1.0) or --set time.t_end=…")
+    t1 = float(case["time"]["t_end"]) if loaded else float("nan")
     if buckling:
         res = modal.buckling(system, n, t=t1)
         mu = np.asarray(res.load_factors, dtype=float)

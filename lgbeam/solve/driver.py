@@ -12,7 +12,8 @@ far (status ``energy_growth`` / ``mass_growth``; each check waits until its refe
 = 1e-12, so a system starting at rest — energy zero up to round-off — is checked once it moves). The factor
 is the caller's ``energy_growth``, else the method's ``blowup_factor``, else 1e6. A method that declares a
 ``blowup_factor`` (``HasBlowupFactor``: the Poisson methods, 10, for conservative systems) has its references
-frozen at their first values above the floor — a blow-up that builds up over many steps is then caught too —
+frozen at their first values above the floor (the energy's starts at max(|E₀|, ``energy_scale``) where the
+diagnostics give that scale: ``growth_reference``) — a blow-up that builds up over many steps is then caught too —
 while for the others the reference is the largest |value| so far (a loaded system's energy may grow). An adaptive run rejects such a step and retries it smaller; a constant-step run
 stops at the last good state with that status.
 
@@ -23,11 +24,19 @@ method's ``blowup_invariants``), two checks that do not follow the solution's ow
 - the constraint residual: ‖Φ(q)‖ above ``constraint_tol`` (default ``PHI_FACTOR`` = 1e-2 × the system's
   ``length_scale``, else × max(1, ‖q₀‖∞)) fails the step with status ``constraint_drift`` — a 1 m top whose fixed
   point moved by a centimetre is no longer that top, whatever the method;
-- the energy budget (systems with ``HasEnergyBudget``): |E − E₀ − W| above ``drift_factor`` (10) × (T₀ + |V₀| +
-  ∫|P| dt) fails the step with ``energy_growth``, where W = ∫P dt is the work of the loads that are not in the
-  potential (trapezoidal rule over the accepted steps) and T₀ + |V₀| the energy content at t₀ — the reference is
-  the start of the run and the work done on it, not the largest value so far. A system that cannot account for
-  the energy entering it (``external_power`` None: prescribed motion) keeps only the other checks.
+- the energy check (``drift_factor`` δ = 0.25, status ``energy_growth``), a property of the state, not of where
+  the origin is (docs/architecture.md "The driver"): for systems with ``HasEnergyBudget`` (rods, frames, the heavy
+  top) E − E₀ − W ≤ δ (C_max + ∫|P| dt), one-sided, with W = ∫P dt the work booked on the system (loads not in
+  the potential, moving spring anchors' ∂V/∂t, and λ·Φ_t of prescribed motions; trapezoidal rule over the
+  accepted steps) and C = T + |V − V₀| the content with the potential measured from the initial state's (C_max:
+  the largest accepted); for kinds whose diagnostics give ``energy_scale`` (kinetic + |each part|: the seed
+  bodies, spectral NLS/KdV) |E − E₀| ≤ δ C₀ with C₀ that scale at t₀ (fixed: a blow-up that inflates both parts
+  cannot widen its own bound; a state whose parts cancel, H = 0, is measured against them). Skipped while the
+  scale is below ``ENERGY_FLOOR``; off with ``drift_factor=None``.
+
+An exception raised inside a step by the arithmetic of a blown-up state (``blowup_error``: an overflow, a
+``LinAlgError``, the ``math`` module's domain error) fails the step with status ``nonfinite`` / ``singular``
+like a non-finite state; any other exception propagates (a wrong input stays an error).
 
 SIGINT and SIGTERM (main thread only) are caught between steps — never inside a compiled kernel — and end
 the run with status ``interrupted`` (``stats["signal"]`` says which). ``checkpoint`` receives the loop's
@@ -210,6 +219,14 @@ def adaptive_methods(system: Any) -> list[str]:
     return [m for m in compatible_methods(system) if method_entry(m).adaptive]
 
 
+def growth_reference(g0: dict[str, float]) -> float:
+    """The growth check's initial energy reference: |E₀|, or the energy content ``energy_scale`` (kinetic plus |each
+    part|) where the diagnostics give it: a state whose parts cancel (a focusing NLS plane wave with m = a has
+    H = (m²a² − a⁴) L = 0 exactly) is then measured against its parts, not against the round-off of H."""
+    values = [abs(g0.get(k, math.nan)) for k in ("energy", "energy_scale")]
+    return max((v for v in values if math.isfinite(v)), default=0.0)
+
+
 def stack_states(states: list[Any]) -> Any:
     """Saved states stacked along a leading axis (a ``MechanicalState`` of arrays, or one array)."""
     if states and isinstance(states[0], MechanicalState):
@@ -368,7 +385,7 @@ def _integrate(system: Any, method: Any, y0: Any, t_span: tuple[float, float], c
             rec.start(tuple(_recorded(first)) + (("err_raw",) if measure else ()))
             rec.add(t0, 0.0, 0.0, True, 0, _recorded(first))
             g0 = guard.values(t0, st0.y, st0.cache, first)
-            st0.energy_ref = abs(g0.get("energy", 0.0)) if math.isfinite(g0.get("energy", 0.0)) else 0.0
+            st0.energy_ref = growth_reference(g0)
             st0.mass_ref = abs(g0.get("mass", 0.0)) if math.isfinite(g0.get("mass", 0.0)) else 0.0
             guard.start(st0, t0, g0)
             out_t, out_y = [t0], [st0.y]
@@ -650,6 +667,12 @@ class _Guard:
         kinetic = float(self.system.kinetic_energy(y.v))
         return kinetic + abs(g.get("energy", math.nan) - kinetic - s.potential0)
 
+    def scale(self, s: LoopState, content: float) -> float:
+        """The energy check's scale before the work: an invariant kind's content at t₀ (its energy is conserved, so
+        a blow-up that inflates both parts cannot widen its own bound); a mechanical system's largest content so
+        far (a rod falling from rest under gravity, whose work is in V, has none at t₀)."""
+        return s.content0 if self.mode == "invariant" else max(s.content_max, content)
+
     def start(self, s: LoopState, t0: float, g0: dict[str, float]) -> None:
         """E₀, V₀, the content at t₀ and P(t₀) of the energy check (off when the system cannot account for its
         energy or ``drift_factor`` is None)."""
@@ -684,15 +707,17 @@ class _Guard:
         work = s.work + 0.5 * h * (s.power + power)
         work_abs = s.work_abs + 0.5 * h * (abs(s.power) + abs(power))
         energy, content = g.get("energy", math.nan), self.content(s, y, g)
-        scale = max(s.content_max, content) + work_abs
+        scale = self.scale(s, content) + work_abs
         defect = energy - s.energy0 - work
         bad = defect > self.rtol * scale if self.mode == "budget" else not abs(defect) <= self.rtol * scale
         if scale > ENERGY_FLOOR and (bad or not math.isfinite(defect)):
-            what = "E − E₀ − W" if self.mode == "budget" else "E − E₀"
-            return Status.ENERGY_GROWTH, (
-                f"energy {energy:.6g} is {defect:.3g} from its balance ({what}; E₀ = {s.energy0:.6g}, W = {work:.3g} "
-                f"the work done on it), more than {self.rtol:g} × the energy in motion ({scale:.3g}: the largest "
-                "content so far plus the work's magnitude)")
+            if self.mode == "budget":
+                what, of = (f"E − E₀ − W; E₀ = {s.energy0:.6g}, W = {work:.3g} the work done on it",
+                            "the largest content so far plus the work's magnitude")
+            else:
+                what, of = f"E − E₀; E₀ = {s.energy0:.6g}, a conserved energy", "its content at t0: kinetic + |each part|"
+            return Status.ENERGY_GROWTH, (f"energy {energy:.6g} is {defect:.3g} from its balance ({what}), more than "
+                                          f"{self.rtol:g} × the energy content ({scale:.3g}: {of})")
         self.pending = (float(power), work, work_abs, content)
         return None, ""
 
@@ -702,7 +727,7 @@ class _Guard:
             s.content_max = max(s.content_max, content)
             defect = g["energy"] - s.energy0 - s.work  # signed for the budget: a damped rod loses energy
             s.ratio_max = max(s.ratio_max, (defect if self.mode == "budget" else abs(defect))
-                              / max(s.content_max + s.work_abs, ENERGY_FLOOR))
+                              / max(self.scale(s, content) + s.work_abs, ENERGY_FLOOR))
             self.pending = None
 
 

@@ -290,28 +290,43 @@ def dask_client(jobs: int, scheduler: str | None = None) -> Iterator[Any]:
                              "`dask scheduler` (and workers with `dask worker ADDRESS`), or give --scheduler "
                              "processes, threads or synchronous") from None
         try:
-            yield client
+            with _quiet_dask():
+                yield client
         finally:
             client.close()
         return
-    quiet = logging.getLogger("distributed")
-    level = quiet.level
-    quiet.setLevel(logging.ERROR)  # the scheduler and nannies live here: no INFO chatter on stderr
-    try:
-        # the whole lifetime of the cluster: SpecCluster reads the lost-worker timeout when a worker dies
-        with dask.config.set(CLUSTER_CONFIG):
-            cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=":0",
-                                   silence_logs=logging.ERROR, preload=[__name__])
+    # the whole lifetime of the cluster: SpecCluster reads the lost-worker timeout when a worker dies
+    with _quiet_dask(), dask.config.set(CLUSTER_CONFIG):
+        cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=":0",
+                               silence_logs=logging.CRITICAL, preload=[__name__])
+        try:
+            client = Client(cluster)
             try:
-                client = Client(cluster)
-                try:
-                    yield client
-                finally:
-                    client.close()
+                yield client
             finally:
-                cluster.close()
+                client.close()
+        finally:
+            cluster.close()
+
+
+QUIET_LOGGERS = ("distributed", "tornado", "asyncio")  # Dask's, and those of the event loop it runs on
+
+
+@contextlib.contextmanager
+def _quiet_dask() -> Iterator[None]:
+    """Dask's own loggers at CRITICAL while a study holds a cluster (the scheduler, the nannies and the client live
+    in this process; the workers get ``silence_logs``): a killed worker or an interrupted study then prints
+    lgbeam's one line (``run … was retried``, ``interrupted by SIGINT …``), not Dask's tracebacks of the closed
+    connections; what failed is in each run's ``TaskOutcome`` and in study.csv."""
+    loggers = [logging.getLogger(name) for name in QUIET_LOGGERS]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL)
+    try:
+        yield
     finally:
-        quiet.setLevel(level)
+        for lg, level in zip(loggers, levels, strict=True):
+            lg.setLevel(level)
 
 
 def _progress_bar(total: int, enabled: bool, desc: str) -> Any:
@@ -420,7 +435,9 @@ def _on_cluster(client: Any, fn: Callable[[Any], Any], items: list[Any], retries
             for fut in finished:
                 i, attempt = in_flight.pop(fut)
                 if fut.status == "finished":
-                    results[i] = TaskOutcome(fut.result(), None, attempt, tuple(history.get(i, ())))
+                    lost = _lost_workers(client, fut) if limit is None else 0  # an external scheduler's own retries
+                    earlier = [*history.get(i, ()), *[LOST_WORKER] * lost]
+                    results[i] = TaskOutcome(fut.result(), None, attempt + lost, tuple(earlier))
                 else:
                     error = _describe(fut.exception())
                     fut.release()
@@ -437,6 +454,24 @@ def _on_cluster(client: Any, fn: Callable[[Any], Any], items: list[Any], retries
         _stop(client, list(in_flight))
         raise
     return results  # type: ignore[return-value]
+
+LOST_WORKER = "KilledWorker: its worker process died while running it (the scheduler ran it again)"
+
+
+def _lost_workers(client: Any, fut: Any) -> int:
+    """How many times the scheduler ran the task ``fut`` again because its worker died (``TaskState.suspicious``):
+    an external scheduler retries such a task by itself (``distributed.scheduler.allowed-failures``, default 3),
+    so the study would otherwise record one attempt. 0 when the scheduler cannot say. The probe is a closure,
+    pickled by value: the scheduler need not import lgbeam."""
+    def suspicious(dask_scheduler: Any, key: Any) -> int:
+        ts = dask_scheduler.tasks.get(key)
+        return 0 if ts is None else int(getattr(ts, "suspicious", 0))
+
+    try:
+        return max(0, int(client.run_on_scheduler(suspicious, key=fut.key)))
+    except Exception:  # noqa: BLE001 - the count is a record, never a reason to fail a finished run
+        return 0
+
 
 def _stop(client: Any, in_flight: list[Any]) -> None:
     """Stop the runs in flight: a ``KeyboardInterrupt`` in their threads on every worker (``interrupt_running``),

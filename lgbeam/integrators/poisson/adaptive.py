@@ -64,6 +64,23 @@ class AdaptiveComposition(PoissonMethod):
             return Step(s1.y, cache, status=s2.status, detail=f"embedded step: {s2.detail}", iterations=its)
         return Step(s1.y, cache, error=s1.y - s2.y, magnitude=np.maximum(np.abs(y), np.abs(s1.y)), iterations=its)
 
+    def checkpoint(self, cache: Any) -> dict[str, Any]:
+        """The run cache as data (``HasCheckpoint``): the Fourier coefficients the main composition kept of the
+        state it returned (the next step starts from them instead of transforming the state again: restoring
+        them makes the resumed run bit for bit). Both compositions run without a predictor and with the
+        stable-step check off; their multipliers are rebuilt from h."""
+        main_run = cache[2]
+        return {} if main_run.v is None else {"coefficients": np.array(main_run.v, copy=True)}
+
+    def restore(self, system: Any, y: Array, data: dict[str, Any]) -> Any:
+        cache = self.init(system, 0.0, y)[1]
+        if "coefficients" in data:
+            v = np.asarray(data["coefficients"])
+            if v.shape != np.shape(system.to_spectral(y)):
+                raise ValueError(f"checkpoint: coefficients of shape {v.shape} do not fit this grid")
+            cache[2].keep(system, y, v)
+        return cache
+
     def initial_step(self, system: Any, t0: float, y0: Array, cache: Any, rtol: Any, atol: Any,
                      h_max: float) -> float:
         """A trial step from the nonlinear time scale 1/(|c| field_lipschitz): h = min(0.1, h_max), refined
