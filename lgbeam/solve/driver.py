@@ -30,8 +30,9 @@ method's ``blowup_invariants``), two checks that do not follow the solution's ow
   the potential, moving spring anchors' ∂V/∂t, and λ·Φ_t of prescribed motions; trapezoidal rule over the
   accepted steps) and C = T + |V − V₀| the content with the potential measured from the initial state's (C_max:
   the largest accepted); for kinds whose diagnostics give ``energy_scale`` (kinetic + |each part|: the seed
-  bodies, spectral NLS/KdV) |E − E₀| ≤ 2δ C₀ (``INVARIANT_SCALE``) with C₀ that scale at t₀ (fixed: a blow-up that inflates both parts
-  cannot widen its own bound; a state whose parts cancel, H = 0, is measured against them). Skipped while the
+  bodies, spectral NLS/KdV) |E − E₀| ≤ 2δ C₀ (``INVARIANT_SCALE``) with C₀ that scale at t₀ (fixed: a blow-up
+  that inflates both parts cannot widen its own bound; a state whose parts cancel, H = 0, is measured against
+  them). Skipped while the
   scale is below ``ENERGY_FLOOR``; off with ``drift_factor=None``.
 
 An exception raised inside a step by the arithmetic of a blown-up state (``blowup_error``: an overflow, a
