@@ -9,6 +9,13 @@ by the Schur complement S = B_{i+1} M⁻¹ B_iᵀ: with M block diagonal (rods, 
 block diagonal and S is banded, so a stage costs O(n) for n bodies. No dense matrix of the full
 system is ever formed.
 
+A mass matrix that is not block diagonal (the corotational element's consistent mass, which couples the
+two nodes of each element) is factorised once — M = PᵀLLᵀP by LAPACK's banded Cholesky ``dpbtrf`` after a
+reverse Cuthill–McKee ordering P (bandwidth k), or SuperLU when no narrow band exists — and never inverted
+(``FactoredMass``). Each stage then takes the cheaper of two exact routes: with few constraints (m ≤ 3(k + 1)) the
+Schur complement through W = M⁻¹B_iᵀ, m banded solves (``dpbtrs``), O(n·k·m); with many (m > 3(k + 1)) the
+sparse LU of the full matrix [[M, B_iᵀ], [B_{i+1}, 0]] (scaled by γ), O(n·k²) for banded fill.
+
 Fast path (performance only, same results to round-off): when M⁻¹ is diagonal and both Jacobians are
 CSR arrays sharing one sparsity pattern (the same ``indices``/``indptr`` objects, as the rod's
 ``constraint_jacobian`` returns them), the entries of S are gathered with a precomputed product
@@ -27,7 +34,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
-from scipy.linalg.lapack import dgbsv
+from scipy.linalg.lapack import dgbsv, dpbtrf, dpbtrs
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 from lgbeam._numba import resolve
@@ -70,24 +77,91 @@ def block_diagonal_inverse(M: Matrix, block: int) -> sp.csr_array:
 
 
 DENSE_LIMIT = 48  # below this many unknowns dense numpy beats scipy.sparse's per-call overhead
+BAND_LIMIT = 100  # LAPACK band storage rows (2 kl + ku + 1) above which the sparse LU is used
 
 
-def mass_inverse(M: Matrix, block: int) -> sp.csr_array | np.ndarray:
-    """M⁻¹ for an SPD mass matrix: dense for tiny systems, else diagonal, block-diagonal or the
-    smallest block size that works (1, ``block``, n), as CSR."""
+def band_ordering(k: np.ndarray, l: np.ndarray, m: int) -> np.ndarray:
+    """A permutation of 0..m−1 that narrows the band of a matrix with entries at (k, l): reverse Cuthill–McKee
+    when it narrows the band, else the natural order."""
+    natural = np.arange(m, dtype=np.intp)
+    if k.size == 0:
+        return natural
+    graph = sp.csr_array((np.ones(k.size), (k, l)), shape=(m, m))
+    graph = graph + graph.T
+    rcm = np.asarray(reverse_cuthill_mckee(sp.csr_matrix(graph), symmetric_mode=True), dtype=np.intp)
+    pos = np.empty(m, dtype=np.intp)
+    pos[rcm] = natural
+    bw_nat = int(np.max(np.abs(k - l)))
+    bw_rcm = int(np.max(np.abs(pos[k] - pos[l])))
+    return rcm if bw_rcm < bw_nat else natural
+
+
+class FactoredMass:
+    """M⁻¹ of a sparse SPD mass matrix that is not block diagonal, as a factorisation (never a dense inverse).
+
+    M = PᵀLLᵀP with P a reverse Cuthill–McKee ordering (``band_ordering``) and L the banded Cholesky factor of
+    bandwidth k (LAPACK ``dpbtrf``; storage (k + 1)·n), solved by ``dpbtrs``: O(n·k²) once, O(n·k) per
+    right-hand side. When no band of ≤ ``BAND_LIMIT`` rows exists, SuperLU (``splu``, COLAMD ordering) instead.
+    ``Minv @ X`` is M⁻¹X for a vector, a dense (n, r) block or a sparse (n, r) one (densified column block:
+    r ≪ n constraint columns, never n × n).
+    """
+
+    def __init__(self, M: Matrix) -> None:
+        A = sp.coo_array(M)
+        n = A.shape[0]
+        self.M, self.shape, self.n = sp.csr_array(A), (n, n), n
+        perm = band_ordering(np.asarray(A.row, dtype=np.intp), np.asarray(A.col, dtype=np.intp), n)
+        pos = np.empty(n, dtype=np.intp)
+        pos[perm] = np.arange(n)
+        i, j = pos[A.row], pos[A.col]
+        kd = int(np.max(np.abs(i - j), initial=0))
+        self.perm, self.kd = perm, kd
+        self._lu: Any = None
+        self._band: FloatArray | None = None
+        if kd + 1 <= BAND_LIMIT:
+            upper = i <= j
+            ab = np.zeros((kd + 1, n))
+            np.add.at(ab, (kd + i[upper] - j[upper], j[upper]), A.data[upper])
+            c, info = dpbtrf(ab, lower=0, overwrite_ab=1)
+            if info != 0:
+                raise ValueError(f"the mass matrix is not positive definite (Cholesky pivot {info} of {n}); "
+                                 "check the masses and inertias of the model")
+            self._band = c
+        else:
+            try:
+                self._lu = spla.splu(sp.csc_array(A))
+            except RuntimeError as exc:
+                raise ValueError(f"the mass matrix is singular ({exc}); check the masses and inertias of the "
+                                 "model") from exc
+
+    def solve(self, X: FloatArray) -> FloatArray:
+        """M⁻¹X for X (n,) or (n, r), dense."""
+        X = np.asarray(X, dtype=float)
+        if self._band is None:
+            return np.asarray(self._lu.solve(X))
+        Y = np.empty_like(X)
+        x, info = dpbtrs(self._band, X[self.perm], lower=0)
+        assert info == 0, info  # only an illegal argument sets it
+        Y[self.perm] = x
+        return Y
+
+    def __matmul__(self, X: Any) -> FloatArray:
+        return self.solve(X.toarray() if sp.issparse(X) else X)
+
+
+def mass_inverse(M: Matrix, block: int) -> sp.csr_array | np.ndarray | FactoredMass:
+    """M⁻¹ for an SPD mass matrix: dense for tiny systems (n ≤ ``DENSE_LIMIT``); diagonal or block-diagonal
+    (block size 1 or ``block``) as CSR; otherwise the factorisation ``FactoredMass`` (no dense n × n inverse)."""
     M = as_csr(M)
     n = M.shape[0]
     if n <= DENSE_LIMIT:
         return np.linalg.inv(M.toarray())
-    for size in dict.fromkeys((1, block, n)):
+    for size in dict.fromkeys((1, block)):
         try:
             return block_diagonal_inverse(M, size)
         except ValueError:
             continue
-    raise ValueError("mass matrix could not be inverted")  # pragma: no cover - size n always fits
-
-
-BAND_LIMIT = 100  # LAPACK band storage rows (2 kl + ku + 1) above which the sparse LU is used
+    return FactoredMass(M)
 
 
 class _ProductPattern:
@@ -113,7 +187,7 @@ class _ProductPattern:
         offs = np.arange(pa.size) - np.repeat(np.cumsum(n_pair) - n_pair, n_pair)
         pb = order[start[cols[pa]] + offs]
         k, l = self.rows[pa], self.rows[pb]
-        perm = self._ordering(k, l, m)
+        perm = band_ordering(k, l, m)
         pos = np.empty(m, dtype=np.intp)
         pos[perm] = np.arange(m)
         kp, lp = pos[k], pos[l]
@@ -130,20 +204,6 @@ class _ProductPattern:
         self.target = target[by_target]
         self.k, self.l = k, l
 
-    @staticmethod
-    def _ordering(k: np.ndarray, l: np.ndarray, m: int) -> np.ndarray:
-        natural = np.arange(m, dtype=np.intp)
-        if k.size == 0:
-            return natural
-        graph = sp.csr_array((np.ones(k.size), (k, l)), shape=(m, m))
-        graph = graph + graph.T
-        rcm = np.asarray(reverse_cuthill_mckee(sp.csr_matrix(graph), symmetric_mode=True), dtype=np.intp)
-        pos = np.empty(m, dtype=np.intp)
-        pos[rcm] = natural
-        bw_nat = int(np.max(np.abs(k - l)))
-        bw_rcm = int(np.max(np.abs(pos[k] - pos[l])))
-        return rcm if bw_rcm < bw_nat else natural
-
     def matches(self, B: sp.csr_array) -> bool:
         return B.indices is self.indices and B.indptr is self.indptr
 
@@ -159,11 +219,11 @@ class _ProductPattern:
 
     def matvec(self, data: FloatArray, x: FloatArray) -> FloatArray:
         """B x for B with this pattern and entries ``data``."""
-        return np.bincount(self.rows, weights=data * x[self.indices], minlength=self.m)
+        return np.asarray(np.bincount(self.rows, weights=data * x[self.indices], minlength=self.m), dtype=float)
 
     def rmatvec(self, data: FloatArray, y: FloatArray) -> FloatArray:
         """Bᵀ y for B with this pattern and entries ``data``."""
-        return np.bincount(self.indices, weights=data * y[self.rows], minlength=self.n)
+        return np.asarray(np.bincount(self.indices, weights=data * y[self.rows], minlength=self.n), dtype=float)
 
     def schur_solve(self, data_next: FloatArray, data_i: FloatArray, rhs: FloatArray) -> FloatArray:
         """Solve (B_next diag(d) B_iᵀ) x = rhs."""
@@ -187,9 +247,9 @@ def _small_dense(Minv: Any, B_i: Any, B_next: Any, r1: Any) -> bool:
             and bool(B_i.shape[0]) and B_i.dtype.char == B_next.dtype.char == np.asarray(r1).dtype.char == "d")
 
 
-def _diagonal(Minv: sp.csr_array | np.ndarray) -> FloatArray | None:
+def _diagonal(Minv: sp.csr_array | np.ndarray | FactoredMass) -> FloatArray | None:
     """The diagonal of M⁻¹ if M⁻¹ is diagonal, else None."""
-    if isinstance(Minv, np.ndarray):
+    if not sp.issparse(Minv):
         return None
     A = sp.csr_array(Minv)
     n = A.shape[0]
@@ -230,6 +290,31 @@ def _dense_compiled(Minv: np.ndarray, B_i: np.ndarray, B_next: np.ndarray, r1: F
     return vdot, lam
 
 
+SCHUR_PER_BAND = 3  # Schur route while m ≤ 3 (k + 1): its O(n·k·m) beats the saddle-point LU's O(n·k²) there
+
+
+def _factored_solve(F: FactoredMass, r1: FloatArray, B_i: Any, B_next: Any,
+                    r2g: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """(V̇, Λ) of [[M, B_iᵀ], [B_next, 0]] [V̇; Λ] = [r1; r2g] with M factorised (``FactoredMass``).
+
+    m ≤ 3(k + 1) constraints (k: M's bandwidth; the measured crossover of the two routes, docs/benchmarks.md
+    "Consistent mass"): Schur complement, W = M⁻¹B_iᵀ (m banded solves, (n, m)),
+    Λ = (B_next W)⁻¹ (B_next M⁻¹r1 − r2g), V̇ = M⁻¹r1 − WΛ; O(n·k·m). More constraints: the sparse LU of the
+    (n + m) saddle-point matrix itself (``splu``), whose banded fill costs O(n·k²) and never O(n·m).
+    """
+    m = 0 if B_i is None else B_i.shape[0]
+    if m == 0:
+        return F.solve(r1), np.zeros(0)
+    if m <= SCHUR_PER_BAND * (F.kd + 1):
+        W = F @ B_i.T
+        a = F.solve(r1)
+        lam = _factor(np.asarray(B_next @ W))(B_next @ a - r2g)
+        return a - W @ lam, lam
+    K = sp.bmat([[F.M, B_i.T], [B_next, None]], format="csc")
+    x = _factor(K)(np.concatenate([r1, r2g]))
+    return x[:F.n], x[F.n:]
+
+
 @dataclass(frozen=True)
 class SaddlePointSolver:
     """Solves the stage systems of eq. (14) with a fixed M⁻¹ (constant mass matrix).
@@ -238,7 +323,7 @@ class SaddlePointSolver:
     takes ``lgbeam._numba.ENABLED``. Resolved to a bool, and the paths chosen, when the solver is built.
     """
 
-    Minv: sp.csr_array | np.ndarray
+    Minv: sp.csr_array | np.ndarray | FactoredMass
     compiled: bool | None = None
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False)
     _schur: Callable[..., tuple[FloatArray, FloatArray]] = field(init=False, repr=False, compare=False)
@@ -256,9 +341,9 @@ class SaddlePointSolver:
             c["diag"] = _diagonal(self.Minv)
         return c["diag"]
 
-    def _pattern(self, B_i: object, B_next: object) -> _ProductPattern | None:
+    def _pattern(self, B_i: Matrix | None, B_next: Matrix | None) -> _ProductPattern | None:
         """The cached product pattern when the fast path applies (module docstring), else None."""
-        if type(B_i) is not sp.csr_array or type(B_next) is not sp.csr_array:
+        if not (isinstance(B_i, sp.csr_array) and isinstance(B_next, sp.csr_array)):
             return None
         pat = self._cache.get("pattern")
         if pat is not None and pat.matches(B_i) and pat.matches(B_next) and not pat.stripped:
@@ -278,11 +363,14 @@ class SaddlePointSolver:
         """Return (V̇, Λ) of ``[[M, B_iᵀ], [γ B_next, 0]] [V̇; Λ] = [r1; r2]``."""
         if B_i is not None and B_i.shape[0] and (pat := self._pattern(B_i, B_next)) is not None:
             return self._schur(pat, self._cache["diag"], r1, B_i, B_next, r2 / gamma)
+        if isinstance(self.Minv, FactoredMass):
+            return _factored_solve(self.Minv, r1, B_i, B_next, r2 / gamma)
         if self._dense is not None and _small_dense(self.Minv, B_i, B_next, r1):
             return self._dense(self.Minv, B_i, B_next, r1, r2 / gamma)
         a = self.Minv @ r1
         if B_i is None or B_i.shape[0] == 0:
             return a, np.zeros(0)
+        assert B_next is not None  # B_i given: the stage has constraints, so B_next is given too
         S = B_next @ (self.Minv @ B_i.T)
         rhs = B_next @ a - r2 / gamma
         lam = _factor(S)(rhs)
@@ -318,11 +406,15 @@ class SaddlePointSolver:
         """Mass-orthogonal projection of v onto ker B: v − M⁻¹Bᵀ(BM⁻¹Bᵀ)⁻¹Bv."""
         if B.shape[0] == 0:
             return v
+        if isinstance(self.Minv, FactoredMass):
+            return _factored_solve(self.Minv, self.Minv.M @ v, B, B, np.zeros(B.shape[0]))[0]
         S = B @ (self.Minv @ B.T)
         return v - self.Minv @ (B.T @ _factor(S)(B @ v))
 
     def correction(self, B: sp.csr_array, residual: FloatArray) -> FloatArray:
         """Minimal-mass-norm δ with B δ = −residual: δ = −M⁻¹Bᵀ(BM⁻¹Bᵀ)⁻¹ residual."""
+        if isinstance(self.Minv, FactoredMass):
+            return _factored_solve(self.Minv, np.zeros(self.Minv.n), B, B, -np.asarray(residual, dtype=float))[0]
         S = B @ (self.Minv @ B.T)
         return -(self.Minv @ (B.T @ _factor(S)(residual)))
 
