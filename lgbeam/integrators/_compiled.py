@@ -205,7 +205,7 @@ def _dense_stage_numpy(Minv: FloatArray, B_i: FloatArray, B_next: FloatArray, r1
                        r2g: FloatArray) -> tuple[FloatArray, FloatArray, int]:
     """The numpy path of ``SaddlePointSolver.solve`` for dense operands."""
     a = Minv @ r1
-    lam = np.linalg.solve(B_next @ (Minv @ B_i.T), B_next @ a - r2g)
+    lam: FloatArray = np.asarray(np.linalg.solve(B_next @ (Minv @ B_i.T), B_next @ a - r2g), dtype=float)
     return a - Minv @ (B_i.T @ lam), lam, 0
 
 
