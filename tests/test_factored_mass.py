@@ -15,8 +15,7 @@ import scipy.sparse as sp
 
 from lgbeam.apps import frame as frame_app
 from lgbeam.apps import load_case
-from lgbeam.integrators import _linear
-from lgbeam.integrators import mechanics
+from lgbeam.integrators import _linear, mechanics
 from lgbeam.integrators._linear import FactoredMass, SaddlePointSolver, block_diagonal_inverse, mass_inverse
 from lgbeam.io.schema import validate
 from lgbeam.solve import ConstantStep, MechanicalState, integrate
