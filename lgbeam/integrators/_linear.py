@@ -118,6 +118,7 @@ class FactoredMass:
         self.perm, self.kd = perm, kd
         self._lu: Any = None
         self._band: FloatArray | None = None
+        self._saddle: _SaddlePattern | None = None
         if kd + 1 <= BAND_LIMIT:
             upper = i <= j
             ab = np.zeros((kd + 1, n))
@@ -147,6 +148,42 @@ class FactoredMass:
 
     def __matmul__(self, X: Any) -> FloatArray:
         return self.solve(X.toarray() if sp.issparse(X) else X)
+
+    def saddle_matrix(self, B_i: Matrix, B_next: Matrix) -> sp.csc_array:
+        """K = [[M, B_iᵀ], [B_next, 0]] (CSC); through a cached ``_SaddlePattern`` when both B are CSR arrays
+        of one shared pattern (the structures' ``constraint_jacobian``), else assembled by ``sp.bmat``."""
+        if isinstance(B_i, sp.csr_array) and isinstance(B_next, sp.csr_array) and B_i.indices is B_next.indices \
+                and B_i.indptr is B_next.indptr:
+            pat = self._saddle
+            if pat is None or not pat.matches(B_i):
+                pat = self._saddle = _SaddlePattern(self.M, B_i)
+            if pat.valid:
+                return pat.matrix(B_i.data, B_next.data)
+        return sp.csc_array(sp.bmat([[self.M, B_i.T], [B_next, None]], format="csc"))
+
+
+class _SaddlePattern:
+    """CSC structure of K = [[M, B_iᵀ], [B_next, 0]] for Jacobians sharing one CSR pattern (canonical: no
+    duplicates): a stage gathers the entries of M, B_i and B_next into it with one index array (``order``)."""
+
+    def __init__(self, M: sp.csr_array, B: sp.csr_array) -> None:
+        n, m = M.shape[0], B.shape[0]
+        Mc, Bc = M.tocoo(), B.tocoo()
+        rows = np.concatenate([Mc.row, Bc.col, n + Bc.row])
+        cols = np.concatenate([Mc.col, n + Bc.row, Bc.col])
+        K = sp.csc_array((np.arange(1, rows.size + 1, dtype=float), (rows, cols)), shape=(n + m, n + m))
+        K.sort_indices()
+        self.valid = K.nnz == rows.size  # False: B has duplicate entries (then ``sp.bmat`` sums them)
+        self.order = K.data.astype(np.intp) - 1
+        self.indices, self.indptr, self.shape = K.indices, K.indptr, K.shape
+        self.m_data, self.b_indices, self.b_indptr = M.data, B.indices, B.indptr
+
+    def matches(self, B: sp.csr_array) -> bool:
+        return B.indices is self.b_indices and B.indptr is self.b_indptr
+
+    def matrix(self, data_i: FloatArray, data_next: FloatArray) -> sp.csc_array:
+        data = np.concatenate([self.m_data, data_i, data_next])[self.order]
+        return sp.csc_array((data, self.indices, self.indptr), shape=self.shape)
 
 
 def mass_inverse(M: Matrix, block: int) -> sp.csr_array | np.ndarray | FactoredMass:
@@ -310,8 +347,7 @@ def _factored_solve(F: FactoredMass, r1: FloatArray, B_i: Any, B_next: Any,
         a = F.solve(r1)
         lam = _factor(np.asarray(B_next @ W))(B_next @ a - r2g)
         return a - W @ lam, lam
-    K = sp.bmat([[F.M, B_i.T], [B_next, None]], format="csc")
-    x = _factor(K)(np.concatenate([r1, r2g]))
+    x = _factor(F.saddle_matrix(B_i, B_next))(np.concatenate([r1, r2g]))
     return x[:F.n], x[F.n:]
 
 
