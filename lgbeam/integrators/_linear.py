@@ -12,9 +12,9 @@ system is ever formed.
 A mass matrix that is not block diagonal (the corotational element's consistent mass, which couples the
 two nodes of each element) is factorised once — M = PᵀLLᵀP by LAPACK's banded Cholesky ``dpbtrf`` after a
 reverse Cuthill–McKee ordering P (bandwidth k), or SuperLU when no narrow band exists — and never inverted
-(``FactoredMass``). Each stage then takes the cheaper of two exact routes: with few constraints (m ≤ 3(k + 1)) the
-Schur complement through W = M⁻¹B_iᵀ, m banded solves (``dpbtrs``), O(n·k·m); with many (m > 3(k + 1)) the
-sparse LU of the full matrix [[M, B_iᵀ], [B_{i+1}, 0]] (scaled by γ), O(n·k²) for banded fill.
+(``FactoredMass``). Each stage then takes the cheaper of two exact routes: with few constraints
+(m ≤ 3(k + 1)) the Schur complement through W = M⁻¹B_iᵀ, m banded solves (``dpbtrs``), O(n·k·m); with
+many the sparse LU of the full matrix [[M, B_iᵀ], [B_{i+1}, 0]] (scaled by γ), O(n·k²) for banded fill.
 
 Fast path (performance only, same results to round-off): when M⁻¹ is diagonal and both Jacobians are
 CSR arrays sharing one sparsity pattern (the same ``indices``/``indptr`` objects, as the rod's
@@ -101,7 +101,8 @@ class FactoredMass:
 
     M = PᵀLLᵀP with P a reverse Cuthill–McKee ordering (``band_ordering``) and L the banded Cholesky factor of
     bandwidth k (LAPACK ``dpbtrf``; storage (k + 1)·n), solved by ``dpbtrs``: O(n·k²) once, O(n·k) per
-    right-hand side. When no band of ≤ ``BAND_LIMIT`` rows exists, SuperLU (``splu``, COLAMD ordering) instead.
+    right-hand side. When no band of ≤ ``BAND_LIMIT`` rows exists, SuperLU (``splu``, COLAMD ordering)
+    instead.
     ``Minv @ X`` is M⁻¹X for a vector, a dense (n, r) block or a sparse (n, r) one (densified column block:
     r ≪ n constraint columns, never n × n).
     """
@@ -152,8 +153,8 @@ class FactoredMass:
     def saddle_matrix(self, B_i: Matrix, B_next: Matrix) -> sp.csc_array:
         """K = [[M, B_iᵀ], [B_next, 0]] (CSC); through a cached ``_SaddlePattern`` when both B are CSR arrays
         of one shared pattern (the structures' ``constraint_jacobian``), else assembled by ``sp.bmat``."""
-        if isinstance(B_i, sp.csr_array) and isinstance(B_next, sp.csr_array) and B_i.indices is B_next.indices \
-                and B_i.indptr is B_next.indptr:
+        if (isinstance(B_i, sp.csr_array) and isinstance(B_next, sp.csr_array)
+                and B_i.indices is B_next.indices and B_i.indptr is B_next.indptr):
             pat = self._saddle
             if pat is None or not pat.matches(B_i):
                 pat = self._saddle = _SaddlePattern(self.M, B_i)
@@ -187,8 +188,9 @@ class _SaddlePattern:
 
 
 def mass_inverse(M: Matrix, block: int) -> sp.csr_array | np.ndarray | FactoredMass:
-    """M⁻¹ for an SPD mass matrix: dense for tiny systems (n ≤ ``DENSE_LIMIT``); diagonal or block-diagonal
-    (block size 1 or ``block``) as CSR; otherwise the factorisation ``FactoredMass`` (no dense n × n inverse)."""
+    """M⁻¹ for an SPD mass matrix: dense for tiny systems (n ≤ ``DENSE_LIMIT``); diagonal or block
+    diagonal (block size 1 or ``block``) as CSR; otherwise the factorisation ``FactoredMass`` (never a dense
+    n × n inverse)."""
     M = as_csr(M)
     n = M.shape[0]
     if n <= DENSE_LIMIT:
@@ -256,11 +258,13 @@ class _ProductPattern:
 
     def matvec(self, data: FloatArray, x: FloatArray) -> FloatArray:
         """B x for B with this pattern and entries ``data``."""
-        return np.asarray(np.bincount(self.rows, weights=data * x[self.indices], minlength=self.m), dtype=float)
+        out = np.bincount(self.rows, weights=data * x[self.indices], minlength=self.m)
+        return np.asarray(out, dtype=float)
 
     def rmatvec(self, data: FloatArray, y: FloatArray) -> FloatArray:
         """Bᵀ y for B with this pattern and entries ``data``."""
-        return np.asarray(np.bincount(self.indices, weights=data * y[self.rows], minlength=self.n), dtype=float)
+        out = np.bincount(self.indices, weights=data * y[self.rows], minlength=self.n)
+        return np.asarray(out, dtype=float)
 
     def schur_solve(self, data_next: FloatArray, data_i: FloatArray, rhs: FloatArray) -> FloatArray:
         """Solve (B_next diag(d) B_iᵀ) x = rhs."""
@@ -335,7 +339,7 @@ def _factored_solve(F: FactoredMass, r1: FloatArray, B_i: Any, B_next: Any,
     """(V̇, Λ) of [[M, B_iᵀ], [B_next, 0]] [V̇; Λ] = [r1; r2g] with M factorised (``FactoredMass``).
 
     m ≤ 3(k + 1) constraints (k: M's bandwidth; the measured crossover of the two routes, docs/benchmarks.md
-    "Consistent mass"): Schur complement, W = M⁻¹B_iᵀ (m banded solves, (n, m)),
+    "Explicit steps with the consistent mass"): Schur, W = M⁻¹B_iᵀ (m banded solves, (n, m)),
     Λ = (B_next W)⁻¹ (B_next M⁻¹r1 − r2g), V̇ = M⁻¹r1 − WΛ; O(n·k·m). More constraints: the sparse LU of the
     (n + m) saddle-point matrix itself (``splu``), whose banded fill costs O(n·k²) and never O(n·m).
     """
@@ -450,7 +454,8 @@ class SaddlePointSolver:
     def correction(self, B: sp.csr_array, residual: FloatArray) -> FloatArray:
         """Minimal-mass-norm δ with B δ = −residual: δ = −M⁻¹Bᵀ(BM⁻¹Bᵀ)⁻¹ residual."""
         if isinstance(self.Minv, FactoredMass):
-            return _factored_solve(self.Minv, np.zeros(self.Minv.n), B, B, -np.asarray(residual, dtype=float))[0]
+            r2 = -np.asarray(residual, dtype=float)
+            return _factored_solve(self.Minv, np.zeros(self.Minv.n), B, B, r2)[0]
         S = B @ (self.Minv @ B.T)
         return -(self.Minv @ (B.T @ _factor(S)(residual)))
 
