@@ -41,8 +41,10 @@ Shen & Leok 2019 (seed 003 ch. 2), eqs. (2.5), (2.11), (2.16)–(2.24); Quispel 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.linalg as sla
@@ -127,7 +129,8 @@ class FENLS:
     # ------------------------------------------------------------------ FE structure
     @cached_property
     def basis(self) -> Basis:
-        x = np.asarray(self.nodes, dtype=float) if self.nodes is not None else np.linspace(0, self.length, self.n_elements + 1)
+        x = (np.asarray(self.nodes, dtype=float) if self.nodes is not None
+             else np.linspace(0, self.length, self.n_elements + 1))
         element = ElementLineP1() if self.degree == 1 else ElementLineP2()
         return Basis(MeshLine(x), element, intorder=4 * self.degree)  # exact for |ψ_h|⁴ (degree 4p)
 
@@ -191,20 +194,22 @@ class FENLS:
         return self._eig[0]
 
     @cached_property
-    def _mass_solve(self):
+    def _mass_solve(self) -> Callable[[FloatArray], FloatArray]:
+        """r ↦ M⁻¹ r (r of shape (n,) or (n, m))."""
         if self.mass == "lumped":
             w = self._lumped_weights
             return lambda r: r / w[:, None] if r.ndim == 2 else r / w
-        return spla.factorized(self.mass_matrix.tocsc())
+        solve: Callable[[FloatArray], FloatArray] = spla.factorized(self.mass_matrix.tocsc())
+        return solve
 
     # ------------------------------------------------------------------ conversions
-    def _split(self, y: Array) -> tuple[Array, Array]:
-        y = np.asarray(y, dtype=float)
-        if y.shape != (2 * self.n_dofs,):
-            raise ValueError(f"FENLS: expected a state of shape ({2 * self.n_dofs},) = (q; p), got {y.shape}")
-        return y[: self.n_dofs], y[self.n_dofs :]
+    def _split(self, y: Array) -> tuple[FloatArray, FloatArray]:
+        yr = np.asarray(y, dtype=np.float64)
+        if yr.shape != (2 * self.n_dofs,):
+            raise ValueError(f"FENLS: expected a state of shape ({2 * self.n_dofs},) = (q; p), got {yr.shape}")
+        return yr[: self.n_dofs], yr[self.n_dofs :]
 
-    def _nodal(self, y: Array) -> tuple[Array, Array]:
+    def _nodal(self, y: Array) -> tuple[FloatArray, FloatArray]:
         """(q, p) nodal values of the state (maps modal states back)."""
         a, b = self._split(y)
         if self.coordinates == "modal":
@@ -212,7 +217,7 @@ class FENLS:
             return Phi @ a, Phi @ b
         return a, b
 
-    def _from_nodal(self, q: Array, p: Array) -> Array:
+    def _from_nodal(self, q: FloatArray, p: FloatArray) -> FloatArray:
         if self.coordinates == "modal":
             W = self._mass_weighted_modes  # P⁻¹ = diag(Φᵀ M, Φᵀ M)
             return np.concatenate([W @ q, W @ p])
@@ -230,7 +235,7 @@ class FENLS:
         q, p = self._nodal(y)
         return q + 1j * p
 
-    def interpolate(self, psi0) -> Array:
+    def interpolate(self, psi0: Callable[[FloatArray], Array]) -> Array:
         """State of the FE interpolant of a function ψ₀(x) (vectorised, complex or real)."""
         return self.from_field(np.asarray(psi0(self.x), dtype=complex))
 
@@ -252,7 +257,7 @@ class FENLS:
         K = self.stiffness
         return np.concatenate([K @ a, K @ b])
 
-    def _grad_nodal(self, q: Array, p: Array) -> tuple[Array, Array]:
+    def _grad_nodal(self, q: FloatArray, p: FloatArray) -> tuple[FloatArray, FloatArray]:
         if self.mass == "lumped":
             s = -self.kappa * self._lumped_weights * (q * q + p * p)
             return s * q, s * p
@@ -261,7 +266,7 @@ class FENLS:
         s = -self.kappa * w * (qq * qq + pp * pp)
         return B.T @ (s * qq), B.T @ (s * pp)
 
-    def _pull_back(self, gq: Array, gp: Array) -> Array:
+    def _pull_back(self, gq: FloatArray, gp: FloatArray) -> FloatArray:
         """Pᵀ applied to a nodal gradient (identity in nodal coordinates)."""
         if self.coordinates == "modal":
             Phi = self._eig[1]
@@ -327,3 +332,13 @@ class FENLS:
             gq += 0.5 * dq
             gp += 0.5 * dp
         return self._pull_back(gq, gp)
+
+
+if TYPE_CHECKING:  # mypy checks FENLS against the protocols the driver and the methods check at run time
+    from lgbeam.systems import (
+        HasDiscreteGradient,
+        SemilinearPoissonSystem,
+    )
+
+    def _meets_protocols(s: FENLS) -> tuple[SemilinearPoissonSystem, HasDiscreteGradient]:
+        return (s, s)

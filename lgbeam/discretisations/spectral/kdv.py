@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -230,3 +231,22 @@ def kdv_multisoliton(x: FloatArray, t: float, *, speeds: tuple[float, ...], posi
     kap = np.array(kappas)[:, None]
     mean = (w * kap).sum(axis=0)
     return 12.0 * nu * ((w * kap**2).sum(axis=0) - mean**2)
+
+
+if TYPE_CHECKING:  # mypy checks KdV against the protocols the driver and the methods check at run time
+    from lgbeam.systems import (
+        HasDiscreteGradient,
+        HasEnergyParts,
+        HasFusedField,
+        HasFusedPhiS,
+        HasJacobian,
+        HasL2Mass,
+        HasSpectralRadius,
+        HasStageLinearisation,
+        SpectralPoissonSystem,
+    )
+
+    def _meets_protocols(s: KdV) -> tuple[SpectralPoissonSystem, HasDiscreteGradient, HasJacobian,
+                                          HasFusedField, HasFusedPhiS, HasStageLinearisation, HasL2Mass,
+                                          HasEnergyParts, HasSpectralRadius]:
+        return (s, s, s, s, s, s, s, s, s)
