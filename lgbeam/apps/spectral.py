@@ -22,7 +22,15 @@ import numpy as np
 from lgbeam._typing import Array
 from lgbeam.apps import RunSummary
 from lgbeam.apps._runner import Problem, check_work, run_problem
-from lgbeam.discretisations.spectral import NLS, FourierGrid, KdV, kdv_soliton, nls_plane_wave, nls_soliton
+from lgbeam.discretisations.spectral import (
+    NLS,
+    FourierGrid,
+    KdV,
+    SpectralPDE,
+    kdv_soliton,
+    nls_plane_wave,
+    nls_soliton,
+)
 from lgbeam.integrators.poisson.base import energy_parts
 from lgbeam.integrators.poisson.stage import STAGE_SOLVERS
 from lgbeam.integrators.registry import method_entry, methods_for
@@ -72,8 +80,6 @@ SCHEMA: dict[str, Any] = {
 
 WORK_BYTES_PER_NODE = 2_000  # measured ~0.6 kB a node (disex, grid.n = 1e5 and 4e5); margin for the stages
 
-SpectralPDE = NLS | KdV
-"""The systems of the two case kinds."""
 Exact = Callable[[float], Array]
 """An exact solution t ↦ state (NLS: the field ψ)."""
 

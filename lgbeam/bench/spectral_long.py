@@ -40,8 +40,9 @@ from typing import Any
 
 import numpy as np
 
+from lgbeam._typing import Array
 from lgbeam.bench.spectral import _fourier_ops, etdrk4_step, strang_nonlinear
-from lgbeam.discretisations.spectral import NLS, FourierGrid, KdV, kdv_soliton, nls_soliton
+from lgbeam.discretisations.spectral import NLS, FourierGrid, KdV, SpectralPDE, kdv_soliton, nls_soliton
 from lgbeam.integrators.poisson.base import BLOWUP_FACTOR
 from lgbeam.integrators.registry import make_method
 from lgbeam.solve import ConstantStep, SaveAt, integrate
@@ -70,7 +71,7 @@ QUICK_CASES: tuple[tuple[str, float, tuple[float, ...]], ...] = (("nls-soliton",
 _TJ = 1.0 / (2.0 - 2.0 ** (1.0 / 3.0))
 
 
-def problem(name: str) -> tuple[Any, np.ndarray, Callable[[float], np.ndarray] | None]:
+def problem(name: str) -> tuple[SpectralPDE, Array, Callable[[float], Array] | None]:
     """(system, y0, exact(t) or None) of a long-run problem (module docstring)."""
     if name == "nls-soliton":
         L, v = 60.0, 2 * np.pi / 60.0 * 4
@@ -96,7 +97,7 @@ def problem(name: str) -> tuple[Any, np.ndarray, Callable[[float], np.ndarray] |
     raise ValueError(f"unknown long-run problem {name!r}; known: nls-soliton, nls-collision, kdv-zk, kdv-collision")
 
 
-def _strang_step(system: Any, h: float) -> Callable[[np.ndarray], np.ndarray]:
+def _strang_step(system: SpectralPDE, h: float) -> Callable[[Array], Array]:
     """One Strang step E(h/2) N_h E(h/2) on the coefficients v (``lgbeam.bench.spectral.strang_nonlinear``):
     one transform pair a step (KdV: + 4 field evaluations)."""
     fwd, inv, lam, _ = _fourier_ops(system)
@@ -105,7 +106,7 @@ def _strang_step(system: Any, h: float) -> Callable[[np.ndarray], np.ndarray]:
     return lambda v: E2 * fwd(nonlinear(inv(E2 * v)))
 
 
-def _peer_stepper(system: Any, method: str, h: float) -> Callable[[np.ndarray], np.ndarray]:
+def _peer_stepper(system: SpectralPDE, method: str, h: float) -> Callable[[Array], Array]:
     if method == "strang":
         return _strang_step(system, h)
     if method == "yoshida4":  # S(γ₁h) S(γ₂h) S(γ₁h), γ₁ = 1/(2 − 2^{1/3}) (Yoshida 1990)
@@ -116,7 +117,7 @@ def _peer_stepper(system: Any, method: str, h: float) -> Callable[[np.ndarray], 
     raise ValueError(f"unknown peer {method!r}; known: {', '.join(PEERS)}")
 
 
-def _measures(system: Any, ys: list[np.ndarray], exact: Callable[[float], np.ndarray] | None,
+def _measures(system: SpectralPDE, ys: list[Array], exact: Callable[[float], Array] | None,
               t_reached: float) -> dict[str, Any]:
     finite = all(np.all(np.isfinite(y)) for y in ys)
     with np.errstate(all="ignore"):
@@ -129,7 +130,7 @@ def _measures(system: Any, ys: list[np.ndarray], exact: Callable[[float], np.nda
     return {"energy_error": dH, "mass_error": dM, "blown_up": (not finite) or grew, "error": err}
 
 
-def _run_peer(system: Any, y0: np.ndarray, method: str, h: float, T: float) -> tuple[list[np.ndarray], float, int]:
+def _run_peer(system: SpectralPDE, y0: Array, method: str, h: float, T: float) -> tuple[list[Array], float, int]:
     n = round(T / h)
     every = max(1, n // N_SAVE)
     step = _peer_stepper(system, method, h)
@@ -149,7 +150,7 @@ def _run_peer(system: Any, y0: np.ndarray, method: str, h: float, T: float) -> t
     return ys, t, i
 
 
-def _run_etd35(system: Any, y0: np.ndarray, T: float) -> tuple[list[np.ndarray], float, int]:
+def _run_etd35(system: SpectralPDE, y0: Array, T: float) -> tuple[list[Array], float, int]:
     from rkstiff.etd35 import ETD35  # optional bench extra
     from rkstiff.solveras import SolverConfig
 

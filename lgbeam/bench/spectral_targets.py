@@ -38,15 +38,17 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
+from lgbeam._typing import Array
 from lgbeam.bench.spectral import _fourier_ops, _problems, etdrk4_step
 from lgbeam.discretisations.spectral import (
     NLS,
     FourierGrid,
     KdV,
+    SpectralPDE,
     akhmediev_period,
     kdv_multisoliton,
     kdv_soliton,
@@ -96,15 +98,22 @@ PROBLEMS: dict[str, tuple[int, float, float, tuple[str, ...]]] = {
 QUICK = {"nls-soliton": (65, 1.0), "kdv-soliton": (65, 0.5), "kdv-c4": (65, 0.25), "kdv-two": (129, 0.2),
          "nls-breather": (63, 0.5), "kdv-three": (255, 0.2)}
 BREATHER_A = 0.25
-THREE = {"speeds": (4.0, 1.96, 1.0), "positions": (30.0, 40.0, 47.0), "nu": 1.0}
+class _MultiSoliton(TypedDict):
+    speeds: tuple[float, ...]
+    positions: tuple[float, ...]
+    nu: float
+
+
+THREE: _MultiSoliton = {"speeds": (4.0, 1.96, 1.0), "positions": (30.0, 40.0, 47.0), "nu": 1.0}
 
 
 def has_rkstiff() -> bool:
     return importlib.util.find_spec("rkstiff") is not None
 
 
-def problem(name: str, n: int, T: float) -> tuple[Any, np.ndarray, Callable[[], np.ndarray]]:
+def problem(name: str, n: int, T: float) -> tuple[SpectralPDE, Array, Callable[[], Array]]:
     """(system, y0, reference(T)) of a ``PROBLEMS`` entry on n nodes."""
+    system: SpectralPDE
     if name in ("nls-soliton", "kdv-soliton"):
         system, exact = _problems(n)[name]
         return system, exact(0.0), lambda: exact(T)
@@ -131,7 +140,7 @@ def problem(name: str, n: int, T: float) -> tuple[Any, np.ndarray, Callable[[], 
     raise ValueError(f"unknown targets problem {name!r}; choose one of {', '.join(PROBLEMS)}")
 
 
-def _etdrk4(system: Any, y0: np.ndarray, T: float, h: float) -> np.ndarray:
+def _etdrk4(system: SpectralPDE, y0: Array, T: float, h: float) -> Array:
     fwd, inv, _, _ = _fourier_ops(system)
     n = round(T / h)
     step, v = etdrk4_step(system, T / n), fwd(y0)
@@ -140,7 +149,7 @@ def _etdrk4(system: Any, y0: np.ndarray, T: float, h: float) -> np.ndarray:
     return np.asarray(inv(v))
 
 
-def _etd35(system: Any, y0: np.ndarray, T: float, eps: float) -> tuple[np.ndarray, int, int]:
+def _etd35(system: SpectralPDE, y0: Array, T: float, eps: float) -> tuple[Array, int, int]:
     """rkstiff ETD35 (adaptive, ``SolverConfig(epsilon=eps)``) on the same Fourier ODE; (y(T), steps, N̂ calls)."""
     from rkstiff.etd35 import ETD35
     from rkstiff.solveras import SolverConfig
@@ -148,7 +157,7 @@ def _etd35(system: Any, y0: np.ndarray, T: float, eps: float) -> tuple[np.ndarra
     fwd, inv, lam, N = _fourier_ops(system)
     calls = [0]
 
-    def nl(v: np.ndarray) -> np.ndarray:
+    def nl(v: Array) -> Array:
         calls[0] += 1
         return N(v)
 
@@ -157,7 +166,7 @@ def _etd35(system: Any, y0: np.ndarray, T: float, eps: float) -> tuple[np.ndarra
     return np.asarray(inv(vT)), -1, calls[0]
 
 
-def _one(system: Any, y0: np.ndarray, ref: np.ndarray, method: str, param: float, tol: float | None,
+def _one(system: SpectralPDE, y0: Array, ref: Array, method: str, param: float, tol: float | None,
          T: float) -> dict[str, Any]:
     c0 = time.process_time()
     status = "ok"

@@ -31,10 +31,12 @@ from typing import Any
 
 import numpy as np
 
+from lgbeam._typing import Array
 from lgbeam.apps import load_case
 from lgbeam.apps.spectral import build
+from lgbeam.discretisations.spectral import SpectralPDE
 from lgbeam.integrators.registry import make_method, method_entry
-from lgbeam.solve import ConstantStep, SaveAt, integrate
+from lgbeam.solve import ConstantStep, SaveAt, Solution, integrate
 from lgbeam.studies.spectral_hmax import (
     HMAX_METHODS,
     THESIS_HMAX,
@@ -87,11 +89,12 @@ def sweeps(kind: str, n: int, rho: float, points: int, h_ref: float) -> dict[str
             "disex": sorted({h for h in disex if h and h >= 2 * h_ref}, reverse=True)}
 
 
-def _fields(system: Any, run: Any) -> np.ndarray:
+def _fields(system: SpectralPDE, run: Solution) -> Array:
     return np.stack([system.to_field(y) for y in run.y])
 
 
-def _integrate(system: Any, method: str, y0: np.ndarray, h: float, tol: float = 1e-14) -> tuple[np.ndarray, float, Any]:
+def _integrate(system: SpectralPDE, method: str, y0: Array, h: float,
+               tol: float = 1e-14) -> tuple[Array, float, Solution]:
     m = round(SAVE_DT / h)
     fixed = {"stage": "fixed-point"} if "stage" in method_entry(method).options else {}  # the thesis' stage solve
     integ = make_method(method, tol=tol, **fixed)
@@ -125,7 +128,7 @@ def work_precision(case_name: str, n: int, *, points: int = 4, h_ref: float | No
     if run_ref.status != "ok":
         raise RuntimeError(f"reference run failed: {run_ref.message}")
     logger.info("reference: DISEX h=%.3g (%.0f s)", h_ref, time.process_time() - t0)
-    cache: dict[tuple[str, float], tuple[np.ndarray, float, Any]] = {}
+    cache: dict[tuple[str, float], tuple[Array, float, Solution]] = {}
     cache[("disex", 2 * h_ref)] = check = _integrate(system, "disex", y0, 2 * h_ref)
     diff = float(np.max(np.abs(check[0] - ref))) if check[2].status == "ok" else math.inf
     logger.info("DISEX at 2 h_ref differs by %.3g (a bound on the reference's error; /31 if both were in the "

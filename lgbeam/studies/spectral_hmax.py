@@ -13,11 +13,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
+from lgbeam._typing import Array
 from lgbeam.apps.spectral import build
 from lgbeam.diagnostics import observed_order
-from lgbeam.discretisations.spectral import NLS
+from lgbeam.discretisations.spectral import NLS, SpectralPDE
+from lgbeam.integrators.base import Integrator
 from lgbeam.integrators.controllers import ConstantStep
 from lgbeam.integrators.registry import make_method, method_entry, methods_for
 from lgbeam.solve import SaveAt, integrate
@@ -73,7 +73,7 @@ class _EnergyCriterionFailed(Exception):
     """Raised by the h_max monitor at the first step whose energy error exceeds the threshold."""
 
 
-def method_system(method: str, system: Any, y0: np.ndarray) -> tuple[Any, np.ndarray]:
+def method_system(method: str, system: SpectralPDE, y0: Array) -> tuple[SpectralPDE, Array]:
     """The system (and initial state) a method runs on: the quasi-Newton midpoint needs a Jacobian,
     which the NLS has in its real stacked form only (same H, same dynamics); others run unchanged."""
     if method == "midpoint-newton" and isinstance(system, NLS) and system.form != "real":
@@ -82,7 +82,7 @@ def method_system(method: str, system: Any, y0: np.ndarray) -> tuple[Any, np.nda
     return system, y0
 
 
-def passes_hmax_criterion(system: Any, method: Any, y0: np.ndarray, h: float, *, n_steps: int = 1000,
+def passes_hmax_criterion(system: SpectralPDE, method: Integrator[Any, Any], y0: Array, h: float, *, n_steps: int = 1000,
                           energy_tol: float = 1e-2) -> tuple[bool, float]:
     """The written h_max criterion (``HMAX_CRITERION``): over the first ``n_steps`` steps of size h,
     (i) the solver converges within its iteration limit at every step and (ii)
@@ -92,7 +92,7 @@ def passes_hmax_criterion(system: Any, method: Any, y0: np.ndarray, h: float, *,
     H0 = system.hamiltonian(y0)
     bound = energy_tol * abs(H0)
 
-    def monitor(y: np.ndarray) -> dict[str, float]:
+    def monitor(y: Array) -> dict[str, float]:
         H = system.hamiltonian(y)
         if not abs(H - H0) <= bound:  # also catches NaN
             raise _EnergyCriterionFailed
@@ -108,7 +108,7 @@ def passes_hmax_criterion(system: Any, method: Any, y0: np.ndarray, h: float, *,
     return True, float(res.iterations.mean())
 
 
-def _halve_and_bisect(system: Any, method: Any, y0: np.ndarray, h_hi: float, rel_precision: float, *,
+def _halve_and_bisect(system: SpectralPDE, method: Integrator[Any, Any], y0: Array, h_hi: float, rel_precision: float, *,
                       hi_fails: bool = False, **crit: Any) -> tuple[float, float]:
     """Halve from ``h_hi`` until a step passes, then bisect in log h; (h or 0, mean iterations)."""
     hi, lo, its = h_hi, None, float("nan")
@@ -129,7 +129,7 @@ def _halve_and_bisect(system: Any, method: Any, y0: np.ndarray, h_hi: float, rel
     return (lo if lo is not None else 0.0), its
 
 
-def confirm_below(system: Any, method: Any, y0: np.ndarray, h: float, confirm: int = 8, **crit: Any) -> float | None:
+def confirm_below(system: SpectralPDE, method: Integrator[Any, Any], y0: Array, h: float, confirm: int = 8, **crit: Any) -> float | None:
     """Test h·2^(−i/confirm), i = confirm, …, 1 (from h/2 upwards); the first (smallest) failing step, or
     None when all pass."""
     for i in range(confirm, 0, -1):
@@ -139,7 +139,7 @@ def confirm_below(system: Any, method: Any, y0: np.ndarray, h: float, confirm: i
     return None
 
 
-def _largest_passing_h(system: Any, method: Any, y0: np.ndarray, h_hi: float, rel_precision: float,
+def _largest_passing_h(system: SpectralPDE, method: Integrator[Any, Any], y0: Array, h_hi: float, rel_precision: float,
                        confirm: int = 8, **crit: Any) -> tuple[float, float]:
     """h_max of ``HMAX_CRITERION``: halve and bisect (``_halve_and_bisect``) to a passing h, then require
     the ``confirm`` steps h·2^(−i/confirm) (down to h/2) to pass too; if one fails, search again below

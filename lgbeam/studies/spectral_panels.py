@@ -32,8 +32,10 @@ from typing import Any
 
 import numpy as np
 
+from lgbeam._typing import Array
 from lgbeam.apps import load_case
 from lgbeam.apps.spectral import build
+from lgbeam.discretisations.spectral import SpectralPDE
 from lgbeam.integrators.registry import make_method
 from lgbeam.solve import ConstantStep, SaveAt, integrate
 
@@ -54,13 +56,13 @@ MAP_STEPS = (0.02, 0.01, 0.008, 0.005, 0.0025)
 MAP_T = 100.0
 
 
-def _system(case_name: str, n: int) -> tuple[Any, np.ndarray]:
+def _system(case_name: str, n: int) -> tuple[SpectralPDE, Array]:
     case, _ = load_case(case_name, [f"grid.n={n}"])
     system, y0, _ = build(case)
     return system, y0
 
 
-def _reference(case_name: str, n: int, T: float, every: float) -> np.ndarray:
+def _reference(case_name: str, n: int, T: float, every: float) -> Array:
     system, y0 = _system(case_name, n)
     name, opts, h = REFERENCE[case_name]
     ref = integrate(system, make_method(name, **opts), y0, (0.0, T), controller=ConstantStep(h),
@@ -75,7 +77,7 @@ def panels(out: Path, quick: bool = False) -> list[dict[str, Any]]:
     import matplotlib.pyplot as plt
 
     rows: list[dict[str, Any]] = []
-    refs: dict[tuple[str, float], np.ndarray] = {}
+    refs: dict[tuple[str, float], Array] = {}
     for fig, (case_name, n, method, h, T, every) in PANELS.items():
         T = T / 10 if quick else T
         system, y0 = _system(case_name, n)
