@@ -11,5 +11,6 @@ import scipy.sparse as sp
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 ComplexArray = npt.NDArray[np.complex128]
-Array = npt.NDArray[np.inexact[Any]]  # a dense real or complex state (Poisson systems): arithmetic type-checks
+# a dense real or complex state (Poisson systems): arithmetic type-checks
+Array = npt.NDArray[np.inexact[Any]]
 Matrix = np.ndarray | sp.csr_array | sp.csr_matrix | sp.sparray

@@ -228,7 +228,8 @@ def _transforms(method: str, kdv: bool, steps: int, evals: int) -> int:
     """FFTs (forward or inverse, one each) of a run, from its steps and nonlinear evaluations."""
     per_eval = 2 if kdv or method == "energy-exp" else 0  # KdV: f needs D1; energy-exp: φ₁(hSA)S∇̄U
     base = {"exp-midpoint": 4, "disex": 14, "energy-exp": 2}
-    if method in base:  # + the driver's always-on blow-up check: H, one transform pair at t0 and after each step
+    # + the driver's always-on blow-up check: H, one transform pair at t0 and after each step
+    if method in base:
         return base[method] * steps + per_eval * evals + 2 * (steps + 1)
     saves = N_SAVE
     if method == "etdrk4":  # one forward FFT, 4 pairs a step, one inverse per saved state

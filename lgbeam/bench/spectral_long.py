@@ -1,9 +1,9 @@
 """``lgbeam bench spectral --long``: long runs of the Poisson methods against their peers (issue 18 item 6).
 
-Problems (``PROBLEMS``) and horizons (``CASES``): the focusing NLS soliton of ``lgbeam bench spectral`` (N = 255,
-L = 60) to T = 200 and 2000; KdV u₀ = cos x, ν = 5·10⁻⁴, n = 401 (Table 2.4's problem) to T = 100; two-soliton
-collisions: NLS (η = 1, velocities ±1, L = 60, N = 255) to T = 200 and KdV (c = 1 and ½, ν = 1, L = 80,
-N = 255; the fast one overtakes the slow one at t ≈ 40) to T = 100.
+Problems (``PROBLEMS``) and horizons (``CASES``): the focusing NLS soliton of ``lgbeam bench spectral``
+(N = 255, L = 60) to T = 200 and 2000; KdV u₀ = cos x, ν = 5·10⁻⁴, n = 401 (Table 2.4's problem) to
+T = 100; two-soliton collisions: NLS (η = 1, velocities ±1, L = 60, N = 255) to T = 200 and KdV (c = 1
+and ½, ν = 1, L = 80, N = 255; the fast one overtakes the slow one at t ≈ 40) to T = 100.
 
 Methods: ours through the one driver (``OURS``: energy-exp, energy-exp4, the exponential midpoint rule and
 DISEX with the automatic stage solve, the exact-stage Suzuki and Yoshida compositions) and the peers coded
@@ -202,7 +202,8 @@ def _etd35_available() -> bool:
 
 
 def tasks(quick: bool = False) -> list[tuple[str, float, str, float]]:
-    """Every (problem, T, method, h) of the long bench; ETD35 once per (problem, T), when rkstiff is installed."""
+    """Every (problem, T, method, h) of the long bench; ETD35 once per (problem, T), when rkstiff is
+    installed."""
     out = []
     for pname, T, hs in (QUICK_CASES if quick else CASES):
         for method in (*OURS, *PEERS):

@@ -1,4 +1,5 @@
-"""``lgbeam bench spectral --targets``: lgbeam's best against the best peer at errors 1e-6 and 1e-8 (issues 18, 26).
+"""``lgbeam bench spectral --targets``: lgbeam's best against the best peer at errors 1e-6 and 1e-8 (issues
+18, 26).
 
 Benchmark, not a timed test. Problems (``PROBLEMS``; error = relative ℓ² at T, as the t3 review measured):
 
@@ -150,7 +151,8 @@ def _etdrk4(system: SpectralPDE, y0: Array, T: float, h: float) -> Array:
 
 
 def _etd35(system: SpectralPDE, y0: Array, T: float, eps: float) -> tuple[Array, int, int]:
-    """rkstiff ETD35 (adaptive, ``SolverConfig(epsilon=eps)``) on the same Fourier ODE; (y(T), steps, N̂ calls)."""
+    """rkstiff ETD35 (adaptive, ``SolverConfig(epsilon=eps)``) on the same Fourier ODE; (y(T), steps, N̂
+    calls)."""
     from rkstiff.etd35 import ETD35
     from rkstiff.solveras import SolverConfig
 

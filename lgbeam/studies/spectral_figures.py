@@ -96,7 +96,8 @@ def _fields(system: SpectralPDE, run: Solution) -> Array:
 def _integrate(system: SpectralPDE, method: str, y0: Array, h: float,
                tol: float = 1e-14) -> tuple[Array, float, Solution]:
     m = round(SAVE_DT / h)
-    fixed = {"stage": "fixed-point"} if "stage" in method_entry(method).options else {}  # the thesis' stage solve
+    # the thesis' stage solve
+    fixed = {"stage": "fixed-point"} if "stage" in method_entry(method).options else {}
     integ = make_method(method, tol=tol, **fixed)
     cpu = math.inf
     for _ in range(REPEATS):

@@ -42,7 +42,8 @@ THESIS_HMAX = {  # seed 003 Tables 2.3 (NLS) and 2.4 (KdV): h_max per method and
             "energy-exp": dict.fromkeys(_KDV_N, 0.005),
             "disex": {401: 4e-4, 601: 4e-4, 801: 1e-4, 1001: 1e-4, 1201: 1e-4, 1401: 1e-4}},
 }
-THESIS_ITERS = {  # the same tables' mean iteration counts over the first 1000 steps (DISEX: sum of 6 sub-steps)
+# the same tables' mean iteration counts over the first 1000 steps (DISEX: sum of 6 sub-steps)
+THESIS_ITERS = {
     "nls": {"midpoint": dict(zip(_NLS_N, (14.2, 12.9, 7.9, 2.1, 4.1, 13.9, 3.9, 3.08, 2))),
             "midpoint-newton": dict.fromkeys(_NLS_N, 8.3),
             "exp-midpoint": dict(zip(_NLS_N, (12.6, 12.6, 10.9, 8.1, 8.1, 8.1, 5, 4.7, 4.9))),

@@ -59,7 +59,8 @@ from lgbeam.discretisations._phi import phi as phi_functions  # φ_k(z), shared 
 logger = logging.getLogger(__name__)
 
 MAX_DENSE_DOFS = 1000
-"""Largest interior DOF count for the dense generalised eigenproblem (Φ is (n, n): 8 MB at 1000; eigh ~2 s at 400 DOFs, ~15 s at 1500 on 2 busy cores)."""
+"""Largest interior DOF count for the dense generalised eigenproblem (Φ is (n, n): 8 MB at 1000; eigh ~2 s at
+400 DOFs, ~15 s at 1500 on 2 busy cores)."""
 
 _MASS = ("consistent", "lumped")
 _COORDS = ("nodal", "modal")
@@ -176,7 +177,8 @@ class FENLS:
         """(B, w): ψ_h at all quadrature points = B ψ, ∫ g dx ≈ Σ w g (exact for degree ≤ 4p)."""
         b = self.basis
         n_el, n_qp = b.dx.shape
-        vals = np.stack([np.asarray(b.basis[i][0]) for i in range(len(b.basis))], axis=-1)  # (n_el, n_qp, n_loc)
+        # (n_el, n_qp, n_loc)
+        vals = np.stack([np.asarray(b.basis[i][0]) for i in range(len(b.basis))], axis=-1)
         rows = np.broadcast_to(np.arange(n_el * n_qp).reshape(n_el, n_qp, 1), vals.shape).ravel()
         cols = np.broadcast_to(b.element_dofs.T[:, None, :], vals.shape).ravel()
         B = sp.csr_matrix((vals.ravel(), (rows, cols)), shape=(n_el * n_qp, b.N))[:, self.interior]

@@ -125,7 +125,8 @@ class NLS:
             a *= a
             a *= c
             out = a * y
-            return np.multiply(out, -1j * scale, out=out)  # out *= −i·scale (numpy's stubs type no in-place op)
+            # out *= −i·scale (numpy's stubs type no in-place op)
+            return np.multiply(out, -1j * scale, out=out)
         n = self.grid.n_nodes
         q, p = y[..., :n], y[..., n:]
         a = q**2 + p**2

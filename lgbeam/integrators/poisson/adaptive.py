@@ -71,9 +71,9 @@ class AdaptiveComposition(PoissonMethod[SpectralPoissonSystem]):
         return Step(s1.y, cache, error=s1.y - s2.y, magnitude=mag, iterations=its)  # type: ignore[arg-type]
 
     def checkpoint(self, cache: _Cache) -> dict[str, Array]:
-        """The run cache as data (``HasCheckpoint``): the Fourier coefficients the main composition kept of the
-        state it returned (the next step starts from them instead of transforming the state again: restoring
-        them makes the resumed run bit for bit). Both compositions run without a predictor and with the
+        """The run cache as data (``HasCheckpoint``): the Fourier coefficients the main composition kept of
+        the state it returned (the next step starts from them instead of transforming the state again:
+        restoring them makes the resumed run bit for bit). Both compositions run without a predictor and with the
         stable-step check off; their multipliers are rebuilt from h."""
         main_run = cache[2]
         return {} if main_run.v is None else {"coefficients": np.array(main_run.v, copy=True)}

@@ -82,10 +82,10 @@ class PoissonMethod(Generic[SysT]):
 
 
 def energy_parts(system: SemilinearPoissonSystem, y: Array) -> dict[str, float]:
-    """{energy: H, energy_scale: |½⟨y, Ay⟩| + |U(y)|}: H = ½⟨y, Ay⟩ + U and the size of its two parts, the scale
-    of the driver's energy check (positive for a state of zero energy, e.g. a focusing NLS plane wave whose
-    kinetic and potential parts cancel); a system without ``inner``/``potential`` (``HasEnergyParts``) gives H
-    as its own scale."""
+    """{energy: H, energy_scale: |½⟨y, Ay⟩| + |U(y)|}: H = ½⟨y, Ay⟩ + U and the size of its two parts, the
+    scale of the driver's energy check (positive for a state of zero energy, e.g. a focusing NLS plane wave
+    whose kinetic and potential parts cancel); a system without ``inner``/``potential`` (``HasEnergyParts``)
+    gives H as its own scale."""
     if capable(system, HasEnergyParts):
         quad, pot = 0.5 * float(np.real(system.inner(y, system.apply_A(y)))), float(system.potential(y))
         return {"energy": quad + pot, "energy_scale": abs(quad) + abs(pot)}
@@ -94,7 +94,8 @@ def energy_parts(system: SemilinearPoissonSystem, y: Array) -> dict[str, float]:
 
 
 def stage_advice(stage: str | None) -> str:
-    """What to change when a stage solve of stage solver ``stage`` (None: a method without the choice) failed."""
+    """What to change when a stage solve of stage solver ``stage`` (None: a method without the choice)
+    failed."""
     if stage == "fixed-point":
         return ("the fixed-point stage solver (integrator.stage = 'fixed-point') did not converge: set "
                 "integrator.stage = 'auto' or 'newton' (Newton–Krylov), or a smaller integrator.h")

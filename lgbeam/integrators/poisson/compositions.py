@@ -59,7 +59,8 @@ COMPOSITIONS: dict[str, DisexCoefficients] = {
 
 
 def composition(name: str | DisexCoefficients) -> DisexCoefficients:
-    """The coefficient set ``name`` (or ``name`` itself when it is already one); an unknown name lists the known."""
+    """The coefficient set ``name`` (or ``name`` itself when it is already one); an unknown name lists the
+    known."""
     if isinstance(name, DisexCoefficients):
         return name
     try:

@@ -1,4 +1,5 @@
-"""Exponential time differencing in Fourier coefficients: ETD(3,5) with its embedded estimate (issue 35 item 1).
+"""Exponential time differencing in Fourier coefficients: ETD(3,5) with its embedded estimate (issue 35 item
+1).
 
 For a ``SpectralPoissonSystem`` y' = SAy + S∇U(y) the linear part is the diagonal symbol λ of SA on the
 coefficients v = ``to_spectral(y)``, and N̂(v) = σ · to_spectral(∇U(from_spectral(v))) (one transform pair).
@@ -12,13 +13,13 @@ Whalen, Brio & Moloney's ETD(3,5) (J. Comput. Phys. 280 (2015) 579, Table 2; the
     err = a₇₅(−N₁ + 4N₃ − 6N₄ + 4N₅ − N₆)                          (v₁ minus the order-3 embedding),
 
 N_i = N̂(k_i), six evaluations a step. Classical order 5; on stiff problems its order drops (exponential RK
-stiff order conditions, Hochbruck & Ostermann, Acta Numerica 19 (2010)): measured 4.0–4.3 on the NLS soliton of
-tests/test_orders.py (registered order 4), 4.8 on the Akhmediev breather. Explicit: no stage solve, so no step cap from a fixed point. It is not
-a Poisson map (neither H nor the mass is kept exactly); what makes it the robust default is that for
-imaginary λ every coefficient a_ij(hλ) is bounded by O(h) uniformly in λ (|ψ_r(iy)| ≤ 1), so a stiff
-high mode is never amplified by the linear part, and under ``AdaptiveStep`` the embedded estimate keeps the
-nonlinear part resolved (``error_order = 3``, the embedding's order). φ_r by ``lgbeam.discretisations._phi``
-(recursion for |z| ≥ 1, Taylor series below: no cancellation at small hλ).
+stiff order conditions, Hochbruck & Ostermann, Acta Numerica 19 (2010)): measured 4.0–4.3 on the NLS soliton
+of tests/test_orders.py (registered order 4), 4.8 on the Akhmediev breather. Explicit: no stage solve, so no
+step cap from a fixed point. It is not a Poisson map (neither H nor the mass is kept exactly); what makes it
+the robust default is that for imaginary λ every coefficient a_ij(hλ) is bounded by O(h) uniformly in λ
+(|ψ_r(iy)| ≤ 1), so a stiff high mode is never amplified by the linear part, and under ``AdaptiveStep`` the
+embedded estimate keeps the nonlinear part resolved (``error_order = 3``, the embedding's order). φ_r by
+``lgbeam.discretisations._phi`` (recursion for |z| ≥ 1, Taylor series below: no cancellation at small hλ).
 """
 
 from __future__ import annotations
@@ -113,7 +114,8 @@ class _EtdRun:
 
 @dataclass(frozen=True)
 class SpectralETD35(PoissonMethod[SpectralPoissonSystem]):
-    """ETD(3,5) of Whalen, Brio & Moloney in Fourier coefficients, order 5 (4 when stiff), embedded order 3."""
+    """ETD(3,5) of Whalen, Brio & Moloney in Fourier coefficients, order 5 (4 when stiff), embedded order
+    3."""
 
     name: str = "etd35"
     order: int = 4  # classical order 5; observed 4.0–4.3 on the stiff NLS soliton of tests/test_orders.py

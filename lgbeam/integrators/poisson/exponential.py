@@ -105,7 +105,8 @@ class _StageMemory:
 
 
 class _RunFlags(Protocol):
-    """What the checkpoint of a predicting method's run cache keeps (``_StageMemory``, the spectral ``_Run``)."""
+    """What the checkpoint of a predicting method's run cache keeps (``_StageMemory``, the spectral
+    ``_Run``)."""
 
     warned: bool
 
@@ -128,8 +129,8 @@ class _Predicting(PoissonMethod[SysT]):
 
     def checkpoint(self, cache: _RunFlags | None) -> dict[str, bool] | None:
         """The run cache as data (``HasCheckpoint``): only whether the first step's stable-step check ran. The
-        predictor history and the last step's coefficients are rebuilt by the resumed steps (they start a stage
-        solve, they are not its result: the resumed run agrees to the stage tolerance)."""
+        predictor history and the last step's coefficients are rebuilt by the resumed steps (they start a
+        stage solve, they are not its result: the resumed run agrees to the stage tolerance)."""
         return None if cache is None else {"warned": bool(cache.warned)}
 
     def restore(self, system: SysT, y: Array, data: dict[str, bool] | None) -> _RunFlags | None:
@@ -161,7 +162,8 @@ class ExponentialMidpoint(_Predicting[SemilinearPoissonSystem]):
 
     def init(self, system: SemilinearPoissonSystem, t0: float, y0: Array) -> tuple[Array, _StageMemory]:
         check_stage_system(self.stage, system, self.name)
-        return np.array(y0, copy=True), _StageMemory()  # always a memory: it also carries the first-step check
+        # always a memory: it also carries the first-step check
+        return np.array(y0, copy=True), _StageMemory()
 
     def step(self, system: SemilinearPoissonSystem, t: float, h: float, y: Array,
              memory: _StageMemory) -> Step[Array, _StageMemory]:
@@ -205,7 +207,8 @@ class Disex(_Predicting[SemilinearPoissonSystem]):
 
     def init(self, system: SemilinearPoissonSystem, t0: float, y0: Array) -> tuple[Array, _StageMemory]:
         check_stage_system(self.stage, system, self.name)
-        return np.array(y0, copy=True), _StageMemory()  # always a memory: it also carries the first-step check
+        # always a memory: it also carries the first-step check
+        return np.array(y0, copy=True), _StageMemory()
 
     @property
     def order(self) -> int:

@@ -174,7 +174,8 @@ class SpectralComposition(_SpectralMethod[SpectralPoissonSystem]):
         its = 0
         for i, bi in enumerate(b):
             c = 0.5 * bi * h
-            if increment is not None:  # Q̂ − ẽy from the increment: no transform pair of the state (issue 35 item 2)
+            # Q̂ − ẽy from the increment: no transform pair of the state (issue 35 item 2)
+            if increment is not None:
                 w = ey + 2.0 * system.to_spectral(increment(system.from_spectral(ey), c))
                 its += 1
             else:
@@ -194,7 +195,8 @@ class SpectralComposition(_SpectralMethod[SpectralPoissonSystem]):
 
     def _iterate(self, system: SpectralPoissonSystem, ey: Array, c: float, c_sigma: Array, pred: Array | None,
                  lip: float | None) -> FixedPointResult:
-        """Q̂ = ey + c N̂(Q̂): the fixed point in coefficients, or Newton–Krylov on the grid (module docstring)."""
+        """Q̂ = ey + c N̂(Q̂): the fixed point in coefficients, or Newton–Krylov on the grid (module
+        docstring)."""
         x0 = ey if pred is None else ey + pred
         newton = self.stage == "newton" or (lip is not None and abs(c) * lip >= AUTO_CONTRACTION)
         if not newton:

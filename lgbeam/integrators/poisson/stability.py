@@ -11,7 +11,8 @@ With h ω_max < π no pair can collide; the coupling moves each eigenvalue's ang
 Σ|γ_i| · h · ‖B‖ (each sub-step's midpoint treats it as a Cayley transform of size |γ_i| h ‖B‖), so
 
     h · (ω_max + Σ_i |γ_i| · L(y)) < π,   ω_max = ρ(SA) (``spectral_radius_SA``),
-                                           L(y) ≥ ‖∇f(y)‖ (``field_lipschitz``: NLS 6|κ| max|ψ|², KdV k_max max|u|)
+                                           L(y) ≥ ‖∇f(y)‖ (``field_lipschitz``: NLS 6|κ| max|ψ|², KdV k_max
+                                           max|u|)
 
 keeps every eigenvalue pair apart: a sufficient condition, grid by grid. Above it the resonant bands
 h(ω_k + ω_j) ≈ 2πm are narrow (width ∝ h·L) and a grid's modes may miss them, so larger steps may or may not

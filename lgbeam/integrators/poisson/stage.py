@@ -1,4 +1,5 @@
-"""Stage solves Q = base + c f(Q), f = S∇U, of the exponential midpoint rule and its compositions (issue 18 item 1).
+"""Stage solves Q = base + c f(Q), f = S∇U, of the exponential midpoint rule and its compositions (issue 18
+item 1).
 
 Modes (``STAGE_SOLVERS``; the registered methods default to ``"fixed-point"``, whose iterates and counts are
 those of Tables 2.3/2.4):
