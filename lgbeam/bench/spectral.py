@@ -239,7 +239,9 @@ def _transforms(method: str, kdv: bool, steps: int, evals: int) -> int:
     return (3 if kdv else 2) * evals  # dop853
 
 
-def _advance(system: SpectralPDE, method: str, param: float, y0: Array) -> tuple[list[Array], int, int, float]:
+def _advance(
+    system: SpectralPDE, method: str, param: float, y0: Array
+) -> tuple[list[Array], int, int, float]:
     """Run one configuration; returns (states at the saved times, steps, evaluations, mean its/solve)."""
     t_save = np.linspace(0.0, T_END, N_SAVE + 1)
     if method == "dop853":
@@ -329,7 +331,10 @@ def _row(pname: str, n: int, method: str, param: Any, **values: Any) -> dict[str
 
 def _summary(pname: str, n: int, results: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
-    at = {m: {k: _at_target(r, k) for k in ("cpu_s", "evals", "transforms", "steps")} for m, r in results.items()}
+    at = {
+        m: {k: _at_target(r, k) for k in ("cpu_s", "evals", "transforms", "steps")}
+        for m, r in results.items()
+    }
     fastest_name = min((b for b in BASELINES if np.isfinite(at[b]["cpu_s"])), key=lambda b: at[b]["cpu_s"],
                        default=None)
     fastest = at[fastest_name]["cpu_s"] if fastest_name else float("nan")
@@ -346,15 +351,27 @@ def _summary(pname: str, n: int, results: dict[str, list[dict[str, Any]]]) -> li
                         if np.isfinite(d) else
                         f"h={r['h']:.4g}; no {b} run this cheap (cheapest {cheapest:.3g} s = "
                         f"{cheapest / r['cpu_s']:.2g}x)")
-                rows.append(_row(pname, n, m, f"gain-vs-{b}", cpu_s=r["cpu_s"], energy_error=r["energy_error"],
-                                 gain=d / r["energy_error"], note=note))
+                rows.append(
+                    _row(
+                        pname,
+                        n,
+                        m,
+                        f"gain-vs-{b}",
+                        cpu_s=r["cpu_s"],
+                        energy_error=r["energy_error"],
+                        gain=d / r["energy_error"],
+                        note=note,
+                    )
+                )
     return rows
 
 
 def run(out_dir: Path, quick: bool) -> list[dict[str, Any]]:
     if not quick and os.environ.get("OPENBLAS_NUM_THREADS") != "1":
-        print("note: DOP853's steps use BLAS (np.dot); on a shared machine a threaded BLAS spins and inflates its CPU "
-              "time (3x measured): run as OPENBLAS_NUM_THREADS=1 lgbeam bench spectral")
+        print(
+            "note: DOP853's steps use BLAS (np.dot); on a shared machine a threaded BLAS spins and inflates "
+            "its CPU time (3x measured): run as OPENBLAS_NUM_THREADS=1 lgbeam bench spectral"
+        )
     ns = NS_QUICK if quick else NS_FULL
     repeats = 1 if quick else REPEATS
     rows: list[dict[str, Any]] = []
@@ -394,6 +411,8 @@ def _print(rows: list[dict[str, Any]]) -> None:
           f"{'ffts':>8s} {'cpu_s':>9s} {'error':>9s} {'dH/H':>9s} {'gain':>9s}  note")
     for r in rows:
         p = r["param"] if isinstance(r["param"], str) else f"{r['param']:.3g}"
-        print(f"{r['problem']:12s} {r['n']:5d} {r['method']:18s} {p:>26s} {r['steps']:7.0f} {r['evals']:8.0f} "
-              f"{r['evals_per_solve']:5.2f} {r['transforms']:8.0f} {r['cpu_s']:9.3g} {r['error']:9.2e} "
-              f"{r['energy_error']:9.2e} {r['gain']:9.2e}  {r['note']}")
+        print(
+            f"{r['problem']:12s} {r['n']:5d} {r['method']:18s} {p:>26s} {r['steps']:7.0f} {r['evals']:8.0f} "
+            f"{r['evals_per_solve']:5.2f} {r['transforms']:8.0f} {r['cpu_s']:9.3g} {r['error']:9.2e} "
+            f"{r['energy_error']:9.2e} {r['gain']:9.2e}  {r['note']}"
+        )

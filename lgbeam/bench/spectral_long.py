@@ -92,9 +92,13 @@ def problem(name: str) -> tuple[SpectralPDE, Array, Callable[[float], Array] | N
         L = 80.0
         kdv = KdV(FourierGrid(255, L), nu=1.0)
         x = kdv.grid.x
-        u = kdv_soliton(x, 0.0, c=1.0, nu=1.0, x0=20.0, length=L) + kdv_soliton(x, 0.0, c=0.5, nu=1.0, x0=40.0, length=L)
+        u = kdv_soliton(x, 0.0, c=1.0, nu=1.0, x0=20.0, length=L) + kdv_soliton(
+            x, 0.0, c=0.5, nu=1.0, x0=40.0, length=L
+        )
         return kdv, u, None
-    raise ValueError(f"unknown long-run problem {name!r}; known: nls-soliton, nls-collision, kdv-zk, kdv-collision")
+    raise ValueError(
+        f"unknown long-run problem {name!r}; known: nls-soliton, nls-collision, kdv-zk, kdv-collision"
+    )
 
 
 def _strang_step(system: SpectralPDE, h: float) -> Callable[[Array], Array]:
@@ -130,7 +134,9 @@ def _measures(system: SpectralPDE, ys: list[Array], exact: Callable[[float], Arr
     return {"energy_error": dH, "mass_error": dM, "blown_up": (not finite) or grew, "error": err}
 
 
-def _run_peer(system: SpectralPDE, y0: Array, method: str, h: float, T: float) -> tuple[list[Array], float, int]:
+def _run_peer(
+    system: SpectralPDE, y0: Array, method: str, h: float, T: float
+) -> tuple[list[Array], float, int]:
     n = round(T / h)
     every = max(1, n // N_SAVE)
     step = _peer_stepper(system, method, h)
@@ -233,8 +239,14 @@ def run(out_dir: Path, quick: bool = False, jobs: int | None = None) -> list[dic
           f"{'dH/H':>9s} {'dM/M':>9s} {'error':>9s}  flags")
     for r in rows:
         flags = ("OK-ON-BLOWUP " if r["ok_on_blowup"] else "") + ("dH>1" if r["energy_error_over_1"] else "")
-        print(f"{r['problem']:14s} {r['T']:6g} {r['method']:13s} {r['h']:8.4g} {r['status']:14s} {r['t_end']:7.4g} "
-              f"{r['cpu_s']:8.3g} {r['energy_error']:9.2e} {r['mass_error']:9.2e} {r['error']:9.2e}  {flags}")
+        print(
+            f"{r['problem']:14s} {r['T']:6g} {r['method']:13s} {r['h']:8.4g} {r['status']:14s} "
+            f"{r['t_end']:7.4g} {r['cpu_s']:8.3g} {r['energy_error']:9.2e} {r['mass_error']:9.2e} "
+            f"{r['error']:9.2e}  {flags}"
+        )
     bad = [r for r in rows if r["ok_on_blowup"]]
-    print(f"runs of ours reporting ok on a blown-up solution: {len(bad)} of {sum(r['method'] in OURS for r in rows)}")
+    print(
+        f"runs of ours reporting ok on a blown-up solution: {len(bad)} of "
+        f"{sum(r['method'] in OURS for r in rows)}"
+    )
     return rows

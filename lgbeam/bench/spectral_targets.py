@@ -91,10 +91,19 @@ PROBLEMS: dict[str, tuple[int, float, float, tuple[str, ...]]] = {
     "nls-soliton": (1023, 10.0, 1.0, tuple(METHODS)),
     "kdv-soliton": (255, 2.0, 1.0, tuple(METHODS)),
     "kdv-c4": (255, 2.0, 1 / 8, tuple(METHODS)),
-    "kdv-two": (511, 5.0, 1 / 8, ("etdrk4", "etd35", "exp-suzuki4", "exp-yoshida6", "exp-kahan-li6", "lg-etd35")),
+    "kdv-two": (
+        511,
+        5.0,
+        1 / 8,
+        ("etdrk4", "etd35", "exp-suzuki4", "exp-yoshida6", "exp-kahan-li6", "lg-etd35"),
+    ),
     "nls-breather": (255, 6.0, 1 / 2, tuple(METHODS)),
-    "kdv-three": (511, 6.0, 1 / 8, ("etdrk4", "etd35", "exp-suzuki4", "exp-yoshida6", "exp-kahan-li6",
-                                    "energy-exp4", "lg-etd35")),
+    "kdv-three": (
+        511,
+        6.0,
+        1 / 8,
+        ("etdrk4", "etd35", "exp-suzuki4", "exp-yoshida6", "exp-kahan-li6", "energy-exp4", "lg-etd35"),
+    ),
 }
 QUICK = {"nls-soliton": (65, 1.0), "kdv-soliton": (65, 0.5), "kdv-c4": (65, 0.25), "kdv-two": (129, 0.2),
          "nls-breather": (63, 0.5), "kdv-three": (255, 0.2)}
@@ -127,8 +136,9 @@ def problem(name: str, n: int, T: float) -> tuple[SpectralPDE, Array, Callable[[
         L = 80.0
         system = KdV(FourierGrid(n, L), nu=1.0)
         x = system.grid.x
-        y0 = kdv_soliton(x, 0.0, c=4.0, nu=1.0, x0=15.0, length=L) + kdv_soliton(x, 0.0, c=1.0, nu=1.0, x0=22.0,
-                                                                                   length=L)
+        y0 = kdv_soliton(x, 0.0, c=4.0, nu=1.0, x0=15.0, length=L) + kdv_soliton(
+            x, 0.0, c=1.0, nu=1.0, x0=22.0, length=L
+        )
         return system, y0, lambda: _etdrk4(system, y0, T, T / REF_STEPS)
     if name == "nls-breather":
         system = NLS(FourierGrid(n, 2 * akhmediev_period(BREATHER_A)), kappa=-1.0, form="complex")
@@ -179,8 +189,15 @@ def _one(system: SpectralPDE, y0: Array, ref: Array, method: str, param: float, 
         elif method == "etd35":
             yT, steps, evals = _etd35(system, y0, T, param)
         elif method == "lg-etd35":
-            sol = integrate(system, make_method("etd35"), y0, (0.0, T), controller=AdaptiveStep(rtol=param, atol=param),
-                            save=SaveAt(steps=10**9), diagnostics=False)
+            sol = integrate(
+                system,
+                make_method("etd35"),
+                y0,
+                (0.0, T),
+                controller=AdaptiveStep(rtol=param, atol=param),
+                save=SaveAt(steps=10**9),
+                diagnostics=False,
+            )
             yT, steps, evals, status = sol.y[-1], len(sol.t) - 1, int(sol.iterations.sum()), str(sol.status)
         else:
             opts = dict(METHODS[method])
@@ -265,9 +282,20 @@ def _problem_rows(pname: str, quick: bool, peer_ok: bool, chosen: tuple[str, ...
                 logger.info("%s %s %g tol %s: cpu %.3g s, error %.3g, %s", pname, method, p, tol, r["cpu_s"],
                             r["error"], r["status"])
     for (method, p, tol), r in best.items():
-        rows.append({"problem": pname, "n": n, "T": T, "method": method, "param": p,
-                     "tol": "" if tol is None else tol, **r, "ratio_best_peer": math.nan, "ratio_etdrk4": math.nan,
-                     "note": ""})
+        rows.append(
+            {
+                "problem": pname,
+                "n": n,
+                "T": T,
+                "method": method,
+                "param": p,
+                "tol": "" if tol is None else tol,
+                **r,
+                "ratio_best_peer": math.nan,
+                "ratio_etdrk4": math.nan,
+                "note": "",
+            }
+        )
     return rows + _summary(pname, n, T, methods, best)
 
 
@@ -283,10 +311,25 @@ def _summary(pname: str, n: int, T: float, methods: tuple[str, ...],
         best_peer = min(peers) if peers else math.nan
         for method in methods:
             cpu, note = at[method]
-            rows.append({"problem": pname, "n": n, "T": T, "method": method, "param": f"t@{target:g}", "tol": "",
-                         "steps": math.nan, "evals": math.nan, "cpu_s": cpu, "status": "", "error": target,
-                         "energy_error": math.nan, "ratio_best_peer": cpu / best_peer,
-                         "ratio_etdrk4": cpu / at["etdrk4"][0], "note": note})
+            rows.append(
+                {
+                    "problem": pname,
+                    "n": n,
+                    "T": T,
+                    "method": method,
+                    "param": f"t@{target:g}",
+                    "tol": "",
+                    "steps": math.nan,
+                    "evals": math.nan,
+                    "cpu_s": cpu,
+                    "status": "",
+                    "error": target,
+                    "energy_error": math.nan,
+                    "ratio_best_peer": cpu / best_peer,
+                    "ratio_etdrk4": cpu / at["etdrk4"][0],
+                    "note": note,
+                }
+            )
     return rows
 
 

@@ -50,7 +50,10 @@ PANELS = {  # figure -> (case, n, method, h, T, save every)
     "2.6": ("kdv-zk", 401, "exp-midpoint", 5e-4, 1.0, 0.01),
     "2.7": ("kdv-zk", 401, "energy-exp", 0.005, 1.0, 0.01),
 }
-REFERENCE = {"nls-table": ("exp-kahan-li8", {}, 1 / 400), "kdv-zk": ("exp-suzuki4", {"stage": "fixed-point"}, 1e-4)}
+REFERENCE = {
+    "nls-table": ("exp-kahan-li8", {}, 1 / 400),
+    "kdv-zk": ("exp-suzuki4", {"stage": "fixed-point"}, 1e-4),
+}
 MAP_METHODS = ("exp-midpoint", "disex", "energy-exp", "exp-suzuki4", "exp-yoshida6", "energy-exp4")
 MAP_STEPS = (0.02, 0.01, 0.008, 0.005, 0.0025)
 MAP_T = 100.0
@@ -112,9 +115,16 @@ def _map_cell(method: str, h: float, T: float) -> dict[str, Any]:
     c0 = time.process_time()
     run = integrate(system, method, y0, (0.0, T), controller=ConstantStep(h), save=SaveAt(steps=10**9))
     E = run.steps["energy"]
-    return {"method": method, "h": h, "T": T, "status": str(run.status), "t_stop": float(run.stats["t_final"]),
-            "max_energy_error": float(np.max(np.abs(E - E[0])) / abs(E[0])), "cpu_s": time.process_time() - c0,
-            "message": run.message.split(";")[0]}
+    return {
+        "method": method,
+        "h": h,
+        "T": T,
+        "status": str(run.status),
+        "t_stop": float(run.stats["t_final"]),
+        "max_energy_error": float(np.max(np.abs(E - E[0])) / abs(E[0])),
+        "cpu_s": time.process_time() - c0,
+        "message": run.message.split(";")[0],
+    }
 
 
 def stability_map(out: Path, quick: bool = False, jobs: int = 2) -> list[dict[str, Any]]:
@@ -136,7 +146,9 @@ def stability_map(out: Path, quick: bool = False, jobs: int = 2) -> list[dict[st
         for j, h in enumerate(MAP_STEPS):
             r = next(r for r in rows if r["method"] == m and r["h"] == h)
             text = f"{r['t_stop']:.3g}" if r["status"] != "ok" else "ok"
-            ax.text(j, i, text, ha="center", va="center", color="w" if r["status"] != "ok" else "k", fontsize=8)
+            ax.text(
+                j, i, text, ha="center", va="center", color="w" if r["status"] != "ok" else "k", fontsize=8
+            )
     ax.set(xlabel="h", title=f"NLS n = 161 (Fig. 2.4's problem): time of blow-up, or ok to T = {T:g}")
     fig.colorbar(im, label="log10 t_stop")
     fig.savefig(out / "spectral-fig2.4-map.png", dpi=110)
@@ -152,7 +164,9 @@ def fig21(out: Path, source: Path) -> Path:
         rows = list(csv.DictReader(fh))
     fig, ax = plt.subplots(figsize=(6, 4), constrained_layout=True)
     for i, m in enumerate(dict.fromkeys(r["method"] for r in rows)):
-        mine = sorted((int(r["n"]), float(r["h_max"]), float(r["thesis_h_max"])) for r in rows if r["method"] == m)
+        mine = sorted(
+            (int(r["n"]), float(r["h_max"]), float(r["thesis_h_max"])) for r in rows if r["method"] == m
+        )
         n, ours, thesis = (np.array(c) for c in zip(*mine))
         line, = ax.loglog(n, ours, "o-", label=f"{m} (ours)", color=f"C{i}")
         ax.loglog(n, thesis, "x--", color=line.get_color(), alpha=0.7)
@@ -173,9 +187,10 @@ def hmax_source(out: Path, source: Path | None = None) -> Path:
         if path is not None and path.is_file():
             return path
     raise FileNotFoundError(
-        f"no Table 2.3 data at {' or '.join(str(c) for c in candidates)}: pass --source PATH, or write it with "
-        "`lgbeam study nls-table --hmax ...` and `python -m lgbeam.studies.spectral_figures --merge-hmax nls ...` "
-        "(docs/spectral.md)")
+        f"no Table 2.3 data at {' or '.join(str(c) for c in candidates)}: pass --source PATH, or write it "
+        "with `lgbeam study nls-table --hmax ...` and `python -m lgbeam.studies.spectral_figures "
+        "--merge-hmax nls ...` (docs/spectral.md)"
+    )
 
 
 def _write(path: Path, rows: list[dict[str, Any]]) -> None:

@@ -116,7 +116,9 @@ class FENLS:
             if x.ndim != 1 or x.size < 3 or not np.all(np.diff(x) > 0):
                 raise ValueError("FENLS: nodes must be ≥ 3 strictly increasing coordinates")
             if not (abs(x[0]) <= 1e-12 * self.length and np.isclose(x[-1], self.length)):
-                raise ValueError(f"FENLS: nodes must run from 0 to length={self.length}, got [{x[0]}, {x[-1]}]")
+                raise ValueError(
+                    f"FENLS: nodes must run from 0 to length={self.length}, got [{x[0]}, {x[-1]}]"
+                )
             object.__setattr__(self, "n_elements", x.size - 1)
         elif not (isinstance(self.n_elements, (int, np.integer)) and self.n_elements >= 2):
             raise ValueError(f"FENLS: n_elements must be an integer ≥ 2, got {self.n_elements!r}")
@@ -208,7 +210,9 @@ class FENLS:
     def _split(self, y: Array) -> tuple[FloatArray, FloatArray]:
         yr = np.asarray(y, dtype=np.float64)
         if yr.shape != (2 * self.n_dofs,):
-            raise ValueError(f"FENLS: expected a state of shape ({2 * self.n_dofs},) = (q; p), got {yr.shape}")
+            raise ValueError(
+                f"FENLS: expected a state of shape ({2 * self.n_dofs},) = (q; p), got {yr.shape}"
+            )
         return yr[: self.n_dofs], yr[self.n_dofs :]
 
     def _nodal(self, y: Array) -> tuple[FloatArray, FloatArray]:
@@ -229,7 +233,9 @@ class FENLS:
         """State y from complex DOF values ψ (n,) at ``x`` (Lagrange: nodal values = coefficients)."""
         psi = np.asarray(psi, dtype=complex)
         if psi.shape != (self.n_dofs,):
-            raise ValueError(f"FENLS: expected ψ of shape ({self.n_dofs},) at the interior DOFs, got {psi.shape}")
+            raise ValueError(
+                f"FENLS: expected ψ of shape ({self.n_dofs},) at the interior DOFs, got {psi.shape}"
+            )
         return self._from_nodal(psi.real.copy(), psi.imag.copy())
 
     def to_field(self, y: Array) -> Array:

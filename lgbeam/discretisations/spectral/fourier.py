@@ -103,7 +103,9 @@ class FourierGrid:
 
     @cached_property
     def _symbols(self) -> dict[int, Array]:
-        out: dict[int, Array] = {order: (1j * self.k) ** order if order != 2 else -(self.k**2) for order in (1, 2, 3)}
+        out: dict[int, Array] = {
+            order: (1j * self.k) ** order if order != 2 else -(self.k**2) for order in (1, 2, 3)
+        }
         for arr in out.values():
             arr.setflags(write=False)
         return out
@@ -171,7 +173,9 @@ class FourierGrid:
         d = np.subtract.outer(np.arange(n), np.arange(n))
         off = d != 0
         arg = np.where(off, d, 1) * np.pi / n
-        D = np.where(off, (-1.0) ** (np.abs(d) + 1) * np.cos(arg) / (2.0 * np.sin(arg) ** 2), -m * (m + 1) / 3.0)
+        D = np.where(
+            off, (-1.0) ** (np.abs(d) + 1) * np.cos(arg) / (2.0 * np.sin(arg) ** 2), -m * (m + 1) / 3.0
+        )
         return D * (2.0 * np.pi / self.length) ** 2
 
     def dense_D3(self) -> FloatArray:

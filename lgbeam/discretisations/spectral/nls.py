@@ -55,7 +55,9 @@ class NLS:
         if self.form not in _FORMS:
             raise ValueError(f"NLS form must be one of {_FORMS}, got {self.form!r}")
         if not np.isfinite(self.kappa) or self.kappa == 0.0:
-            raise ValueError(f"NLS kappa must be a nonzero finite number (1 defocusing, -1 focusing), got {self.kappa!r}")
+            raise ValueError(
+                f"NLS kappa must be a nonzero finite number (1 defocusing, -1 focusing), got {self.kappa!r}"
+            )
 
     # -------------------------------------------------------------- conversions
     @property
@@ -233,7 +235,9 @@ class NLS:
         m = psi.real**2 + psi.imag**2
         alpha = 4j * self.kappa * c * m
         beta = 2j * self.kappa * c * psi**2
-        x = (rr * (1.0 + np.conj(alpha)) - beta * np.conj(rr)) / (np.abs(1.0 + alpha) ** 2 - np.abs(beta) ** 2)
+        x = (rr * (1.0 + np.conj(alpha)) - beta * np.conj(rr)) / (
+            np.abs(1.0 + alpha) ** 2 - np.abs(beta) ** 2
+        )
         return x if self.form == "complex" else np.concatenate([x.real, x.imag], axis=-1)
 
     def l2_mass(self, y: Array) -> float:

@@ -41,7 +41,7 @@ class AdaptiveComposition(PoissonMethod[SpectralPoissonSystem]):
     solver: FixedPoint = field(default_factory=FixedPoint)
     name: str = "exp-suzuki4-adaptive"
     order: int = 4
-    error_order: ClassVar[int | None] = 4  # type: ignore[misc]
+    error_order: ClassVar[int | None] = 4
     system_type: ClassVar[type] = SpectralPoissonSystem
 
     @property
@@ -56,7 +56,9 @@ class AdaptiveComposition(PoissonMethod[SpectralPoissonSystem]):
         a.warned = b.warned = True  # no fixed step to check: the controller picks h (docs/spectral.md)
         return y, (main, emb, a, b)
 
-    def step(self, system: SpectralPoissonSystem, t: float, h: float, y: Array, cache: _Cache) -> Step[Array, _Cache]:
+    def step(
+        self, system: SpectralPoissonSystem, t: float, h: float, y: Array, cache: _Cache
+    ) -> Step[Array, _Cache]:
         main, emb, a, b = cache
         s1 = main.step(system, t, h, y, a)
         if s1.status is not Status.OK:
@@ -73,8 +75,8 @@ class AdaptiveComposition(PoissonMethod[SpectralPoissonSystem]):
     def checkpoint(self, cache: _Cache) -> dict[str, Array]:
         """The run cache as data (``HasCheckpoint``): the Fourier coefficients the main composition kept of
         the state it returned (the next step starts from them instead of transforming the state again:
-        restoring them makes the resumed run bit for bit). Both compositions run without a predictor and with the
-        stable-step check off; their multipliers are rebuilt from h."""
+        restoring them makes the resumed run bit for bit). Both compositions run without a predictor and with
+        the stable-step check off; their multipliers are rebuilt from h."""
         main_run = cache[2]
         return {} if main_run.v is None else {"coefficients": np.array(main_run.v, copy=True)}
 

@@ -5,6 +5,12 @@ All integrators here are generic over ``lgbeam.systems.SemilinearPoissonSystem``
 ``grad_potential``, ``phi``, ``hamiltonian``, and the capabilities they declare in ``requires``
 (``HasDiscreteGradient``; ``HasJacobian`` for the quasi-Newton baseline only), checked by the driver
 before the first step.
+
+Typing: a method is ``PoissonMethod[P]`` with P the protocol its ``init``/``step`` take, the one its
+``system_type`` and ``requires`` name at run time (``SemilinearPoissonSystem``, ``SpectralPoissonSystem``, or
+the combined ``DiscreteGradientPoissonSystem``, ``JacobianPoissonSystem``, ``SpectralDiscreteGradientSystem``
+of ``lgbeam.systems``). An optional capability is used under ``if capable(system, HasX):``, which mypy reads
+as a type guard.
 """
 
 from __future__ import annotations
@@ -102,8 +108,10 @@ def stage_advice(stage: str | None) -> str:
     if stage in ("auto", "newton"):
         return (f"the stage solver (integrator.stage = {stage!r}, Newton–Krylov where the fixed point cannot "
                 "contract) did not converge: use a smaller integrator.h")
-    return ("this method's fixed point does not contract at this step (it has no integrator.stage choice): use a "
-            "smaller integrator.h, or exp-midpoint / disex / exp-suzuki4 with integrator.stage = 'auto'")
+    return (
+        "this method's fixed point does not contract at this step (it has no integrator.stage choice): use a "
+        "smaller integrator.h, or exp-midpoint / disex / exp-suzuki4 with integrator.stage = 'auto'"
+    )
 
 
 def solved(y: Array, res: FixedPointResult, cache: Any = None, iterations: int | None = None,

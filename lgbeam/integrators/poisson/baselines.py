@@ -59,7 +59,9 @@ class ImplicitMidpointNewton(PoissonMethod[JacobianPoissonSystem]):
     order: int = 2
     requires: ClassVar[tuple[type, ...]] = (HasJacobian,)
 
-    def step(self, system: JacobianPoissonSystem, t: float, h: float, y: Array, cache: None) -> Step[Array, None]:
+    def step(
+        self, system: JacobianPoissonSystem, t: float, h: float, y: Array, cache: None
+    ) -> Step[Array, None]:
         ym0: Array
         with np.errstate(over="raise", invalid="raise"):
             try:

@@ -66,7 +66,9 @@ def composition(name: str | DisexCoefficients) -> DisexCoefficients:
     try:
         return COMPOSITIONS[name]
     except KeyError:
-        raise ValueError(f"unknown composition {name!r}; known compositions: {', '.join(COMPOSITIONS)}") from None
+        raise ValueError(
+            f"unknown composition {name!r}; known compositions: {', '.join(COMPOSITIONS)}"
+        ) from None
 
 
 __all__ = ["COMPOSITIONS", "KAHAN_LI6", "KAHAN_LI8", "SUZUKI4", "TRIPLE_JUMP4", "YOSHIDA6", "composition"]

@@ -250,8 +250,13 @@ class Disex(_Predicting[SemilinearPoissonSystem]):
         return Step(ey, memory, iterations=its)
 
 
-def disex_tableau_step(system: SemilinearPoissonSystem, h: float, y: Array, coefficients: DisexCoefficients = DISEX6,
-                       solver: FixedPoint | None = None) -> Step[Array, None]:
+def disex_tableau_step(
+    system: SemilinearPoissonSystem,
+    h: float,
+    y: Array,
+    coefficients: DisexCoefficients = DISEX6,
+    solver: FixedPoint | None = None,
+) -> Step[Array, None]:
     """One DISEX step in the exponential-tableau form (seed 003 eq. (2.10), Table 2.2).
 
     Q_i = e^{hc_iSA} y + h Σ_{j<i} b_j e^{h(c_i−c_j)SA} f(Q_j) + (h b_i/2) f(Q_i),
@@ -323,7 +328,9 @@ class ExponentialEuler(PoissonMethod[SemilinearPoissonSystem]):
 
     def step(self, system: SemilinearPoissonSystem, t: float, h: float, y: Array,
              cache: None) -> Step[Array, None]:
-        return Step(system.phi(0, h, y) + h * system.phi(1, h, nonlinear_field(system, y)), None, evaluations=1)
+        return Step(
+            system.phi(0, h, y) + h * system.phi(1, h, nonlinear_field(system, y)), None, evaluations=1
+        )
 
 
 def lawson4_step(system: SemilinearPoissonSystem, h: float, y: Array) -> Array:

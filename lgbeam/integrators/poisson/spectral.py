@@ -143,7 +143,9 @@ class SpectralComposition(_SpectralMethod[SpectralPoissonSystem]):
         check_stage_system(self.stage, system, self.name)
         return super().init(system, t0, y0)
 
-    def _multipliers(self, run: _Run, system: SpectralPoissonSystem, h: float) -> tuple[list[Array], list[Array]]:
+    def _multipliers(
+        self, run: _Run, system: SpectralPoissonSystem, h: float
+    ) -> tuple[list[Array], list[Array]]:
         """e^{c_1λ}, the fused e^{(c_i + c_{i+1})λ} (last: e^{c_sλ}), and c_i σ, for this h."""
         if run.mults is None or run.h != h or run.system is not system:
             lam, sigma = system.spectral_symbols()
@@ -154,7 +156,9 @@ class SpectralComposition(_SpectralMethod[SpectralPoissonSystem]):
             run.mults, run.h = (flows, [0.5 * bi * h * sigma for bi in b]), h
         return run.mults
 
-    def step(self, system: SpectralPoissonSystem, t: float, h: float, y: Array, run: _Run) -> Step[Array, _Run]:
+    def step(
+        self, system: SpectralPoissonSystem, t: float, h: float, y: Array, run: _Run
+    ) -> Step[Array, _Run]:
         b = self.table.b
         if not run.warned:
             run.warned = True
@@ -165,8 +169,11 @@ class SpectralComposition(_SpectralMethod[SpectralPoissonSystem]):
         pred = memory.predict(degree, system, h, y) if memory is not None else None
         v = run.coefficients(system, y)
         ey: Array = flows[0] * v
-        increment = (system.stage_increment if self.stage in ("exact", "auto") and capable(system, HasExactStage)
-                     else None)  # the exact stage's Q − base (HasExactStage)
+        increment = (
+            system.stage_increment
+            if self.stage in ("exact", "auto") and capable(system, HasExactStage)
+            else None
+        )  # the exact stage's Q − base (HasExactStage)
         exact = increment is not None
         lip = system.field_lipschitz(y) if (self.stage == "auto" and not exact
                                             and capable(system, HasStageLinearisation)) else None
@@ -237,7 +244,10 @@ class SpectralEnergyComposition(_SpectralMethod[SpectralDiscreteGradientSystem])
         if run.mults is None or run.h != h or run.system is not system:
             lam, sigma = system.spectral_symbols()
             b = self.table.b
-            run.mults = ([np.exp(bi * h * lam) for bi in b], [bi * h * phi1(bi * h * lam) * sigma for bi in b])
+            run.mults = (
+                [np.exp(bi * h * lam) for bi in b],
+                [bi * h * phi1(bi * h * lam) * sigma for bi in b],
+            )
             run.h = h
         return run.mults
 
@@ -291,19 +301,48 @@ def _entry(name: str, cls: _Family, coefficients: str, summary: str,
 
 _OPTS = ("tol", "max_iter", "predictor", "stage")
 ENTRIES: tuple[tuple[Any, ...], ...] = (
-    _entry("exp-triple-jump4", SpectralComposition, "triple-jump4",
-           "exponential midpoint composed by the triple jump, order 4, Fourier space (Yoshida 1990)", _OPTS),
-    _entry("exp-suzuki4", SpectralComposition, "suzuki4",
-           "exponential midpoint composed by Suzuki's 5 stages, order 4, Fourier space (Suzuki 1990)", _OPTS),
-    _entry("exp-yoshida6", SpectralComposition, "yoshida6",
-           "exponential midpoint composed by Yoshida's 7 stages, order 6, Fourier space (Yoshida 1990)", _OPTS),
-    _entry("exp-kahan-li6", SpectralComposition, "kahan-li6",
-           "exponential midpoint composed by Kahan–Li's 9 stages, order 6, Fourier space (Kahan & Li 1997)", _OPTS),
-    _entry("exp-kahan-li8", SpectralComposition, "kahan-li8",
-           "exponential midpoint composed by Kahan–Li's 17 stages, order 8, Fourier space (Kahan & Li 1997)", _OPTS),
-    _entry("energy-exp4", SpectralEnergyComposition, "suzuki4",
-           "energy-preserving exponential composed by Suzuki's 5 stages, order 4, H exactly (issue 18)",
-           ("tol", "max_iter", "predictor")),
+    _entry(
+        "exp-triple-jump4",
+        SpectralComposition,
+        "triple-jump4",
+        "exponential midpoint composed by the triple jump, order 4, Fourier space (Yoshida 1990)",
+        _OPTS,
+    ),
+    _entry(
+        "exp-suzuki4",
+        SpectralComposition,
+        "suzuki4",
+        "exponential midpoint composed by Suzuki's 5 stages, order 4, Fourier space (Suzuki 1990)",
+        _OPTS,
+    ),
+    _entry(
+        "exp-yoshida6",
+        SpectralComposition,
+        "yoshida6",
+        "exponential midpoint composed by Yoshida's 7 stages, order 6, Fourier space (Yoshida 1990)",
+        _OPTS,
+    ),
+    _entry(
+        "exp-kahan-li6",
+        SpectralComposition,
+        "kahan-li6",
+        "exponential midpoint composed by Kahan–Li's 9 stages, order 6, Fourier space (Kahan & Li 1997)",
+        _OPTS,
+    ),
+    _entry(
+        "exp-kahan-li8",
+        SpectralComposition,
+        "kahan-li8",
+        "exponential midpoint composed by Kahan–Li's 17 stages, order 8, Fourier space (Kahan & Li 1997)",
+        _OPTS,
+    ),
+    _entry(
+        "energy-exp4",
+        SpectralEnergyComposition,
+        "suzuki4",
+        "energy-preserving exponential composed by Suzuki's 5 stages, order 4, H exactly (issue 18)",
+        ("tol", "max_iter", "predictor"),
+    ),
 )
 """Registry rows (``lgbeam.integrators.registry``): name, family, factory(**options), summary, options."""
 

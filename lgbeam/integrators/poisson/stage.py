@@ -57,8 +57,10 @@ def check_stage_mode(mode: str) -> None:
 def check_stage_system(mode: str, system: SemilinearPoissonSystem, method: str) -> None:
     """Refuse (before the first step) a mode the system cannot serve, naming the capability it lacks."""
     if mode == "exact" and not capable(system, HasExactStage):
-        raise ValueError(f"method {method!r} with stage='exact' needs a system with solve_stage(base, c) "
-                         f"(HasExactStage); {type(system).__name__} has none: use stage='auto' or 'fixed-point'")
+        raise ValueError(
+            f"method {method!r} with stage='exact' needs a system with solve_stage(base, c) "
+            f"(HasExactStage); {type(system).__name__} has none: use stage='auto' or 'fixed-point'"
+        )
     if mode == "newton" and not capable(system, HasStageLinearisation):
         raise ValueError(f"method {method!r} with stage='newton' needs field_jvp, field_lipschitz and "
                          f"frozen_stage_solve (HasStageLinearisation); {type(system).__name__} lacks them")
