@@ -482,3 +482,42 @@ def supports(obj: Any, protocol: type) -> bool:
     methods only (a runtime protocol check costs microseconds; this one is a dictionary lookup)."""
     known = _class_supports(type(obj), protocol)  # type: ignore[arg-type]  # classes are hashable
     return isinstance(obj, protocol) if known is None else known
+
+
+@runtime_checkable
+class HasEnergyParts(Protocol):
+    """Optional capability of a semilinear Poisson system: the two parts of H = ½⟨y, Ay⟩ + U(y) apart,
+    ``inner(a, b)`` the real inner product in which S is skew and A symmetric, ``potential(y)`` U. The Poisson
+    methods scale their energy check by |½⟨y, Ay⟩| + |U| (not |H|, which may vanish)."""
+
+    def inner(self, a: Array, b: Array) -> float: ...
+    def potential(self, y: Array) -> float: ...
+
+
+@runtime_checkable
+class HasSpectralRadius(Protocol):
+    """Optional capability: ``spectral_radius_SA()`` = ρ(SA), the largest |eigenvalue| of the linear part (a
+    Fourier grid: its largest symbol), for the resonance-free step bound of the exponential compositions."""
+
+    def spectral_radius_SA(self) -> float: ...
+
+
+@runtime_checkable
+class LinearisedPoissonSystem(SemilinearPoissonSystem, HasStageLinearisation, Protocol):
+    """A semilinear Poisson system with ``HasStageLinearisation``: what a Newton–Krylov stage solve calls."""
+
+
+@runtime_checkable
+class DiscreteGradientPoissonSystem(SemilinearPoissonSystem, HasDiscreteGradient, Protocol):
+    """A semilinear Poisson system with ``HasDiscreteGradient``: what the energy-preserving methods call."""
+
+
+@runtime_checkable
+class JacobianPoissonSystem(SemilinearPoissonSystem, HasJacobian, Protocol):
+    """A semilinear Poisson system with ``HasJacobian``: what the quasi-Newton midpoint baseline calls."""
+
+
+@runtime_checkable
+class SpectralDiscreteGradientSystem(SpectralPoissonSystem, HasDiscreteGradient, Protocol):
+    """A spectral Poisson system with ``HasDiscreteGradient``: what the Fourier-space energy-preserving
+    compositions call."""

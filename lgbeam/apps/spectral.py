@@ -13,14 +13,24 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from lgbeam._typing import Array
 from lgbeam.apps import RunSummary
 from lgbeam.apps._runner import Problem, check_work, run_problem
-from lgbeam.discretisations.spectral import NLS, FourierGrid, KdV, kdv_soliton, nls_plane_wave, nls_soliton
+from lgbeam.discretisations.spectral import (
+    NLS,
+    FourierGrid,
+    KdV,
+    SpectralPDE,
+    kdv_soliton,
+    nls_plane_wave,
+    nls_soliton,
+)
 from lgbeam.integrators.poisson.base import energy_parts
 from lgbeam.integrators.poisson.stage import STAGE_SOLVERS
 from lgbeam.integrators.registry import method_entry, methods_for
@@ -41,7 +51,8 @@ SCHEMA: dict[str, Any] = {
         "length": Key(float, 2 * math.pi, doc="period L of the domain [0, L)"),
     },
     "nls": {
-        "kappa": Key(float, 1.0, doc="i psi_t + psi_xx - 2 kappa |psi|^2 psi = 0: 1 defocusing (thesis), -1 focusing"),
+        "kappa": Key(float, 1.0,
+                     doc="i psi_t + psi_xx - 2 kappa |psi|^2 psi = 0: 1 defocusing (thesis), -1 focusing"),
         "form": Key(str, "complex", doc="state layout", choices=("real", "complex")),
     },
     "kdv": {"nu": Key(float, 5e-4, doc="u_t + u u_x + nu u_xxx = 0, nu > 0")},
@@ -58,10 +69,10 @@ SCHEMA: dict[str, Any] = {
         tol=Key(float, 1e-14, doc="fixed-point relative tolerance"),
         max_iter=Key(int, 100, doc="fixed-point iteration limit per solve"),
         stage=Key(str, "auto", choices=STAGE_SOLVERS,
-                  doc="stage solver of exp-midpoint, disex and the exp-* compositions: 'auto' (exact stage on NLS; "
-                  "on KdV the fixed point where it contracts, Newton–Krylov where it cannot), 'newton', 'exact' "
-                  "(NLS only) or 'fixed-point' (Tables 2.3/2.4); the other methods solve by the fixed point "
-                  "(docs/exponential-integrators.md)")),
+                  doc="stage solver of exp-midpoint, disex and the exp-* compositions: 'auto' (exact stage "
+                  "on NLS; on KdV the fixed point where it contracts, Newton–Krylov where it cannot), "
+                  "'newton', 'exact' (NLS only) or 'fixed-point' (Tables 2.3/2.4); the other methods solve "
+                  "by the fixed point (docs/exponential-integrators.md)")),
     "time": time_section(1.0),
     "output": output_section(0.1),
 }
@@ -69,13 +80,16 @@ SCHEMA: dict[str, Any] = {
 
 WORK_BYTES_PER_NODE = 2_000  # measured ~0.6 kB a node (disex, grid.n = 1e5 and 4e5); margin for the stages
 
+Exact = Callable[[float], Array]
+"""An exact solution t ↦ state (NLS: the field ψ)."""
 
 
-def invariants(system: Any, y: Any) -> dict[str, float]:
+def invariants(system: SpectralPDE, y: Array) -> dict[str, float]:
     """The per-step record (energy, mass, momentum) and the energy check's scale |½⟨y, Ay⟩| + |U| (driver)."""
     return {**system.invariants(y), "energy_scale": energy_parts(system, y)["energy_scale"]}
 
-def build(case: dict[str, Any]) -> tuple[Any, np.ndarray, Any]:
+
+def build(case: dict[str, Any]) -> tuple[SpectralPDE, Array, Exact | None]:
     """(system, y0, exact(t) or None) from a validated case (refused first when too big for memory)."""
     n = int(case["grid"]["n"])
     check_work(case, WORK_BYTES_PER_NODE * max(n, 0), f"a grid of {n} nodes", "use a coarser grid (grid.n)")
@@ -90,37 +104,40 @@ def build(case: dict[str, Any]) -> tuple[Any, np.ndarray, Any]:
     return system, y0, exact
 
 
-def _build(case: dict[str, Any]) -> tuple[Any, np.ndarray, Any]:
+def _build(case: dict[str, Any]) -> tuple[SpectralPDE, Array, Exact | None]:
     grid = FourierGrid(int(case["grid"]["n"]), float(case["grid"]["length"]))
     ini = case["initial"]
     L = grid.length
     x0 = ini["x0"] if ini["x0"] != 0.0 else 0.5 * L
-    exact = None
+    exact: Exact
     if case["kind"] == "nls":
-        system = NLS(grid, kappa=case["nls"]["kappa"], form=case["nls"]["form"])
+        nls = NLS(grid, kappa=case["nls"]["kappa"], form=case["nls"]["form"])
         if ini["kind"] == "soliton":
-            if system.kappa != -1.0:
+            if nls.kappa != -1.0:
                 raise ValueError("initial.kind = 'soliton' needs the focusing NLS: set nls.kappa = -1")
-            exact = lambda t: nls_soliton(grid.x, t, eta=ini["amplitude"], velocity=ini["velocity"], x0=x0, length=L)
+            exact = lambda t: nls_soliton(grid.x, t, eta=ini["amplitude"], velocity=ini["velocity"], x0=x0,
+                                          length=L)
         elif ini["kind"] == "plane-wave":
-            exact = lambda t: nls_plane_wave(grid.x, t, amplitude=ini["amplitude"], wavenumber=ini["wavenumber"],
-                                             kappa=system.kappa)
+            exact = lambda t: nls_plane_wave(grid.x, t, amplitude=ini["amplitude"],
+                                             wavenumber=ini["wavenumber"], kappa=nls.kappa)
         elif ini["kind"] == "table":
             psi = grid.sample(lambda x: 0.5 * np.exp(1j * x) * (1 + 0.2 * np.cos(x)) + 0.3 * np.exp(-2j * x),
                               name="initial.kind = 'table'")
-            return system, system.from_field(psi), None
+            return nls, nls.from_field(psi), None
         else:
-            raise ValueError(f"initial.kind = {ini['kind']!r} is for KdV; NLS takes soliton, plane-wave or table")
+            raise ValueError(f"initial.kind = {ini['kind']!r} is for KdV; NLS takes soliton, plane-wave or "
+                             "table")
         if ini["kind"] == "plane-wave":  # periodic only for wavenumbers on the grid's lattice 2πj/L
-            grid.sample(lambda x: nls_plane_wave(x, 0.0, amplitude=ini["amplitude"], wavenumber=ini["wavenumber"]),
+            grid.sample(lambda x: nls_plane_wave(x, 0.0, amplitude=ini["amplitude"],
+                                                 wavenumber=ini["wavenumber"]),
                         name="initial.kind = 'plane-wave'")
-        return system, system.from_field(exact(0.0)), exact
-    system = KdV(grid, nu=case["kdv"]["nu"])
+        return nls, nls.from_field(exact(0.0)), exact
+    kdv = KdV(grid, nu=case["kdv"]["nu"])
     if ini["kind"] == "soliton":
-        exact = lambda t: kdv_soliton(grid.x, t, c=ini["amplitude"], nu=system.nu, x0=x0, length=L)
-        return system, exact(0.0), exact
+        exact = lambda t: kdv_soliton(grid.x, t, c=ini["amplitude"], nu=kdv.nu, x0=x0, length=L)
+        return kdv, exact(0.0), exact
     if ini["kind"] == "cos":
-        return system, grid.sample(lambda x: np.cos(2 * np.pi * x / L), name="initial.kind = 'cos'"), None
+        return kdv, grid.sample(lambda x: np.cos(2 * np.pi * x / L), name="initial.kind = 'cos'"), None
     raise ValueError(f"initial.kind = {ini['kind']!r} is for NLS; KdV takes soliton or cos")
 
 
@@ -131,7 +148,8 @@ def method_options(integ: dict[str, Any]) -> dict[str, Any]:
     explicit), for which "auto" and "fixed-point" are the same, so only 'newton'/'exact' are refused for them.
     """
     entry = method_entry(integ["method"])
-    options: dict[str, Any] = {key: integ[key] for key in ("tol", "max_iter", "stage") if key in entry.options}
+    options: dict[str, Any] = {key: integ[key] for key in ("tol", "max_iter", "stage")
+                               if key in entry.options}
     if "stage" not in entry.options and integ["stage"] not in ("auto", "fixed-point"):
         raise ValueError(f"integrator.stage = {integ['stage']!r} needs a method with a stage solver choice "
                          f"(exp-midpoint, disex, exp-suzuki4, ...); {integ['method']!r} has none: "
@@ -139,7 +157,7 @@ def method_options(integ: dict[str, Any]) -> dict[str, Any]:
     return options
 
 
-def problem(case: dict[str, Any]) -> tuple[Problem, Any]:
+def problem(case: dict[str, Any]) -> tuple[Problem, Exact | None]:
     """(the runner's ``Problem``, exact(t) or None) of a validated ``nls``/``kdv`` case."""
     from lgbeam.io.vtk import line_frame
 
@@ -183,6 +201,7 @@ def errors(solution: dict[str, Any], reference: dict[str, Any]) -> dict[str, flo
         raise ValueError(f"solution has no saved time at the reference's final time {t_ref}; save at t_end")
     a, b = np.asarray(solution[key])[i], np.asarray(reference[key])[-1]
     if a.shape != b.shape:
-        raise ValueError(f"solution and reference grids differ ({a.shape} vs {b.shape}); keep grid.n fixed in a time study")
+        raise ValueError(f"solution and reference grids differ ({a.shape} vs {b.shape}); keep grid.n "
+                         "fixed in a time study")
     dx = float(reference["length"]) / b.size
     return {"max": float(np.max(np.abs(a - b))), "l2": float(np.sqrt(dx * np.sum(np.abs(a - b) ** 2)))}

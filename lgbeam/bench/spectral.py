@@ -48,7 +48,16 @@ from typing import Any
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from lgbeam.discretisations.spectral import NLS, FourierGrid, KdV, kdv_soliton, nls_soliton, phi_symbol
+from lgbeam._typing import Array
+from lgbeam.discretisations.spectral import (
+    NLS,
+    FourierGrid,
+    KdV,
+    SpectralPDE,
+    kdv_soliton,
+    nls_soliton,
+    phi_symbol,
+)
 from lgbeam.integrators.registry import make_method
 from lgbeam.solve import ConstantStep, SaveAt, integrate
 
@@ -87,7 +96,7 @@ QUICK_SWEEPS = {"dop853": [1e-3, 1e-5]}
 QUICK_H = [1 / 20, 1 / 40]
 
 
-def _problems(n: int) -> dict[str, tuple[Any, Callable[[float], np.ndarray]]]:
+def _problems(n: int) -> dict[str, tuple[SpectralPDE, Callable[[float], Array]]]:
     L = 60.0
     nls = NLS(FourierGrid(n, L), kappa=-1.0, form="complex")
     ex_n = lambda t: nls_soliton(nls.grid.x, t, eta=1.0, velocity=2 * np.pi / L * 4, x0=L / 2, length=L)
@@ -97,7 +106,10 @@ def _problems(n: int) -> dict[str, tuple[Any, Callable[[float], np.ndarray]]]:
     return {"nls-soliton": (nls, ex_n), "kdv-soliton": (kdv, ex_k)}
 
 
-def _fourier_ops(system: Any) -> tuple[Any, Any, np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+Transform = Callable[[Array], Array]
+
+
+def _fourier_ops(system: SpectralPDE) -> tuple[Transform, Transform, Array, Transform]:
     """(forward, inverse, symbol of SA, N̂(v̂) = F[S∇U(F⁻¹v̂)]) in the cheapest transform for the system."""
     grid = system.grid
     if isinstance(system, KdV):
@@ -106,16 +118,16 @@ def _fourier_ops(system: Any) -> tuple[Any, Any, np.ndarray, Callable[[np.ndarra
         fwd = np.fft.rfft
         inv = lambda v: np.fft.irfft(v, n=grid.n_nodes)
         return fwd, inv, system.sa_symbol[:m], lambda v: c * fwd(inv(v) ** 2)
-    c = -2j * system.kappa
+    c_nls = -2j * system.kappa
 
-    def N(v: np.ndarray) -> np.ndarray:
+    def N(v: Array) -> Array:
         psi = np.fft.ifft(v)
-        return np.fft.fft(c * (psi.real**2 + psi.imag**2) * psi)
+        return np.fft.fft(c_nls * (psi.real**2 + psi.imag**2) * psi)
 
     return np.fft.fft, np.fft.ifft, system.sa_symbol, N
 
 
-def etdrk4_step(system: Any, h: float) -> Callable[[np.ndarray], np.ndarray]:
+def etdrk4_step(system: SpectralPDE, h: float) -> Callable[[Array], Array]:
     """One ETDRK4 step on the Fourier coefficients (Cox & Matthews 2002, eq. (26)), Kassam & Trefethen (2005)
     style: φ-coefficients computed once (stable Taylor branch of ``phi_symbol``), 4 N̂ evaluations a step."""
     _, _, lam, N = _fourier_ops(system)
@@ -125,7 +137,7 @@ def etdrk4_step(system: Any, h: float) -> Callable[[np.ndarray], np.ndarray]:
     p1, p2, p3 = (h * phi_symbol(k, z) for k in (1, 2, 3))
     f1, f2, f3 = p1 - 3 * p2 + 4 * p3, 2 * (p2 - 2 * p3), -p2 + 4 * p3
 
-    def step(v: np.ndarray) -> np.ndarray:
+    def step(v: Array) -> Array:
         Nv = N(v)
         a = E2 * v + Q * Nv
         Na = N(a)
@@ -137,7 +149,7 @@ def etdrk4_step(system: Any, h: float) -> Callable[[np.ndarray], np.ndarray]:
     return step
 
 
-def strang_nonlinear(system: Any, h: float) -> Callable[[np.ndarray], np.ndarray]:
+def strang_nonlinear(system: SpectralPDE, h: float) -> Callable[[Array], Array]:
     """The nonlinear sub-flow of Strang splitting over h, in physical space: NLS ψ → e^{−2iκ|ψ|²h} ψ (exact);
     KdV u_t = −u u_x by one classical RK4 step (FFT derivative)."""
     if isinstance(system, NLS):
@@ -145,7 +157,7 @@ def strang_nonlinear(system: Any, h: float) -> Callable[[np.ndarray], np.ndarray
         return lambda v: np.exp(c * (v.real**2 + v.imag**2)) * v
     f = system.nonlinear_field
 
-    def nonlinear(v: np.ndarray) -> np.ndarray:
+    def nonlinear(v: Array) -> Array:
         k1 = f(v)
         k2 = f(v + 0.5 * h * k1)
         k3 = f(v + 0.5 * h * k2)
@@ -155,7 +167,7 @@ def strang_nonlinear(system: Any, h: float) -> Callable[[np.ndarray], np.ndarray
     return nonlinear
 
 
-def _etdrk4(system: Any, y: np.ndarray, h: float, n_steps: int, save_every: int) -> list[np.ndarray]:
+def _etdrk4(system: SpectralPDE, y: Array, h: float, n_steps: int, save_every: int) -> list[Array]:
     """ETDRK4 (``etdrk4_step``) from y over ``n_steps`` steps, saving every ``save_every``-th."""
     fwd, inv, _, _ = _fourier_ops(system)
     step = etdrk4_step(system, h)
@@ -168,7 +180,7 @@ def _etdrk4(system: Any, y: np.ndarray, h: float, n_steps: int, save_every: int)
     return [inv(s) for s in saved]
 
 
-def _strang(system: Any, y: np.ndarray, h: float, n_steps: int, save_every: int) -> list[np.ndarray]:
+def _strang(system: SpectralPDE, y: Array, h: float, n_steps: int, save_every: int) -> list[Array]:
     """Strang splitting E(h/2) N_h E(h/2), consecutive linear half-flows fused into E(h) except at the
     saved times (where the state is formed)."""
     fwd, inv, lam, _ = _fourier_ops(system)
@@ -188,7 +200,7 @@ def _strang(system: Any, y: np.ndarray, h: float, n_steps: int, save_every: int)
     return saved
 
 
-def _dop853(system: Any, y0: np.ndarray, rtol: float, t_save: np.ndarray) -> tuple[list[np.ndarray], int]:
+def _dop853(system: SpectralPDE, y0: Array, rtol: float, t_save: Array) -> tuple[list[Array], int]:
     """scipy DOP853 on F(y) = S(Ay + ∇U(y)) evaluated with one transform pair (KdV: 3 FFTs).
 
     The states returned are DOP853's own accepted steps nearest to ``t_save`` (the last one at T): its
@@ -196,6 +208,7 @@ def _dop853(system: Any, y0: np.ndarray, rtol: float, t_save: np.ndarray) -> tup
     rtol 1e-3: energy error 0.43 from the interpolant at t = 0.1 against 6e-6 at the steps).
     """
     grid = system.grid
+    F: Callable[[float, Array], Array]
     if isinstance(system, KdV):
         m = grid.n_rfft
         lam, c = system.sa_symbol[:m], -0.5j * grid.k[:m]
@@ -215,7 +228,8 @@ def _transforms(method: str, kdv: bool, steps: int, evals: int) -> int:
     """FFTs (forward or inverse, one each) of a run, from its steps and nonlinear evaluations."""
     per_eval = 2 if kdv or method == "energy-exp" else 0  # KdV: f needs D1; energy-exp: φ₁(hSA)S∇̄U
     base = {"exp-midpoint": 4, "disex": 14, "energy-exp": 2}
-    if method in base:  # + the driver's always-on blow-up check: H, one transform pair at t0 and after each step
+    # + the driver's always-on blow-up check: H, one transform pair at t0 and after each step
+    if method in base:
         return base[method] * steps + per_eval * evals + 2 * (steps + 1)
     saves = N_SAVE
     if method == "etdrk4":  # one forward FFT, 4 pairs a step, one inverse per saved state
@@ -225,7 +239,9 @@ def _transforms(method: str, kdv: bool, steps: int, evals: int) -> int:
     return (3 if kdv else 2) * evals  # dop853
 
 
-def _advance(system: Any, method: str, param: float, y0: np.ndarray) -> tuple[list[np.ndarray], int, int, float]:
+def _advance(
+    system: SpectralPDE, method: str, param: float, y0: Array
+) -> tuple[list[Array], int, int, float]:
     """Run one configuration; returns (states at the saved times, steps, evaluations, mean its/solve)."""
     t_save = np.linspace(0.0, T_END, N_SAVE + 1)
     if method == "dop853":
@@ -246,7 +262,7 @@ def _advance(system: Any, method: str, param: float, y0: np.ndarray) -> tuple[li
     return list(run.y), run.n_steps, evals, evals / (run.n_steps * STAGES[name])
 
 
-def _one(system: Any, exact: Callable[[float], np.ndarray], method: str, param: float,
+def _one(system: SpectralPDE, exact: Callable[[float], Array], method: str, param: float,
          repeats: int) -> dict[str, Any]:
     y0 = exact(0.0)
     cpus, walls = [], []
@@ -315,7 +331,10 @@ def _row(pname: str, n: int, method: str, param: Any, **values: Any) -> dict[str
 
 def _summary(pname: str, n: int, results: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
-    at = {m: {k: _at_target(r, k) for k in ("cpu_s", "evals", "transforms", "steps")} for m, r in results.items()}
+    at = {
+        m: {k: _at_target(r, k) for k in ("cpu_s", "evals", "transforms", "steps")}
+        for m, r in results.items()
+    }
     fastest_name = min((b for b in BASELINES if np.isfinite(at[b]["cpu_s"])), key=lambda b: at[b]["cpu_s"],
                        default=None)
     fastest = at[fastest_name]["cpu_s"] if fastest_name else float("nan")
@@ -332,15 +351,27 @@ def _summary(pname: str, n: int, results: dict[str, list[dict[str, Any]]]) -> li
                         if np.isfinite(d) else
                         f"h={r['h']:.4g}; no {b} run this cheap (cheapest {cheapest:.3g} s = "
                         f"{cheapest / r['cpu_s']:.2g}x)")
-                rows.append(_row(pname, n, m, f"gain-vs-{b}", cpu_s=r["cpu_s"], energy_error=r["energy_error"],
-                                 gain=d / r["energy_error"], note=note))
+                rows.append(
+                    _row(
+                        pname,
+                        n,
+                        m,
+                        f"gain-vs-{b}",
+                        cpu_s=r["cpu_s"],
+                        energy_error=r["energy_error"],
+                        gain=d / r["energy_error"],
+                        note=note,
+                    )
+                )
     return rows
 
 
 def run(out_dir: Path, quick: bool) -> list[dict[str, Any]]:
     if not quick and os.environ.get("OPENBLAS_NUM_THREADS") != "1":
-        print("note: DOP853's steps use BLAS (np.dot); on a shared machine a threaded BLAS spins and inflates its CPU "
-              "time (3x measured): run as OPENBLAS_NUM_THREADS=1 lgbeam bench spectral")
+        print(
+            "note: DOP853's steps use BLAS (np.dot); on a shared machine a threaded BLAS spins and inflates "
+            "its CPU time (3x measured): run as OPENBLAS_NUM_THREADS=1 lgbeam bench spectral"
+        )
     ns = NS_QUICK if quick else NS_FULL
     repeats = 1 if quick else REPEATS
     rows: list[dict[str, Any]] = []
@@ -380,6 +411,8 @@ def _print(rows: list[dict[str, Any]]) -> None:
           f"{'ffts':>8s} {'cpu_s':>9s} {'error':>9s} {'dH/H':>9s} {'gain':>9s}  note")
     for r in rows:
         p = r["param"] if isinstance(r["param"], str) else f"{r['param']:.3g}"
-        print(f"{r['problem']:12s} {r['n']:5d} {r['method']:18s} {p:>26s} {r['steps']:7.0f} {r['evals']:8.0f} "
-              f"{r['evals_per_solve']:5.2f} {r['transforms']:8.0f} {r['cpu_s']:9.3g} {r['error']:9.2e} "
-              f"{r['energy_error']:9.2e} {r['gain']:9.2e}  {r['note']}")
+        print(
+            f"{r['problem']:12s} {r['n']:5d} {r['method']:18s} {p:>26s} {r['steps']:7.0f} {r['evals']:8.0f} "
+            f"{r['evals_per_solve']:5.2f} {r['transforms']:8.0f} {r['cpu_s']:9.3g} {r['error']:9.2e} "
+            f"{r['energy_error']:9.2e} {r['gain']:9.2e}  {r['note']}"
+        )

@@ -1,9 +1,9 @@
 """``lgbeam bench spectral --long``: long runs of the Poisson methods against their peers (issue 18 item 6).
 
-Problems (``PROBLEMS``) and horizons (``CASES``): the focusing NLS soliton of ``lgbeam bench spectral`` (N = 255,
-L = 60) to T = 200 and 2000; KdV u₀ = cos x, ν = 5·10⁻⁴, n = 401 (Table 2.4's problem) to T = 100; two-soliton
-collisions: NLS (η = 1, velocities ±1, L = 60, N = 255) to T = 200 and KdV (c = 1 and ½, ν = 1, L = 80,
-N = 255; the fast one overtakes the slow one at t ≈ 40) to T = 100.
+Problems (``PROBLEMS``) and horizons (``CASES``): the focusing NLS soliton of ``lgbeam bench spectral``
+(N = 255, L = 60) to T = 200 and 2000; KdV u₀ = cos x, ν = 5·10⁻⁴, n = 401 (Table 2.4's problem) to
+T = 100; two-soliton collisions: NLS (η = 1, velocities ±1, L = 60, N = 255) to T = 200 and KdV (c = 1
+and ½, ν = 1, L = 80, N = 255; the fast one overtakes the slow one at t ≈ 40) to T = 100.
 
 Methods: ours through the one driver (``OURS``: energy-exp, energy-exp4, the exponential midpoint rule and
 DISEX with the automatic stage solve, the exact-stage Suzuki and Yoshida compositions) and the peers coded
@@ -40,8 +40,9 @@ from typing import Any
 
 import numpy as np
 
+from lgbeam._typing import Array
 from lgbeam.bench.spectral import _fourier_ops, etdrk4_step, strang_nonlinear
-from lgbeam.discretisations.spectral import NLS, FourierGrid, KdV, kdv_soliton, nls_soliton
+from lgbeam.discretisations.spectral import NLS, FourierGrid, KdV, SpectralPDE, kdv_soliton, nls_soliton
 from lgbeam.integrators.poisson.base import BLOWUP_FACTOR
 from lgbeam.integrators.registry import make_method
 from lgbeam.solve import ConstantStep, SaveAt, integrate
@@ -70,7 +71,7 @@ QUICK_CASES: tuple[tuple[str, float, tuple[float, ...]], ...] = (("nls-soliton",
 _TJ = 1.0 / (2.0 - 2.0 ** (1.0 / 3.0))
 
 
-def problem(name: str) -> tuple[Any, np.ndarray, Callable[[float], np.ndarray] | None]:
+def problem(name: str) -> tuple[SpectralPDE, Array, Callable[[float], Array] | None]:
     """(system, y0, exact(t) or None) of a long-run problem (module docstring)."""
     if name == "nls-soliton":
         L, v = 60.0, 2 * np.pi / 60.0 * 4
@@ -91,12 +92,16 @@ def problem(name: str) -> tuple[Any, np.ndarray, Callable[[float], np.ndarray] |
         L = 80.0
         kdv = KdV(FourierGrid(255, L), nu=1.0)
         x = kdv.grid.x
-        u = kdv_soliton(x, 0.0, c=1.0, nu=1.0, x0=20.0, length=L) + kdv_soliton(x, 0.0, c=0.5, nu=1.0, x0=40.0, length=L)
+        u = kdv_soliton(x, 0.0, c=1.0, nu=1.0, x0=20.0, length=L) + kdv_soliton(
+            x, 0.0, c=0.5, nu=1.0, x0=40.0, length=L
+        )
         return kdv, u, None
-    raise ValueError(f"unknown long-run problem {name!r}; known: nls-soliton, nls-collision, kdv-zk, kdv-collision")
+    raise ValueError(
+        f"unknown long-run problem {name!r}; known: nls-soliton, nls-collision, kdv-zk, kdv-collision"
+    )
 
 
-def _strang_step(system: Any, h: float) -> Callable[[np.ndarray], np.ndarray]:
+def _strang_step(system: SpectralPDE, h: float) -> Callable[[Array], Array]:
     """One Strang step E(h/2) N_h E(h/2) on the coefficients v (``lgbeam.bench.spectral.strang_nonlinear``):
     one transform pair a step (KdV: + 4 field evaluations)."""
     fwd, inv, lam, _ = _fourier_ops(system)
@@ -105,7 +110,7 @@ def _strang_step(system: Any, h: float) -> Callable[[np.ndarray], np.ndarray]:
     return lambda v: E2 * fwd(nonlinear(inv(E2 * v)))
 
 
-def _peer_stepper(system: Any, method: str, h: float) -> Callable[[np.ndarray], np.ndarray]:
+def _peer_stepper(system: SpectralPDE, method: str, h: float) -> Callable[[Array], Array]:
     if method == "strang":
         return _strang_step(system, h)
     if method == "yoshida4":  # S(γ₁h) S(γ₂h) S(γ₁h), γ₁ = 1/(2 − 2^{1/3}) (Yoshida 1990)
@@ -116,7 +121,7 @@ def _peer_stepper(system: Any, method: str, h: float) -> Callable[[np.ndarray], 
     raise ValueError(f"unknown peer {method!r}; known: {', '.join(PEERS)}")
 
 
-def _measures(system: Any, ys: list[np.ndarray], exact: Callable[[float], np.ndarray] | None,
+def _measures(system: SpectralPDE, ys: list[Array], exact: Callable[[float], Array] | None,
               t_reached: float) -> dict[str, Any]:
     finite = all(np.all(np.isfinite(y)) for y in ys)
     with np.errstate(all="ignore"):
@@ -129,7 +134,9 @@ def _measures(system: Any, ys: list[np.ndarray], exact: Callable[[float], np.nda
     return {"energy_error": dH, "mass_error": dM, "blown_up": (not finite) or grew, "error": err}
 
 
-def _run_peer(system: Any, y0: np.ndarray, method: str, h: float, T: float) -> tuple[list[np.ndarray], float, int]:
+def _run_peer(
+    system: SpectralPDE, y0: Array, method: str, h: float, T: float
+) -> tuple[list[Array], float, int]:
     n = round(T / h)
     every = max(1, n // N_SAVE)
     step = _peer_stepper(system, method, h)
@@ -149,7 +156,7 @@ def _run_peer(system: Any, y0: np.ndarray, method: str, h: float, T: float) -> t
     return ys, t, i
 
 
-def _run_etd35(system: Any, y0: np.ndarray, T: float) -> tuple[list[np.ndarray], float, int]:
+def _run_etd35(system: SpectralPDE, y0: Array, T: float) -> tuple[list[Array], float, int]:
     from rkstiff.etd35 import ETD35  # optional bench extra
     from rkstiff.solveras import SolverConfig
 
@@ -201,7 +208,8 @@ def _etd35_available() -> bool:
 
 
 def tasks(quick: bool = False) -> list[tuple[str, float, str, float]]:
-    """Every (problem, T, method, h) of the long bench; ETD35 once per (problem, T), when rkstiff is installed."""
+    """Every (problem, T, method, h) of the long bench; ETD35 once per (problem, T), when rkstiff is
+    installed."""
     out = []
     for pname, T, hs in (QUICK_CASES if quick else CASES):
         for method in (*OURS, *PEERS):
@@ -231,8 +239,14 @@ def run(out_dir: Path, quick: bool = False, jobs: int | None = None) -> list[dic
           f"{'dH/H':>9s} {'dM/M':>9s} {'error':>9s}  flags")
     for r in rows:
         flags = ("OK-ON-BLOWUP " if r["ok_on_blowup"] else "") + ("dH>1" if r["energy_error_over_1"] else "")
-        print(f"{r['problem']:14s} {r['T']:6g} {r['method']:13s} {r['h']:8.4g} {r['status']:14s} {r['t_end']:7.4g} "
-              f"{r['cpu_s']:8.3g} {r['energy_error']:9.2e} {r['mass_error']:9.2e} {r['error']:9.2e}  {flags}")
+        print(
+            f"{r['problem']:14s} {r['T']:6g} {r['method']:13s} {r['h']:8.4g} {r['status']:14s} "
+            f"{r['t_end']:7.4g} {r['cpu_s']:8.3g} {r['energy_error']:9.2e} {r['mass_error']:9.2e} "
+            f"{r['error']:9.2e}  {flags}"
+        )
     bad = [r for r in rows if r["ok_on_blowup"]]
-    print(f"runs of ours reporting ok on a blown-up solution: {len(bad)} of {sum(r['method'] in OURS for r in rows)}")
+    print(
+        f"runs of ours reporting ok on a blown-up solution: {len(bad)} of "
+        f"{sum(r['method'] in OURS for r in rows)}"
+    )
     return rows

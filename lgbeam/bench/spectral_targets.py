@@ -1,4 +1,5 @@
-"""``lgbeam bench spectral --targets``: lgbeam's best against the best peer at errors 1e-6 and 1e-8 (issues 18, 26).
+"""``lgbeam bench spectral --targets``: lgbeam's best against the best peer at errors 1e-6 and 1e-8 (issues
+18, 26).
 
 Benchmark, not a timed test. Problems (``PROBLEMS``; error = relative ℓ² at T, as the t3 review measured):
 
@@ -38,15 +39,17 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
+from lgbeam._typing import Array
 from lgbeam.bench.spectral import _fourier_ops, _problems, etdrk4_step
 from lgbeam.discretisations.spectral import (
     NLS,
     FourierGrid,
     KdV,
+    SpectralPDE,
     akhmediev_period,
     kdv_multisoliton,
     kdv_soliton,
@@ -88,23 +91,39 @@ PROBLEMS: dict[str, tuple[int, float, float, tuple[str, ...]]] = {
     "nls-soliton": (1023, 10.0, 1.0, tuple(METHODS)),
     "kdv-soliton": (255, 2.0, 1.0, tuple(METHODS)),
     "kdv-c4": (255, 2.0, 1 / 8, tuple(METHODS)),
-    "kdv-two": (511, 5.0, 1 / 8, ("etdrk4", "etd35", "exp-suzuki4", "exp-yoshida6", "exp-kahan-li6", "lg-etd35")),
+    "kdv-two": (
+        511,
+        5.0,
+        1 / 8,
+        ("etdrk4", "etd35", "exp-suzuki4", "exp-yoshida6", "exp-kahan-li6", "lg-etd35"),
+    ),
     "nls-breather": (255, 6.0, 1 / 2, tuple(METHODS)),
-    "kdv-three": (511, 6.0, 1 / 8, ("etdrk4", "etd35", "exp-suzuki4", "exp-yoshida6", "exp-kahan-li6",
-                                    "energy-exp4", "lg-etd35")),
+    "kdv-three": (
+        511,
+        6.0,
+        1 / 8,
+        ("etdrk4", "etd35", "exp-suzuki4", "exp-yoshida6", "exp-kahan-li6", "energy-exp4", "lg-etd35"),
+    ),
 }
 QUICK = {"nls-soliton": (65, 1.0), "kdv-soliton": (65, 0.5), "kdv-c4": (65, 0.25), "kdv-two": (129, 0.2),
          "nls-breather": (63, 0.5), "kdv-three": (255, 0.2)}
 BREATHER_A = 0.25
-THREE = {"speeds": (4.0, 1.96, 1.0), "positions": (30.0, 40.0, 47.0), "nu": 1.0}
+class _MultiSoliton(TypedDict):
+    speeds: tuple[float, ...]
+    positions: tuple[float, ...]
+    nu: float
+
+
+THREE: _MultiSoliton = {"speeds": (4.0, 1.96, 1.0), "positions": (30.0, 40.0, 47.0), "nu": 1.0}
 
 
 def has_rkstiff() -> bool:
     return importlib.util.find_spec("rkstiff") is not None
 
 
-def problem(name: str, n: int, T: float) -> tuple[Any, np.ndarray, Callable[[], np.ndarray]]:
+def problem(name: str, n: int, T: float) -> tuple[SpectralPDE, Array, Callable[[], Array]]:
     """(system, y0, reference(T)) of a ``PROBLEMS`` entry on n nodes."""
+    system: SpectralPDE
     if name in ("nls-soliton", "kdv-soliton"):
         system, exact = _problems(n)[name]
         return system, exact(0.0), lambda: exact(T)
@@ -117,8 +136,9 @@ def problem(name: str, n: int, T: float) -> tuple[Any, np.ndarray, Callable[[], 
         L = 80.0
         system = KdV(FourierGrid(n, L), nu=1.0)
         x = system.grid.x
-        y0 = kdv_soliton(x, 0.0, c=4.0, nu=1.0, x0=15.0, length=L) + kdv_soliton(x, 0.0, c=1.0, nu=1.0, x0=22.0,
-                                                                                   length=L)
+        y0 = kdv_soliton(x, 0.0, c=4.0, nu=1.0, x0=15.0, length=L) + kdv_soliton(
+            x, 0.0, c=1.0, nu=1.0, x0=22.0, length=L
+        )
         return system, y0, lambda: _etdrk4(system, y0, T, T / REF_STEPS)
     if name == "nls-breather":
         system = NLS(FourierGrid(n, 2 * akhmediev_period(BREATHER_A)), kappa=-1.0, form="complex")
@@ -131,7 +151,7 @@ def problem(name: str, n: int, T: float) -> tuple[Any, np.ndarray, Callable[[], 
     raise ValueError(f"unknown targets problem {name!r}; choose one of {', '.join(PROBLEMS)}")
 
 
-def _etdrk4(system: Any, y0: np.ndarray, T: float, h: float) -> np.ndarray:
+def _etdrk4(system: SpectralPDE, y0: Array, T: float, h: float) -> Array:
     fwd, inv, _, _ = _fourier_ops(system)
     n = round(T / h)
     step, v = etdrk4_step(system, T / n), fwd(y0)
@@ -140,15 +160,16 @@ def _etdrk4(system: Any, y0: np.ndarray, T: float, h: float) -> np.ndarray:
     return np.asarray(inv(v))
 
 
-def _etd35(system: Any, y0: np.ndarray, T: float, eps: float) -> tuple[np.ndarray, int, int]:
-    """rkstiff ETD35 (adaptive, ``SolverConfig(epsilon=eps)``) on the same Fourier ODE; (y(T), steps, N̂ calls)."""
+def _etd35(system: SpectralPDE, y0: Array, T: float, eps: float) -> tuple[Array, int, int]:
+    """rkstiff ETD35 (adaptive, ``SolverConfig(epsilon=eps)``) on the same Fourier ODE; (y(T), steps, N̂
+    calls)."""
     from rkstiff.etd35 import ETD35
     from rkstiff.solveras import SolverConfig
 
     fwd, inv, lam, N = _fourier_ops(system)
     calls = [0]
 
-    def nl(v: np.ndarray) -> np.ndarray:
+    def nl(v: Array) -> Array:
         calls[0] += 1
         return N(v)
 
@@ -157,7 +178,7 @@ def _etd35(system: Any, y0: np.ndarray, T: float, eps: float) -> tuple[np.ndarra
     return np.asarray(inv(vT)), -1, calls[0]
 
 
-def _one(system: Any, y0: np.ndarray, ref: np.ndarray, method: str, param: float, tol: float | None,
+def _one(system: SpectralPDE, y0: Array, ref: Array, method: str, param: float, tol: float | None,
          T: float) -> dict[str, Any]:
     c0 = time.process_time()
     status = "ok"
@@ -168,8 +189,15 @@ def _one(system: Any, y0: np.ndarray, ref: np.ndarray, method: str, param: float
         elif method == "etd35":
             yT, steps, evals = _etd35(system, y0, T, param)
         elif method == "lg-etd35":
-            sol = integrate(system, make_method("etd35"), y0, (0.0, T), controller=AdaptiveStep(rtol=param, atol=param),
-                            save=SaveAt(steps=10**9), diagnostics=False)
+            sol = integrate(
+                system,
+                make_method("etd35"),
+                y0,
+                (0.0, T),
+                controller=AdaptiveStep(rtol=param, atol=param),
+                save=SaveAt(steps=10**9),
+                diagnostics=False,
+            )
             yT, steps, evals, status = sol.y[-1], len(sol.t) - 1, int(sol.iterations.sum()), str(sol.status)
         else:
             opts = dict(METHODS[method])
@@ -254,9 +282,20 @@ def _problem_rows(pname: str, quick: bool, peer_ok: bool, chosen: tuple[str, ...
                 logger.info("%s %s %g tol %s: cpu %.3g s, error %.3g, %s", pname, method, p, tol, r["cpu_s"],
                             r["error"], r["status"])
     for (method, p, tol), r in best.items():
-        rows.append({"problem": pname, "n": n, "T": T, "method": method, "param": p,
-                     "tol": "" if tol is None else tol, **r, "ratio_best_peer": math.nan, "ratio_etdrk4": math.nan,
-                     "note": ""})
+        rows.append(
+            {
+                "problem": pname,
+                "n": n,
+                "T": T,
+                "method": method,
+                "param": p,
+                "tol": "" if tol is None else tol,
+                **r,
+                "ratio_best_peer": math.nan,
+                "ratio_etdrk4": math.nan,
+                "note": "",
+            }
+        )
     return rows + _summary(pname, n, T, methods, best)
 
 
@@ -272,10 +311,25 @@ def _summary(pname: str, n: int, T: float, methods: tuple[str, ...],
         best_peer = min(peers) if peers else math.nan
         for method in methods:
             cpu, note = at[method]
-            rows.append({"problem": pname, "n": n, "T": T, "method": method, "param": f"t@{target:g}", "tol": "",
-                         "steps": math.nan, "evals": math.nan, "cpu_s": cpu, "status": "", "error": target,
-                         "energy_error": math.nan, "ratio_best_peer": cpu / best_peer,
-                         "ratio_etdrk4": cpu / at["etdrk4"][0], "note": note})
+            rows.append(
+                {
+                    "problem": pname,
+                    "n": n,
+                    "T": T,
+                    "method": method,
+                    "param": f"t@{target:g}",
+                    "tol": "",
+                    "steps": math.nan,
+                    "evals": math.nan,
+                    "cpu_s": cpu,
+                    "status": "",
+                    "error": target,
+                    "energy_error": math.nan,
+                    "ratio_best_peer": cpu / best_peer,
+                    "ratio_etdrk4": cpu / at["etdrk4"][0],
+                    "note": note,
+                }
+            )
     return rows
 
 

@@ -31,10 +31,12 @@ from typing import Any
 
 import numpy as np
 
+from lgbeam._typing import Array
 from lgbeam.apps import load_case
 from lgbeam.apps.spectral import build
+from lgbeam.discretisations.spectral import SpectralPDE
 from lgbeam.integrators.registry import make_method, method_entry
-from lgbeam.solve import ConstantStep, SaveAt, integrate
+from lgbeam.solve import ConstantStep, SaveAt, Solution, integrate
 from lgbeam.studies.spectral_hmax import (
     HMAX_METHODS,
     THESIS_HMAX,
@@ -81,25 +83,37 @@ def sweeps(kind: str, n: int, rho: float, points: int, h_ref: float) -> dict[str
     exp_mid = [thesis["exp-midpoint"], 4 * math.pi / rho] + [(m + 0.5) * math.pi / rho for m in (6, 3, 1)]
     exp_mid += halve(0.8 * math.pi / rho, min(points, 3))
     disex = [thesis["disex"], *KDV_DISEX_STEPS.get(n, ()), 2 * h_ref]
-    return {"midpoint": halve(classical, min(points, 2)), "discrete-gradient": halve(classical, min(points, 2)),
-            "exp-midpoint": sorted({h for h in exp_mid if h}, reverse=True),
-            "energy-exp": halve(7.7e-3, points + 1),
-            "disex": sorted({h for h in disex if h and h >= 2 * h_ref}, reverse=True)}
+    return {
+        "midpoint": halve(classical, min(points, 2)),
+        "discrete-gradient": halve(classical, min(points, 2)),
+        "exp-midpoint": sorted({h for h in exp_mid if h}, reverse=True),
+        "energy-exp": halve(7.7e-3, points + 1),
+        "disex": sorted({h for h in disex if h and h >= 2 * h_ref}, reverse=True),
+    }
 
 
-def _fields(system: Any, run: Any) -> np.ndarray:
+def _fields(system: SpectralPDE, run: Solution) -> Array:
     return np.stack([system.to_field(y) for y in run.y])
 
 
-def _integrate(system: Any, method: str, y0: np.ndarray, h: float, tol: float = 1e-14) -> tuple[np.ndarray, float, Any]:
+def _integrate(system: SpectralPDE, method: str, y0: Array, h: float,
+               tol: float = 1e-14) -> tuple[Array, float, Solution]:
     m = round(SAVE_DT / h)
-    fixed = {"stage": "fixed-point"} if "stage" in method_entry(method).options else {}  # the thesis' stage solve
+    # the thesis' stage solve
+    fixed = {"stage": "fixed-point"} if "stage" in method_entry(method).options else {}
     integ = make_method(method, tol=tol, **fixed)
     cpu = math.inf
     for _ in range(REPEATS):
         t0 = time.process_time()
-        run = integrate(system, integ, y0, (0.0, 1.0), controller=ConstantStep(SAVE_DT / m), save=SaveAt(steps=m),
-                        diagnostics=False)
+        run = integrate(
+            system,
+            integ,
+            y0,
+            (0.0, 1.0),
+            controller=ConstantStep(SAVE_DT / m),
+            save=SaveAt(steps=m),
+            diagnostics=False,
+        )
         cpu = min(cpu, time.process_time() - t0)
         if cpu >= MIN_CPU_S or run.status != "ok":
             break
@@ -125,14 +139,23 @@ def work_precision(case_name: str, n: int, *, points: int = 4, h_ref: float | No
     if run_ref.status != "ok":
         raise RuntimeError(f"reference run failed: {run_ref.message}")
     logger.info("reference: DISEX h=%.3g (%.0f s)", h_ref, time.process_time() - t0)
-    cache: dict[tuple[str, float], tuple[np.ndarray, float, Any]] = {}
+    cache: dict[tuple[str, float], tuple[Array, float, Solution]] = {}
     cache[("disex", 2 * h_ref)] = check = _integrate(system, "disex", y0, 2 * h_ref)
     diff = float(np.max(np.abs(check[0] - ref))) if check[2].status == "ok" else math.inf
     logger.info("DISEX at 2 h_ref differs by %.3g (a bound on the reference's error; /31 if both were in the "
                 "asymptotic order-5 regime)", diff)
-    rows: list[dict[str, Any]] = [{"case": case_name, "n": n, "method": "reference-check", "h": 2 * h_ref,
-                                   "cpu_s": check[1], "error": diff,
-                                   "mean_iterations": float(check[2].iterations.mean()), "status": check[2].status}]
+    rows: list[dict[str, Any]] = [
+        {
+            "case": case_name,
+            "n": n,
+            "method": "reference-check",
+            "h": 2 * h_ref,
+            "cpu_s": check[1],
+            "error": diff,
+            "mean_iterations": float(check[2].iterations.mean()),
+            "status": check[2].status,
+        }
+    ]
     for method, steps in sweeps(kind, n, system.spectral_radius_SA(), points, h_ref).items():
         if methods and method not in methods:
             continue
@@ -144,8 +167,18 @@ def work_precision(case_name: str, n: int, *, points: int = 4, h_ref: float | No
             rows.append({"case": case_name, "n": n, "method": method, "h": h, "cpu_s": cpu, "error": err,
                          "mean_iterations": float(run.iterations.mean()) if run.n_steps else float("nan"),
                          "status": run.status})
-            logger.info("%s n=%d %s h=%.3g: cpu %.3g s, error %.3g, %.1f its/step (%s, %d steps)", case_name, n,
-                        method, h, cpu, err, rows[-1]["mean_iterations"], run.status, run.n_steps)
+            logger.info(
+                "%s n=%d %s h=%.3g: cpu %.3g s, error %.3g, %.1f its/step (%s, %d steps)",
+                case_name,
+                n,
+                method,
+                h,
+                cpu,
+                err,
+                rows[-1]["mean_iterations"],
+                run.status,
+                run.n_steps,
+            )
     return rows
 
 
@@ -169,7 +202,9 @@ def plot(rows: list[dict[str, Any]], png: Path, title: str, note: str = "") -> N
             ax.loglog(bad, [top] * len(bad), "x", color=color, markersize=9, mew=2)
             any_failed = True
     if any_failed:  # one neutral legend entry for the crosses of every method
-        ax.plot([], [], "x", color="0.3", markersize=9, mew=2, label="run failed (unstable), drawn at the top")
+        ax.plot(
+            [], [], "x", color="0.3", markersize=9, mew=2, label="run failed (unstable), drawn at the top"
+        )
     ax.set_xlabel("CPU time over [0, 1] (s)")
     ax.set_ylabel("max error over t ∈ [0, 1]")
     ax.set_title(title)
@@ -205,8 +240,19 @@ def stability_scan(case_name: str, n: int, method: str, hs: list[float], *, t_en
         t0 = time.process_time()
         ok, its = passes_hmax_criterion(sys_m, integ, y0_m, h, n_steps=math.ceil(t_end / h - 1e-9),
                                         energy_tol=energy_tol)
-        rows.append({"case": case_name, "n": n, "method": method, "h": h, "h_nu_kmax3": h * system.spectral_radius_SA(),
-                     "t_end": t_end, "passes": ok, "mean_iterations": its, "cpu_s": round(time.process_time() - t0, 2)})
+        rows.append(
+            {
+                "case": case_name,
+                "n": n,
+                "method": method,
+                "h": h,
+                "h_nu_kmax3": h * system.spectral_radius_SA(),
+                "t_end": t_end,
+                "passes": ok,
+                "mean_iterations": its,
+                "cpu_s": round(time.process_time() - t0, 2),
+            }
+        )
         logger.info("%s n=%d %s h=%.4g (h·ρ(SA) = %.2f): %s over [0, %g]", case_name, n, method, h,
                     rows[-1]["h_nu_kmax3"], "passes" if ok else "fails", t_end)
     return rows
@@ -246,20 +292,26 @@ def merge_hmax(kind: str, csvs: list[Path], out: Path) -> list[dict[str, Any]]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", type=Path, default=Path("outputs/summary"), help="folder for CSV and PNG")
-    p.add_argument("--quick", action="store_true", help="small grids (NLS n=41, KdV n=201), 2 steps per method")
+    p.add_argument(
+        "--quick", action="store_true", help="small grids (NLS n=41, KdV n=201), 2 steps per method"
+    )
     p.add_argument("--only", choices=("nls", "kdv"), default=None, help="one of the two figures")
     p.add_argument("--merge-hmax", nargs="+", default=None, metavar=("KIND", "CSV"),
                    help="instead of the figures: merge hmax.csv files of `lgbeam study --hmax` runs into "
                         "OUT/spectral-hmax-KIND.{csv,md} (KIND nls or kdv)")
-    p.add_argument("--stability", action="store_true",
-                   help="instead of the figures: which steps keep exp-midpoint and DISEX stable over [0, 1] on "
-                        "KdV n = 1001 (OUT/spectral-kdv-stability.csv)")
+    p.add_argument(
+        "--stability",
+        action="store_true",
+        help="instead of the figures: which steps keep exp-midpoint and DISEX stable over [0, 1] on "
+        "KdV n = 1001 (OUT/spectral-kdv-stability.csv)",
+    )
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     if args.stability:
         n, t_end = (201, 0.2) if args.quick else (1001, 1.0)
-        rows = stability_scan("kdv-zk", n, "exp-midpoint", list(np.geomspace(2e-3, 2e-5, 3 if args.quick else 21)),
-                              t_end=t_end)
+        rows = stability_scan(
+            "kdv-zk", n, "exp-midpoint", list(np.geomspace(2e-3, 2e-5, 3 if args.quick else 21)), t_end=t_end
+        )
         rows += stability_scan("kdv-zk", n, "disex", list(np.geomspace(1e-3, 2e-5, 3 if args.quick else 12)),
                                t_end=t_end)
         args.out.mkdir(parents=True, exist_ok=True)
@@ -284,8 +336,12 @@ def main(argv: list[str] | None = None) -> int:
         h_ref = 1 / 640 if args.quick else H_REF[kind]
         rows = work_precision(case_name, n, points=2 if args.quick else 4, h_ref=h_ref)
         note = f"reference: DISEX h = 1/{round(1 / h_ref)}, same grid; solver tol 1e-14"
-        write(rows, args.out / f"spectral-work-precision-{kind}", f"{'NLS' if kind == 'nls' else 'KdV'} n = {n}: work–precision ({fig})",
-              note)
+        write(
+            rows,
+            args.out / f"spectral-work-precision-{kind}",
+            f"{'NLS' if kind == 'nls' else 'KdV'} n = {n}: work–precision ({fig})",
+            note,
+        )
         print(f"{kind}: wrote {args.out / f'spectral-work-precision-{kind}'}.csv/.png")
     return 0
 

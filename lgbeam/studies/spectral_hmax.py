@@ -13,11 +13,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
+from lgbeam._typing import Array
 from lgbeam.apps.spectral import build
 from lgbeam.diagnostics import observed_order
-from lgbeam.discretisations.spectral import NLS
+from lgbeam.discretisations.spectral import NLS, SpectralPDE
+from lgbeam.integrators.base import Integrator
 from lgbeam.integrators.controllers import ConstantStep
 from lgbeam.integrators.registry import make_method, method_entry, methods_for
 from lgbeam.solve import SaveAt, integrate
@@ -28,21 +28,28 @@ logger = logging.getLogger(__name__)
 _NLS_N = (11, 21, 41, 61, 81, 121, 161, 201, 401)
 _KDV_N = (401, 601, 801, 1001, 1201, 1401)
 THESIS_HMAX = {  # seed 003 Tables 2.3 (NLS) and 2.4 (KdV): h_max per method and n
-    "nls": {"midpoint": {11: .02, 21: .01, 41: 4e-3, 61: 2e-3, 81: 1e-3, 121: 5e-4, 161: 2e-4, 201: 1e-4, 401: 4e-5},
-            "midpoint-newton": dict.fromkeys(_NLS_N, 0.1),
-            "exp-midpoint": {11: .1, 21: .08, 41: .06, 61: .04, 81: .04, 121: .04, 161: .01, 201: 8e-3, 401: 5e-3},
-            "discrete-gradient": {11: .02, 21: .01, 41: 4e-3, 61: 2e-3, 81: 1e-3, 121: 5e-4, 161: 2e-4, 201: 1e-4,
-                                  401: 4e-5},
-            "energy-exp": dict.fromkeys(_NLS_N, 0.1),
-            "disex": {11: .1, 21: .03, 41: .03, 61: .025, 81: .025, 121: .01, 161: .01, 201: 8e-3, 401: 4e-3}},
-    "kdv": {"midpoint": {401: 4e-4, 601: 1e-4, 801: 6e-5, 1001: 3e-5, 1201: 1e-5, 1401: 1e-5},
-            "midpoint-newton": {401: 4e-4, 601: 1e-4, 801: 5e-5, 1001: 3e-5, 1201: 1e-5, 1401: 1e-5},
-            "exp-midpoint": {401: 8e-4, 601: 6e-4, 801: 6e-4, 1001: 6e-4, 1201: 6e-4, 1401: 6e-4},
-            "discrete-gradient": {401: 4e-4, 601: 1e-4, 801: 5e-5, 1001: 3e-5, 1201: 1e-5, 1401: 1e-5},
-            "energy-exp": dict.fromkeys(_KDV_N, 0.005),
-            "disex": {401: 4e-4, 601: 4e-4, 801: 1e-4, 1001: 1e-4, 1201: 1e-4, 1401: 1e-4}},
+    "nls": {
+        "midpoint": {11: .02, 21: .01, 41: 4e-3, 61: 2e-3, 81: 1e-3, 121: 5e-4, 161: 2e-4, 201: 1e-4,
+                     401: 4e-5},
+        "midpoint-newton": dict.fromkeys(_NLS_N, 0.1),
+        "exp-midpoint": {11: .1, 21: .08, 41: .06, 61: .04, 81: .04, 121: .04, 161: .01, 201: 8e-3,
+                         401: 5e-3},
+        "discrete-gradient": {11: .02, 21: .01, 41: 4e-3, 61: 2e-3, 81: 1e-3, 121: 5e-4, 161: 2e-4, 201: 1e-4,
+                              401: 4e-5},
+        "energy-exp": dict.fromkeys(_NLS_N, 0.1),
+        "disex": {11: .1, 21: .03, 41: .03, 61: .025, 81: .025, 121: .01, 161: .01, 201: 8e-3, 401: 4e-3},
+    },
+    "kdv": {
+        "midpoint": {401: 4e-4, 601: 1e-4, 801: 6e-5, 1001: 3e-5, 1201: 1e-5, 1401: 1e-5},
+        "midpoint-newton": {401: 4e-4, 601: 1e-4, 801: 5e-5, 1001: 3e-5, 1201: 1e-5, 1401: 1e-5},
+        "exp-midpoint": {401: 8e-4, 601: 6e-4, 801: 6e-4, 1001: 6e-4, 1201: 6e-4, 1401: 6e-4},
+        "discrete-gradient": {401: 4e-4, 601: 1e-4, 801: 5e-5, 1001: 3e-5, 1201: 1e-5, 1401: 1e-5},
+        "energy-exp": dict.fromkeys(_KDV_N, 0.005),
+        "disex": {401: 4e-4, 601: 4e-4, 801: 1e-4, 1001: 1e-4, 1201: 1e-4, 1401: 1e-4},
+    },
 }
-THESIS_ITERS = {  # the same tables' mean iteration counts over the first 1000 steps (DISEX: sum of 6 sub-steps)
+# the same tables' mean iteration counts over the first 1000 steps (DISEX: sum of 6 sub-steps)
+THESIS_ITERS = {
     "nls": {"midpoint": dict(zip(_NLS_N, (14.2, 12.9, 7.9, 2.1, 4.1, 13.9, 3.9, 3.08, 2))),
             "midpoint-newton": dict.fromkeys(_NLS_N, 8.3),
             "exp-midpoint": dict(zip(_NLS_N, (12.6, 12.6, 10.9, 8.1, 8.1, 8.1, 5, 4.7, 4.9))),
@@ -73,7 +80,7 @@ class _EnergyCriterionFailed(Exception):
     """Raised by the h_max monitor at the first step whose energy error exceeds the threshold."""
 
 
-def method_system(method: str, system: Any, y0: np.ndarray) -> tuple[Any, np.ndarray]:
+def method_system(method: str, system: SpectralPDE, y0: Array) -> tuple[SpectralPDE, Array]:
     """The system (and initial state) a method runs on: the quasi-Newton midpoint needs a Jacobian,
     which the NLS has in its real stacked form only (same H, same dynamics); others run unchanged."""
     if method == "midpoint-newton" and isinstance(system, NLS) and system.form != "real":
@@ -82,8 +89,15 @@ def method_system(method: str, system: Any, y0: np.ndarray) -> tuple[Any, np.nda
     return system, y0
 
 
-def passes_hmax_criterion(system: Any, method: Any, y0: np.ndarray, h: float, *, n_steps: int = 1000,
-                          energy_tol: float = 1e-2) -> tuple[bool, float]:
+def passes_hmax_criterion(
+    system: SpectralPDE,
+    method: Integrator[Any, Any],
+    y0: Array,
+    h: float,
+    *,
+    n_steps: int = 1000,
+    energy_tol: float = 1e-2,
+) -> tuple[bool, float]:
     """The written h_max criterion (``HMAX_CRITERION``): over the first ``n_steps`` steps of size h,
     (i) the solver converges within its iteration limit at every step and (ii)
     max_k |H_k − H_0| / |H_0| ≤ energy_tol. Returns (passed, mean iterations).
@@ -92,7 +106,7 @@ def passes_hmax_criterion(system: Any, method: Any, y0: np.ndarray, h: float, *,
     H0 = system.hamiltonian(y0)
     bound = energy_tol * abs(H0)
 
-    def monitor(y: np.ndarray) -> dict[str, float]:
+    def monitor(y: Array) -> dict[str, float]:
         H = system.hamiltonian(y)
         if not abs(H - H0) <= bound:  # also catches NaN
             raise _EnergyCriterionFailed
@@ -108,8 +122,16 @@ def passes_hmax_criterion(system: Any, method: Any, y0: np.ndarray, h: float, *,
     return True, float(res.iterations.mean())
 
 
-def _halve_and_bisect(system: Any, method: Any, y0: np.ndarray, h_hi: float, rel_precision: float, *,
-                      hi_fails: bool = False, **crit: Any) -> tuple[float, float]:
+def _halve_and_bisect(
+    system: SpectralPDE,
+    method: Integrator[Any, Any],
+    y0: Array,
+    h_hi: float,
+    rel_precision: float,
+    *,
+    hi_fails: bool = False,
+    **crit: Any,
+) -> tuple[float, float]:
     """Halve from ``h_hi`` until a step passes, then bisect in log h; (h or 0, mean iterations)."""
     hi, lo, its = h_hi, None, float("nan")
     if not hi_fails:
@@ -129,7 +151,9 @@ def _halve_and_bisect(system: Any, method: Any, y0: np.ndarray, h_hi: float, rel
     return (lo if lo is not None else 0.0), its
 
 
-def confirm_below(system: Any, method: Any, y0: np.ndarray, h: float, confirm: int = 8, **crit: Any) -> float | None:
+def confirm_below(
+    system: SpectralPDE, method: Integrator[Any, Any], y0: Array, h: float, confirm: int = 8, **crit: Any
+) -> float | None:
     """Test h·2^(−i/confirm), i = confirm, …, 1 (from h/2 upwards); the first (smallest) failing step, or
     None when all pass."""
     for i in range(confirm, 0, -1):
@@ -139,8 +163,15 @@ def confirm_below(system: Any, method: Any, y0: np.ndarray, h: float, confirm: i
     return None
 
 
-def _largest_passing_h(system: Any, method: Any, y0: np.ndarray, h_hi: float, rel_precision: float,
-                       confirm: int = 8, **crit: Any) -> tuple[float, float]:
+def _largest_passing_h(
+    system: SpectralPDE,
+    method: Integrator[Any, Any],
+    y0: Array,
+    h_hi: float,
+    rel_precision: float,
+    confirm: int = 8,
+    **crit: Any,
+) -> tuple[float, float]:
     """h_max of ``HMAX_CRITERION``: halve and bisect (``_halve_and_bisect``) to a passing h, then require
     the ``confirm`` steps h·2^(−i/confirm) (down to h/2) to pass too; if one fails, search again below
     the smallest failing one. The pass set need not be an interval (KdV exp-midpoint/DISEX at n ≥ 801
@@ -187,7 +218,9 @@ def hmax_study(case: dict[str, Any], ns: list[int], methods: list[str] | None, o
         for name in methods:
             # Tables 2.3/2.4 are about the fixed point: named explicitly (cases default to stage "auto")
             fixed = {"stage": "fixed-point"} if "stage" in method_entry(name).options else {}
-            m = make_method(name, tol=case["integrator"]["tol"], max_iter=case["integrator"]["max_iter"], **fixed)
+            m = make_method(
+                name, tol=case["integrator"]["tol"], max_iter=case["integrator"]["max_iter"], **fixed
+            )
             sys_m, y0_m = method_system(name, system, y0)
             t0 = time.process_time()
             h_max, its = _largest_passing_h(sys_m, m, y0_m, h_hi, rel_precision, confirm, n_steps=n_steps,
@@ -225,7 +258,9 @@ def hmax_slopes(rows: list[dict[str, Any]], *, n_min: int = 0) -> dict[str, floa
     NaN with fewer than two n)."""
     out: dict[str, float] = {}
     for name in dict.fromkeys(r["method"] for r in rows):
-        pts = sorted((r["n"], r["h_max"]) for r in rows if r["method"] == name and r["h_max"] > 0 and r["n"] >= n_min)
+        pts = sorted(
+            (r["n"], r["h_max"]) for r in rows if r["method"] == name and r["h_max"] > 0 and r["n"] >= n_min
+        )
         ns, hs = zip(*pts) if len(pts) >= 2 else ((), ())
         out[name] = observed_order(ns, hs) if ns else float("nan")
     return out
@@ -249,24 +284,34 @@ def hmax_markdown(rows: list[dict[str, Any]], kind: str) -> str:
                 f"{its(r.get('thesis_iter_avg'))}")
 
     ours = hmax_slopes(rows)
-    thesis_rows = [{"method": m, "n": n, "h_max": _thesis(THESIS_HMAX, kind, m, n)} for m in methods for n in ns
-                   if (m, n) in cell]
+    thesis_rows = [
+        {"method": m, "n": n, "h_max": _thesis(THESIS_HMAX, kind, m, n)}
+        for m in methods
+        for n in ns
+        if (m, n) in cell
+    ]
     theirs = hmax_slopes(thesis_rows)
     label = {"nls": "NLS", "kdv": "KdV"}.get(kind, kind)
     head = (f"h_max (mean iterations) / thesis h_max (thesis mean iterations), {label}; "
             f"criterion: {HMAX_CRITERION}\n\n")
     lines = ["| n | " + " | ".join(methods) + " |", "|---|" + "---|" * len(methods)]
     lines += [f"| {n} | " + " | ".join(fmt(cell.get((m, n))) for m in methods) + " |" for n in ns]
-    lines.append("| slope of log h_max vs log n | "
-                 + " | ".join("—" if math.isnan(ours[m]) else f"{ours[m]:.2f} / {theirs[m]:.2f}" for m in methods)
-                 + " |")
-    lines.append("\nSlopes are fitted over the n present in each column (ours and the thesis' values at the same n).")
+    lines.append(
+        "| slope of log h_max vs log n | "
+        + " | ".join("—" if math.isnan(ours[m]) else f"{ours[m]:.2f} / {theirs[m]:.2f}" for m in methods)
+        + " |"
+    )
+    lines.append(
+        "\nSlopes are fitted over the n present in each column (ours and the thesis' values at the same n)."
+    )
 
     def at_thesis_h(r: dict[str, Any] | None) -> str:
         if r is None or "thesis_h_passes" not in r:
             return "—"
         passed = str(r["thesis_h_passes"]).lower() in ("true", "1")
-        return (f"{float(r['iter_avg_at_thesis_h']):.1f}" if passed else "fails") + its(r.get("thesis_iter_avg"))
+        return (f"{float(r['iter_avg_at_thesis_h']):.1f}" if passed else "fails") + its(
+            r.get("thesis_iter_avg")
+        )
 
     note = ("Mean iterations over the first 1000 steps at the thesis' h_max: ours (thesis); "
             "\"fails\" = the thesis' h does not pass our criterion.")

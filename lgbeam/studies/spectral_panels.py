@@ -32,8 +32,10 @@ from typing import Any
 
 import numpy as np
 
+from lgbeam._typing import Array
 from lgbeam.apps import load_case
 from lgbeam.apps.spectral import build
+from lgbeam.discretisations.spectral import SpectralPDE
 from lgbeam.integrators.registry import make_method
 from lgbeam.solve import ConstantStep, SaveAt, integrate
 
@@ -48,19 +50,22 @@ PANELS = {  # figure -> (case, n, method, h, T, save every)
     "2.6": ("kdv-zk", 401, "exp-midpoint", 5e-4, 1.0, 0.01),
     "2.7": ("kdv-zk", 401, "energy-exp", 0.005, 1.0, 0.01),
 }
-REFERENCE = {"nls-table": ("exp-kahan-li8", {}, 1 / 400), "kdv-zk": ("exp-suzuki4", {"stage": "fixed-point"}, 1e-4)}
+REFERENCE = {
+    "nls-table": ("exp-kahan-li8", {}, 1 / 400),
+    "kdv-zk": ("exp-suzuki4", {"stage": "fixed-point"}, 1e-4),
+}
 MAP_METHODS = ("exp-midpoint", "disex", "energy-exp", "exp-suzuki4", "exp-yoshida6", "energy-exp4")
 MAP_STEPS = (0.02, 0.01, 0.008, 0.005, 0.0025)
 MAP_T = 100.0
 
 
-def _system(case_name: str, n: int) -> tuple[Any, np.ndarray]:
+def _system(case_name: str, n: int) -> tuple[SpectralPDE, Array]:
     case, _ = load_case(case_name, [f"grid.n={n}"])
     system, y0, _ = build(case)
     return system, y0
 
 
-def _reference(case_name: str, n: int, T: float, every: float) -> np.ndarray:
+def _reference(case_name: str, n: int, T: float, every: float) -> Array:
     system, y0 = _system(case_name, n)
     name, opts, h = REFERENCE[case_name]
     ref = integrate(system, make_method(name, **opts), y0, (0.0, T), controller=ConstantStep(h),
@@ -75,7 +80,7 @@ def panels(out: Path, quick: bool = False) -> list[dict[str, Any]]:
     import matplotlib.pyplot as plt
 
     rows: list[dict[str, Any]] = []
-    refs: dict[tuple[str, float], np.ndarray] = {}
+    refs: dict[tuple[str, float], Array] = {}
     for fig, (case_name, n, method, h, T, every) in PANELS.items():
         T = T / 10 if quick else T
         system, y0 = _system(case_name, n)
@@ -110,9 +115,16 @@ def _map_cell(method: str, h: float, T: float) -> dict[str, Any]:
     c0 = time.process_time()
     run = integrate(system, method, y0, (0.0, T), controller=ConstantStep(h), save=SaveAt(steps=10**9))
     E = run.steps["energy"]
-    return {"method": method, "h": h, "T": T, "status": str(run.status), "t_stop": float(run.stats["t_final"]),
-            "max_energy_error": float(np.max(np.abs(E - E[0])) / abs(E[0])), "cpu_s": time.process_time() - c0,
-            "message": run.message.split(";")[0]}
+    return {
+        "method": method,
+        "h": h,
+        "T": T,
+        "status": str(run.status),
+        "t_stop": float(run.stats["t_final"]),
+        "max_energy_error": float(np.max(np.abs(E - E[0])) / abs(E[0])),
+        "cpu_s": time.process_time() - c0,
+        "message": run.message.split(";")[0],
+    }
 
 
 def stability_map(out: Path, quick: bool = False, jobs: int = 2) -> list[dict[str, Any]]:
@@ -134,7 +146,9 @@ def stability_map(out: Path, quick: bool = False, jobs: int = 2) -> list[dict[st
         for j, h in enumerate(MAP_STEPS):
             r = next(r for r in rows if r["method"] == m and r["h"] == h)
             text = f"{r['t_stop']:.3g}" if r["status"] != "ok" else "ok"
-            ax.text(j, i, text, ha="center", va="center", color="w" if r["status"] != "ok" else "k", fontsize=8)
+            ax.text(
+                j, i, text, ha="center", va="center", color="w" if r["status"] != "ok" else "k", fontsize=8
+            )
     ax.set(xlabel="h", title=f"NLS n = 161 (Fig. 2.4's problem): time of blow-up, or ok to T = {T:g}")
     fig.colorbar(im, label="log10 t_stop")
     fig.savefig(out / "spectral-fig2.4-map.png", dpi=110)
@@ -150,7 +164,9 @@ def fig21(out: Path, source: Path) -> Path:
         rows = list(csv.DictReader(fh))
     fig, ax = plt.subplots(figsize=(6, 4), constrained_layout=True)
     for i, m in enumerate(dict.fromkeys(r["method"] for r in rows)):
-        mine = sorted((int(r["n"]), float(r["h_max"]), float(r["thesis_h_max"])) for r in rows if r["method"] == m)
+        mine = sorted(
+            (int(r["n"]), float(r["h_max"]), float(r["thesis_h_max"])) for r in rows if r["method"] == m
+        )
         n, ours, thesis = (np.array(c) for c in zip(*mine))
         line, = ax.loglog(n, ours, "o-", label=f"{m} (ours)", color=f"C{i}")
         ax.loglog(n, thesis, "x--", color=line.get_color(), alpha=0.7)
@@ -171,9 +187,10 @@ def hmax_source(out: Path, source: Path | None = None) -> Path:
         if path is not None and path.is_file():
             return path
     raise FileNotFoundError(
-        f"no Table 2.3 data at {' or '.join(str(c) for c in candidates)}: pass --source PATH, or write it with "
-        "`lgbeam study nls-table --hmax ...` and `python -m lgbeam.studies.spectral_figures --merge-hmax nls ...` "
-        "(docs/spectral.md)")
+        f"no Table 2.3 data at {' or '.join(str(c) for c in candidates)}: pass --source PATH, or write it "
+        "with `lgbeam study nls-table --hmax ...` and `python -m lgbeam.studies.spectral_figures "
+        "--merge-hmax nls ...` (docs/spectral.md)"
+    )
 
 
 def _write(path: Path, rows: list[dict[str, Any]]) -> None:

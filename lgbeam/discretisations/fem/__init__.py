@@ -1,4 +1,5 @@
-"""Finite-element references built with scikit-fem: Euler–Bernoulli beam (cubic Hermite) and FE NLS (P1/P2)."""
+"""Finite-element references built with scikit-fem: Euler–Bernoulli beam (cubic Hermite) and FE NLS
+(P1/P2)."""
 
 from __future__ import annotations
 

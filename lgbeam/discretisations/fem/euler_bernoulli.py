@@ -159,7 +159,9 @@ class EulerBernoulliBeam:
         for name in ("length", "EI", "rhoA"):
             value = getattr(self, name)
             if not (isinstance(value, (int, float, np.floating)) and np.isfinite(value) and value > 0):
-                raise ValueError(f"EulerBernoulliBeam: {name} must be a positive finite number, got {value!r}")
+                raise ValueError(
+                    f"EulerBernoulliBeam: {name} must be a positive finite number, got {value!r}"
+                )
         for name in ("left", "right"):
             if getattr(self, name) not in SUPPORTS:
                 raise ValueError(
@@ -168,11 +170,15 @@ class EulerBernoulliBeam:
                 )
         if self.nodes is None:
             if not (isinstance(self.n_elements, (int, np.integer)) and self.n_elements >= 1):
-                raise ValueError(f"EulerBernoulliBeam: n_elements must be an integer ≥ 1, got {self.n_elements!r}")
+                raise ValueError(
+                    f"EulerBernoulliBeam: n_elements must be an integer ≥ 1, got {self.n_elements!r}"
+                )
             return
         nodes = np.asarray(self.nodes, dtype=float)
         if nodes.ndim != 1 or nodes.size < 2:
-            raise ValueError(f"EulerBernoulliBeam: nodes must be a 1-D array of ≥ 2 coordinates, got shape {nodes.shape}")
+            raise ValueError(
+                f"EulerBernoulliBeam: nodes must be a 1-D array of ≥ 2 coordinates, got shape {nodes.shape}"
+            )
         if not np.all(np.diff(nodes) > 0):
             raise ValueError("EulerBernoulliBeam: nodes must be strictly increasing")
         if not (np.isclose(nodes[0], 0.0, atol=1e-12 * self.length) and np.isclose(nodes[-1], self.length)):

@@ -41,8 +41,10 @@ Shen & Leok 2019 (seed 003 ch. 2), eqs. (2.5), (2.11), (2.16)–(2.24); Quispel 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.linalg as sla
@@ -57,7 +59,8 @@ from lgbeam.discretisations._phi import phi as phi_functions  # φ_k(z), shared 
 logger = logging.getLogger(__name__)
 
 MAX_DENSE_DOFS = 1000
-"""Largest interior DOF count for the dense generalised eigenproblem (Φ is (n, n): 8 MB at 1000; eigh ~2 s at 400 DOFs, ~15 s at 1500 on 2 busy cores)."""
+"""Largest interior DOF count for the dense generalised eigenproblem (Φ is (n, n): 8 MB at 1000; eigh ~2 s at
+400 DOFs, ~15 s at 1500 on 2 busy cores)."""
 
 _MASS = ("consistent", "lumped")
 _COORDS = ("nodal", "modal")
@@ -113,7 +116,9 @@ class FENLS:
             if x.ndim != 1 or x.size < 3 or not np.all(np.diff(x) > 0):
                 raise ValueError("FENLS: nodes must be ≥ 3 strictly increasing coordinates")
             if not (abs(x[0]) <= 1e-12 * self.length and np.isclose(x[-1], self.length)):
-                raise ValueError(f"FENLS: nodes must run from 0 to length={self.length}, got [{x[0]}, {x[-1]}]")
+                raise ValueError(
+                    f"FENLS: nodes must run from 0 to length={self.length}, got [{x[0]}, {x[-1]}]"
+                )
             object.__setattr__(self, "n_elements", x.size - 1)
         elif not (isinstance(self.n_elements, (int, np.integer)) and self.n_elements >= 2):
             raise ValueError(f"FENLS: n_elements must be an integer ≥ 2, got {self.n_elements!r}")
@@ -127,7 +132,8 @@ class FENLS:
     # ------------------------------------------------------------------ FE structure
     @cached_property
     def basis(self) -> Basis:
-        x = np.asarray(self.nodes, dtype=float) if self.nodes is not None else np.linspace(0, self.length, self.n_elements + 1)
+        x = (np.asarray(self.nodes, dtype=float) if self.nodes is not None
+             else np.linspace(0, self.length, self.n_elements + 1))
         element = ElementLineP1() if self.degree == 1 else ElementLineP2()
         return Basis(MeshLine(x), element, intorder=4 * self.degree)  # exact for |ψ_h|⁴ (degree 4p)
 
@@ -173,7 +179,8 @@ class FENLS:
         """(B, w): ψ_h at all quadrature points = B ψ, ∫ g dx ≈ Σ w g (exact for degree ≤ 4p)."""
         b = self.basis
         n_el, n_qp = b.dx.shape
-        vals = np.stack([np.asarray(b.basis[i][0]) for i in range(len(b.basis))], axis=-1)  # (n_el, n_qp, n_loc)
+        # (n_el, n_qp, n_loc)
+        vals = np.stack([np.asarray(b.basis[i][0]) for i in range(len(b.basis))], axis=-1)
         rows = np.broadcast_to(np.arange(n_el * n_qp).reshape(n_el, n_qp, 1), vals.shape).ravel()
         cols = np.broadcast_to(b.element_dofs.T[:, None, :], vals.shape).ravel()
         B = sp.csr_matrix((vals.ravel(), (rows, cols)), shape=(n_el * n_qp, b.N))[:, self.interior]
@@ -191,20 +198,24 @@ class FENLS:
         return self._eig[0]
 
     @cached_property
-    def _mass_solve(self):
+    def _mass_solve(self) -> Callable[[FloatArray], FloatArray]:
+        """r ↦ M⁻¹ r (r of shape (n,) or (n, m))."""
         if self.mass == "lumped":
             w = self._lumped_weights
             return lambda r: r / w[:, None] if r.ndim == 2 else r / w
-        return spla.factorized(self.mass_matrix.tocsc())
+        solve: Callable[[FloatArray], FloatArray] = spla.factorized(self.mass_matrix.tocsc())
+        return solve
 
     # ------------------------------------------------------------------ conversions
-    def _split(self, y: Array) -> tuple[Array, Array]:
-        y = np.asarray(y, dtype=float)
-        if y.shape != (2 * self.n_dofs,):
-            raise ValueError(f"FENLS: expected a state of shape ({2 * self.n_dofs},) = (q; p), got {y.shape}")
-        return y[: self.n_dofs], y[self.n_dofs :]
+    def _split(self, y: Array) -> tuple[FloatArray, FloatArray]:
+        yr = np.asarray(y, dtype=np.float64)
+        if yr.shape != (2 * self.n_dofs,):
+            raise ValueError(
+                f"FENLS: expected a state of shape ({2 * self.n_dofs},) = (q; p), got {yr.shape}"
+            )
+        return yr[: self.n_dofs], yr[self.n_dofs :]
 
-    def _nodal(self, y: Array) -> tuple[Array, Array]:
+    def _nodal(self, y: Array) -> tuple[FloatArray, FloatArray]:
         """(q, p) nodal values of the state (maps modal states back)."""
         a, b = self._split(y)
         if self.coordinates == "modal":
@@ -212,7 +223,7 @@ class FENLS:
             return Phi @ a, Phi @ b
         return a, b
 
-    def _from_nodal(self, q: Array, p: Array) -> Array:
+    def _from_nodal(self, q: FloatArray, p: FloatArray) -> FloatArray:
         if self.coordinates == "modal":
             W = self._mass_weighted_modes  # P⁻¹ = diag(Φᵀ M, Φᵀ M)
             return np.concatenate([W @ q, W @ p])
@@ -222,7 +233,9 @@ class FENLS:
         """State y from complex DOF values ψ (n,) at ``x`` (Lagrange: nodal values = coefficients)."""
         psi = np.asarray(psi, dtype=complex)
         if psi.shape != (self.n_dofs,):
-            raise ValueError(f"FENLS: expected ψ of shape ({self.n_dofs},) at the interior DOFs, got {psi.shape}")
+            raise ValueError(
+                f"FENLS: expected ψ of shape ({self.n_dofs},) at the interior DOFs, got {psi.shape}"
+            )
         return self._from_nodal(psi.real.copy(), psi.imag.copy())
 
     def to_field(self, y: Array) -> Array:
@@ -230,7 +243,7 @@ class FENLS:
         q, p = self._nodal(y)
         return q + 1j * p
 
-    def interpolate(self, psi0) -> Array:
+    def interpolate(self, psi0: Callable[[FloatArray], Array]) -> Array:
         """State of the FE interpolant of a function ψ₀(x) (vectorised, complex or real)."""
         return self.from_field(np.asarray(psi0(self.x), dtype=complex))
 
@@ -252,7 +265,7 @@ class FENLS:
         K = self.stiffness
         return np.concatenate([K @ a, K @ b])
 
-    def _grad_nodal(self, q: Array, p: Array) -> tuple[Array, Array]:
+    def _grad_nodal(self, q: FloatArray, p: FloatArray) -> tuple[FloatArray, FloatArray]:
         if self.mass == "lumped":
             s = -self.kappa * self._lumped_weights * (q * q + p * p)
             return s * q, s * p
@@ -261,7 +274,7 @@ class FENLS:
         s = -self.kappa * w * (qq * qq + pp * pp)
         return B.T @ (s * qq), B.T @ (s * pp)
 
-    def _pull_back(self, gq: Array, gp: Array) -> Array:
+    def _pull_back(self, gq: FloatArray, gp: FloatArray) -> FloatArray:
         """Pᵀ applied to a nodal gradient (identity in nodal coordinates)."""
         if self.coordinates == "modal":
             Phi = self._eig[1]
@@ -327,3 +340,13 @@ class FENLS:
             gq += 0.5 * dq
             gp += 0.5 * dp
         return self._pull_back(gq, gp)
+
+
+if TYPE_CHECKING:  # mypy checks FENLS against the protocols the driver and the methods check at run time
+    from lgbeam.systems import (
+        HasDiscreteGradient,
+        SemilinearPoissonSystem,
+    )
+
+    def _meets_protocols(s: FENLS) -> tuple[SemilinearPoissonSystem, HasDiscreteGradient]:
+        return (s, s)

@@ -79,12 +79,13 @@ class FourierGrid:
     @cached_property
     def x(self) -> FloatArray:
         """Nodes x_j = j L / N, shape (N,)."""
-        return np.arange(self.n_nodes) * self.dx
+        return np.arange(self.n_nodes, dtype=np.float64) * self.dx  # = arange(N) · dx, bit for bit
 
     @cached_property
     def k(self) -> FloatArray:
         """Wavenumbers in ``numpy.fft`` order, shape (N,)."""
-        return np.fft.fftfreq(self.n_nodes, d=1.0 / self.n_nodes) * (2.0 * np.pi / self.length)
+        k = np.fft.fftfreq(self.n_nodes, d=1.0 / self.n_nodes) * (2.0 * np.pi / self.length)
+        return np.asarray(k, dtype=np.float64)  # no copy: numpy's stubs call it floating[Any]
 
     @property
     def k_max(self) -> float:
@@ -102,7 +103,9 @@ class FourierGrid:
 
     @cached_property
     def _symbols(self) -> dict[int, Array]:
-        out = {order: (1j * self.k) ** order if order != 2 else -(self.k**2) for order in (1, 2, 3)}
+        out: dict[int, Array] = {
+            order: (1j * self.k) ** order if order != 2 else -(self.k**2) for order in (1, 2, 3)
+        }
         for arr in out.values():
             arr.setflags(write=False)
         return out
@@ -170,7 +173,9 @@ class FourierGrid:
         d = np.subtract.outer(np.arange(n), np.arange(n))
         off = d != 0
         arg = np.where(off, d, 1) * np.pi / n
-        D = np.where(off, (-1.0) ** (np.abs(d) + 1) * np.cos(arg) / (2.0 * np.sin(arg) ** 2), -m * (m + 1) / 3.0)
+        D = np.where(
+            off, (-1.0) ** (np.abs(d) + 1) * np.cos(arg) / (2.0 * np.sin(arg) ** 2), -m * (m + 1) / 3.0
+        )
         return D * (2.0 * np.pi / self.length) ** 2
 
     def dense_D3(self) -> FloatArray:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -41,9 +42,11 @@ class KdV:
 
     def __post_init__(self) -> None:
         if not (np.isfinite(self.nu) and self.nu > 0):
-            raise ValueError(f"KdV needs a dispersion coefficient nu > 0, got nu={self.nu!r} "
-                             "(the thesis uses 5e-4; nu <= 0 is not a semilinear Poisson system with D = nu D2 "
-                             "negative semidefinite)")
+            raise ValueError(
+                f"KdV needs a dispersion coefficient nu > 0, got nu={self.nu!r} "
+                "(the thesis uses 5e-4; nu <= 0 is not a semilinear Poisson system with D = nu D2 "
+                "negative semidefinite)"
+            )
 
     @property
     def n_state(self) -> int:
@@ -90,7 +93,9 @@ class KdV:
 
     def _check(self, y: Array) -> None:
         if y.shape[-1] != self.n_state:
-            raise ValueError(f"KdV (N={self.grid.n_nodes}) expects states of length {self.n_state}, got {y.shape}")
+            raise ValueError(
+                f"KdV (N={self.grid.n_nodes}) expects states of length {self.n_state}, got {y.shape}"
+            )
         if np.iscomplexobj(y):
             raise ValueError("KdV states are real nodal values; got a complex array")
 
@@ -135,7 +140,9 @@ class KdV:
     def phi_S(self, k: int, h: float, y: Array) -> Array:
         """φ_k(h S A) S y in one FFT pair (optional fused capability used by energy-exp)."""
         self._check(y)
-        mult = self.grid.cached(self._key + ("phiS", k, float(h)), lambda: -self._phi_half(k, h) * self._ik_half)
+        mult = self.grid.cached(
+            self._key + ("phiS", k, float(h)), lambda: -self._phi_half(k, h) * self._ik_half
+        )
         return self.grid.apply_real(mult, y)
 
     def discrete_gradient(self, y0: Array, y1: Array) -> Array:
@@ -230,3 +237,22 @@ def kdv_multisoliton(x: FloatArray, t: float, *, speeds: tuple[float, ...], posi
     kap = np.array(kappas)[:, None]
     mean = (w * kap).sum(axis=0)
     return 12.0 * nu * ((w * kap**2).sum(axis=0) - mean**2)
+
+
+if TYPE_CHECKING:  # mypy checks KdV against the protocols the driver and the methods check at run time
+    from lgbeam.systems import (
+        HasDiscreteGradient,
+        HasEnergyParts,
+        HasFusedField,
+        HasFusedPhiS,
+        HasJacobian,
+        HasL2Mass,
+        HasSpectralRadius,
+        HasStageLinearisation,
+        SpectralPoissonSystem,
+    )
+
+    def _meets_protocols(s: KdV) -> tuple[SpectralPoissonSystem, HasDiscreteGradient, HasJacobian,
+                                          HasFusedField, HasFusedPhiS, HasStageLinearisation, HasL2Mass,
+                                          HasEnergyParts, HasSpectralRadius]:
+        return (s, s, s, s, s, s, s, s, s)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -54,7 +55,9 @@ class NLS:
         if self.form not in _FORMS:
             raise ValueError(f"NLS form must be one of {_FORMS}, got {self.form!r}")
         if not np.isfinite(self.kappa) or self.kappa == 0.0:
-            raise ValueError(f"NLS kappa must be a nonzero finite number (1 defocusing, -1 focusing), got {self.kappa!r}")
+            raise ValueError(
+                f"NLS kappa must be a nonzero finite number (1 defocusing, -1 focusing), got {self.kappa!r}"
+            )
 
     # -------------------------------------------------------------- conversions
     @property
@@ -124,8 +127,8 @@ class NLS:
             a *= a
             a *= c
             out = a * y
-            out *= -1j * scale
-            return out
+            # out *= −i·scale (numpy's stubs type no in-place op)
+            return np.multiply(out, -1j * scale, out=out)
         n = self.grid.n_nodes
         q, p = y[..., :n], y[..., n:]
         a = q**2 + p**2
@@ -232,7 +235,9 @@ class NLS:
         m = psi.real**2 + psi.imag**2
         alpha = 4j * self.kappa * c * m
         beta = 2j * self.kappa * c * psi**2
-        x = (rr * (1.0 + np.conj(alpha)) - beta * np.conj(rr)) / (np.abs(1.0 + alpha) ** 2 - np.abs(beta) ** 2)
+        x = (rr * (1.0 + np.conj(alpha)) - beta * np.conj(rr)) / (
+            np.abs(1.0 + alpha) ** 2 - np.abs(beta) ** 2
+        )
         return x if self.form == "complex" else np.concatenate([x.real, x.imag], axis=-1)
 
     def l2_mass(self, y: Array) -> float:
@@ -313,3 +318,22 @@ def nls_akhmediev(x: FloatArray, t: float, *, a: float = 0.25) -> Array:
 def akhmediev_period(a: float = 0.25) -> float:
     """The spatial period L = 2π√2/Ω = π√2/√(1 − 2a) of ``nls_akhmediev``."""
     return float(np.pi * np.sqrt(2.0) / np.sqrt(1.0 - 2.0 * a))
+
+
+if TYPE_CHECKING:  # mypy checks NLS against the protocols the driver and the methods check at run time
+    from lgbeam.systems import (
+        HasDiscreteGradient,
+        HasEnergyParts,
+        HasExactStage,
+        HasFusedField,
+        HasJacobian,
+        HasL2Mass,
+        HasSpectralRadius,
+        HasStageLinearisation,
+        SpectralPoissonSystem,
+    )
+
+    def _meets_protocols(s: NLS) -> tuple[SpectralPoissonSystem, HasDiscreteGradient, HasJacobian,
+                                          HasFusedField, HasExactStage, HasStageLinearisation, HasL2Mass,
+                                          HasEnergyParts, HasSpectralRadius]:
+        return (s, s, s, s, s, s, s, s, s)

@@ -5,18 +5,37 @@ All integrators here are generic over ``lgbeam.systems.SemilinearPoissonSystem``
 ``grad_potential``, ``phi``, ``hamiltonian``, and the capabilities they declare in ``requires``
 (``HasDiscreteGradient``; ``HasJacobian`` for the quasi-Newton baseline only), checked by the driver
 before the first step.
+
+Typing: a method is ``PoissonMethod[P]`` with P the protocol its ``init``/``step`` take, the one its
+``system_type`` and ``requires`` name at run time (``SemilinearPoissonSystem``, ``SpectralPoissonSystem``, or
+the combined ``DiscreteGradientPoissonSystem``, ``JacobianPoissonSystem``, ``SpectralDiscreteGradientSystem``
+of ``lgbeam.systems``). An optional capability is used under ``if capable(system, HasX):``, which mypy reads
+as a type guard.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 
 from lgbeam._typing import Array
 from lgbeam.integrators.base import Status, Step
-from lgbeam.systems import HasFusedField, HasL2Mass, SemilinearPoissonSystem, supports
+from lgbeam.integrators.poisson.solver import FixedPointResult
+from lgbeam.systems import (
+    HasEnergyParts,
+    HasFusedField,
+    HasL2Mass,
+    SemilinearPoissonSystem,
+    supports,
+)
+
+if TYPE_CHECKING:  # typing.TypeIs from Python 3.13; typing_extensions is no runtime dependency
+    from typing_extensions import TypeIs
+
+CapT = TypeVar("CapT")
+SysT = TypeVar("SysT", bound=SemilinearPoissonSystem)
 
 BLOWUP_FACTOR = 10.0
 """A Poisson run has blown up when |H| or the L² mass exceeds 10× its initial |value| (the driver's growth
@@ -24,10 +43,25 @@ check, statuses ``energy_growth`` / ``mass_growth``): both are invariants of the
 method keeps to its error, so a tenfold growth is never accuracy loss alone (issue 18 item 5)."""
 
 
-class PoissonMethod:
+def capable(system: object, capability: Callable[..., CapT]) -> TypeIs[CapT]:
+    """``systems.supports(system, capability)`` (memoised per class) as a check mypy sees: inside
+    ``if capable(system, HasFusedField):`` the system also has ``nonlinear_field``.
+
+    ``capability`` is a runtime protocol of ``lgbeam.systems``; it is typed as a callable because mypy refuses
+    a protocol class where ``type[T]`` is expected (error code type-abstract), and accepts it here.
+    """
+    assert isinstance(capability, type), "capable: the capability must be a runtime protocol class"
+    return supports(system, capability)
+
+
+class PoissonMethod(Generic[SysT]):
     """What the Poisson-system methods share: the protocol they need, fixed steps only (no embedded
     estimate), the flat initial state and the default per-step diagnostics (the Hamiltonian and, where the
-    system has ``l2_mass``, the mass: the driver's blow-up check, factor ``BLOWUP_FACTOR``)."""
+    system has ``l2_mass``, the mass: the driver's blow-up check, factor ``BLOWUP_FACTOR``).
+
+    ``SysT`` is the protocol a subclass's ``init``/``step`` take: ``system_type`` at run time
+    (``SemilinearPoissonSystem``, or ``SpectralPoissonSystem`` for the Fourier-space methods).
+    """
 
     system_type: ClassVar[type] = SemilinearPoissonSystem
     requires: ClassVar[tuple[type, ...]] = ()
@@ -35,29 +69,30 @@ class PoissonMethod:
     dense_output: ClassVar[bool] = False
     blowup_factor: ClassVar[float] = BLOWUP_FACTOR
 
-    def init(self, system: Any, t0: float, y0: Array) -> tuple[Array, Any]:
+    def init(self, system: SysT, t0: float, y0: Array) -> tuple[Array, Any]:
         return np.array(y0, copy=True), None
 
-    def diagnostics(self, system: Any, t: float, y: Array, cache: Any) -> dict[str, float]:
+    def diagnostics(self, system: SysT, t: float, y: Array, cache: object) -> dict[str, float]:
         return self.blowup_invariants(system, t, y, cache)
 
-    def blowup_invariants(self, system: Any, t: float, y: Array, cache: Any) -> dict[str, float]:
+    def blowup_invariants(self, system: SysT, t: float, y: Array, cache: object) -> dict[str, float]:
         """The invariants of the driver's always-on blow-up check (also with ``diagnostics=False``; factor
         ``BLOWUP_FACTOR`` against the initial values): H = ½⟨y, Ay⟩ + U (one transform pair on a Fourier grid)
         and, where the system has ``l2_mass``, the mass (O(n)). The energy is the one that catches the
         exponential-midpoint compositions' blow-ups: they keep the quadratic mass to round-off while H grows
         (issue 26; all 25 blow-ups of the review stopped with energy_growth)."""
         out = energy_parts(system, y)
-        if supports(system, HasL2Mass):
+        if capable(system, HasL2Mass):
             out["mass"] = float(system.l2_mass(y))
         return out
 
 
-def energy_parts(system: Any, y: Array) -> dict[str, float]:
-    """{energy: H, energy_scale: |½⟨y, Ay⟩| + |U(y)|}: H = ½⟨y, Ay⟩ + U and the size of its two parts, the scale of
-    the driver's energy check (positive for a state of zero energy, e.g. a focusing NLS plane wave whose kinetic
-    and potential parts cancel); a system without ``inner``/``potential`` gives H as its own scale."""
-    if hasattr(system, "inner") and hasattr(system, "potential"):
+def energy_parts(system: SemilinearPoissonSystem, y: Array) -> dict[str, float]:
+    """{energy: H, energy_scale: |½⟨y, Ay⟩| + |U(y)|}: H = ½⟨y, Ay⟩ + U and the size of its two parts, the
+    scale of the driver's energy check (positive for a state of zero energy, e.g. a focusing NLS plane wave
+    whose kinetic and potential parts cancel); a system without ``inner``/``potential`` (``HasEnergyParts``)
+    gives H as its own scale."""
+    if capable(system, HasEnergyParts):
         quad, pot = 0.5 * float(np.real(system.inner(y, system.apply_A(y)))), float(system.potential(y))
         return {"energy": quad + pot, "energy_scale": abs(quad) + abs(pot)}
     energy = float(system.hamiltonian(y))
@@ -65,18 +100,21 @@ def energy_parts(system: Any, y: Array) -> dict[str, float]:
 
 
 def stage_advice(stage: str | None) -> str:
-    """What to change when a stage solve of stage solver ``stage`` (None: a method without the choice) failed."""
+    """What to change when a stage solve of stage solver ``stage`` (None: a method without the choice)
+    failed."""
     if stage == "fixed-point":
         return ("the fixed-point stage solver (integrator.stage = 'fixed-point') did not converge: set "
                 "integrator.stage = 'auto' or 'newton' (Newton–Krylov), or a smaller integrator.h")
     if stage in ("auto", "newton"):
         return (f"the stage solver (integrator.stage = {stage!r}, Newton–Krylov where the fixed point cannot "
                 "contract) did not converge: use a smaller integrator.h")
-    return ("this method's fixed point does not contract at this step (it has no integrator.stage choice): use a "
-            "smaller integrator.h, or exp-midpoint / disex / exp-suzuki4 with integrator.stage = 'auto'")
+    return (
+        "this method's fixed point does not contract at this step (it has no integrator.stage choice): use a "
+        "smaller integrator.h, or exp-midpoint / disex / exp-suzuki4 with integrator.stage = 'auto'"
+    )
 
 
-def solved(y: Array, res: Any, cache: Any = None, iterations: int | None = None,
+def solved(y: Array, res: FixedPointResult, cache: Any = None, iterations: int | None = None,
            stage: str | None = "") -> Step[Array, Any]:
     """The ``Step`` of a nonlinear stage solve ``res`` (a ``FixedPointResult``) that produced ``y``.
 
@@ -93,7 +131,7 @@ def solved(y: Array, res: Any, cache: Any = None, iterations: int | None = None,
 
 def nonlinear_field(system: SemilinearPoissonSystem, y: Array) -> Array:
     """f(y) = S ∇U(y), the non-stiff part (seed 003 eq. (2.5): f = J ∇V)."""
-    if supports(system, HasFusedField):
+    if capable(system, HasFusedField):
         return system.nonlinear_field(y)
     return system.apply_S(system.grad_potential(y))
 
@@ -109,13 +147,12 @@ def stage_map(system: SemilinearPoissonSystem, base: Array, scale: float) -> Cal
     With the fused capability the sum is formed in place in the fresh array the system returns
     (same values as ``base + scale * f(Q)``: IEEE addition is commutative).
     """
-    if not supports(system, HasFusedField):
+    if not capable(system, HasFusedField):
         return lambda Q: base + scale * system.apply_S(system.grad_potential(Q))
     fused = system.nonlinear_field
 
     def G(Q: Array) -> Array:
         v = fused(Q, scale)
-        v += base
-        return v
+        return np.add(v, base, out=v)  # v += base (numpy's stubs type no in-place add of an inexact array)
 
     return G

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -24,26 +25,33 @@ from lgbeam.integrators.base import Step
 from lgbeam.integrators.poisson.base import PoissonMethod, full_field, solved
 from lgbeam.integrators.poisson.exponential import lawson4_step
 from lgbeam.integrators.poisson.solver import FixedPoint
-from lgbeam.systems import HasDiscreteGradient, HasJacobian, SemilinearPoissonSystem
+from lgbeam.systems import (
+    DiscreteGradientPoissonSystem,
+    HasDiscreteGradient,
+    HasJacobian,
+    JacobianPoissonSystem,
+    SemilinearPoissonSystem,
+)
 
 logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
-class ImplicitMidpoint(PoissonMethod):
+class ImplicitMidpoint(PoissonMethod[SemilinearPoissonSystem]):
     """Classical implicit midpoint rule solved by fixed-point iteration on the midpoint; order 2."""
 
     solver: FixedPoint = field(default_factory=FixedPoint)
     name: str = "midpoint"
     order: int = 2
 
-    def step(self, system: SemilinearPoissonSystem, t: float, h: float, y: Array, cache: None) -> Step[Array, None]:
+    def step(self, system: SemilinearPoissonSystem, t: float, h: float, y: Array,
+             cache: None) -> Step[Array, None]:
         res = self.solver.solve(lambda ym: y + 0.5 * h * full_field(system, ym), y)
         return solved(2.0 * res.x - y, res)
 
 
 @dataclass(frozen=True)
-class ImplicitMidpointNewton(PoissonMethod):
+class ImplicitMidpointNewton(PoissonMethod[JacobianPoissonSystem]):
     """Implicit midpoint with quasi-Newton: one LU (dense or sparse) per step, Lawson-RK4 predictor."""
 
     solver: FixedPoint = field(default_factory=FixedPoint)
@@ -51,7 +59,10 @@ class ImplicitMidpointNewton(PoissonMethod):
     order: int = 2
     requires: ClassVar[tuple[type, ...]] = (HasJacobian,)
 
-    def step(self, system: SemilinearPoissonSystem, t: float, h: float, y: Array, cache: None) -> Step[Array, None]:
+    def step(
+        self, system: JacobianPoissonSystem, t: float, h: float, y: Array, cache: None
+    ) -> Step[Array, None]:
+        ym0: Array
         with np.errstate(over="raise", invalid="raise"):
             try:
                 ym0 = 0.5 * (y + lawson4_step(system, h, y))
@@ -59,7 +70,8 @@ class ImplicitMidpointNewton(PoissonMethod):
                 ym0 = y
         if not np.all(np.isfinite(ym0)):
             ym0 = y
-        Jf = system.jacobian(ym0)  # type: ignore[attr-defined]
+        Jf = system.jacobian(ym0)
+        solve: Callable[[Array], Array]
         if sp.issparse(Jf):
             M = sp.identity(Jf.shape[0], format="csc") - 0.5 * h * sp.csc_matrix(Jf)
             solve = spla.splu(M).solve
@@ -75,7 +87,7 @@ class ImplicitMidpointNewton(PoissonMethod):
 
 
 @dataclass(frozen=True)
-class DiscreteGradientMethod(PoissonMethod):
+class DiscreteGradientMethod(PoissonMethod[DiscreteGradientPoissonSystem]):
     """Classical discrete-gradient method (seed 003 (2.12), (2.25)/(2.26)); conserves H exactly."""
 
     solver: FixedPoint = field(default_factory=FixedPoint)
@@ -83,11 +95,12 @@ class DiscreteGradientMethod(PoissonMethod):
     order: int = 2
     requires: ClassVar[tuple[type, ...]] = (HasDiscreteGradient,)
 
-    def step(self, system: SemilinearPoissonSystem, t: float, h: float, y: Array, cache: None) -> Step[Array, None]:
+    def step(self, system: DiscreteGradientPoissonSystem, t: float, h: float, y: Array,
+             cache: None) -> Step[Array, None]:
         Ay = system.apply_A(y)
 
         def G(y1: Array) -> Array:
-            dg = system.discrete_gradient(y, y1)  # type: ignore[attr-defined]
+            dg = system.discrete_gradient(y, y1)
             return y + h * system.apply_S(0.5 * (Ay + system.apply_A(y1)) + dg)
 
         res = self.solver.solve(G, y)

@@ -30,7 +30,9 @@ class DisexCoefficients:
         if b.ndim != 1 or b.size == 0 or not np.all(np.isfinite(b)):
             raise ValueError(f"DISEX coefficients {self.name!r}: b must be a non-empty finite vector")
         if abs(b.sum() - 1.0) > 1e-13:
-            raise ValueError(f"DISEX coefficients {self.name!r}: sum(b) = {b.sum():.17g}, must be 1 (consistency)")
+            raise ValueError(
+                f"DISEX coefficients {self.name!r}: sum(b) = {b.sum():.17g}, must be 1 (consistency)"
+            )
         if np.any(b == 0.0):
             raise ValueError(f"DISEX coefficients {self.name!r}: zero sub-step b_i = 0 is not allowed")
 

@@ -59,13 +59,16 @@ COMPOSITIONS: dict[str, DisexCoefficients] = {
 
 
 def composition(name: str | DisexCoefficients) -> DisexCoefficients:
-    """The coefficient set ``name`` (or ``name`` itself when it is already one); an unknown name lists the known."""
+    """The coefficient set ``name`` (or ``name`` itself when it is already one); an unknown name lists the
+    known."""
     if isinstance(name, DisexCoefficients):
         return name
     try:
         return COMPOSITIONS[name]
     except KeyError:
-        raise ValueError(f"unknown composition {name!r}; known compositions: {', '.join(COMPOSITIONS)}") from None
+        raise ValueError(
+            f"unknown composition {name!r}; known compositions: {', '.join(COMPOSITIONS)}"
+        ) from None
 
 
 __all__ = ["COMPOSITIONS", "KAHAN_LI6", "KAHAN_LI8", "SUZUKI4", "TRIPLE_JUMP4", "YOSHIDA6", "composition"]

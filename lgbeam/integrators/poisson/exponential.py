@@ -15,18 +15,23 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import ClassVar, Protocol
 
 import numpy as np
 
 from lgbeam._typing import Array
 from lgbeam.integrators.base import Step
-from lgbeam.integrators.poisson.base import PoissonMethod, nonlinear_field, solved, stage_map
+from lgbeam.integrators.poisson.base import PoissonMethod, SysT, capable, nonlinear_field, solved, stage_map
 from lgbeam.integrators.poisson.coefficients import DISEX6, DisexCoefficients
 from lgbeam.integrators.poisson.solver import FixedPoint
 from lgbeam.integrators.poisson.stability import warn_above_stable_step
 from lgbeam.integrators.poisson.stage import check_stage_mode, check_stage_system, solve_stage
-from lgbeam.systems import HasDiscreteGradient, HasFusedPhiS, SemilinearPoissonSystem, supports
+from lgbeam.systems import (
+    DiscreteGradientPoissonSystem,
+    HasDiscreteGradient,
+    HasFusedPhiS,
+    SemilinearPoissonSystem,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -59,13 +64,13 @@ class _StageMemory:
     __slots__ = ("hs", "slots", "system", "warned", "y")
 
     def __init__(self) -> None:
-        self.system: Any = None
-        self.y: Any = None
+        self.system: object = None  # the system and the state of the last step (compared by identity)
+        self.y: Array | None = None
         self.hs: list[float] = []
         self.slots: list[Array] = []
         self.warned = False  # the stable-step check of the run's first step is done (``stability``)
 
-    def predict(self, degree: int, system: Any, h: float, y: Array) -> Array | None:
+    def predict(self, degree: int, system: object, h: float, y: Array) -> Array | None:
         """Predicted increments, shape (s, n), or None (no predictor, or no continuing history)."""
         if degree < 0 or not self.slots or y is not self.y or system is not self.system:
             return None
@@ -91,7 +96,7 @@ class _StageMemory:
             return self.slots.pop()
         return np.empty((stages, *like.shape), dtype=like.dtype)
 
-    def remember(self, degree: int, system: Any, h: float, y_out: Array, increments: Array) -> None:
+    def remember(self, degree: int, system: object, h: float, y_out: Array, increments: Array) -> None:
         if system is not self.system:
             self.hs, self.slots = [], []
         self.hs = [h, *self.hs[:degree]]
@@ -99,7 +104,14 @@ class _StageMemory:
         self.system, self.y = system, y_out
 
 
-class _Predicting(PoissonMethod):
+class _RunFlags(Protocol):
+    """What the checkpoint of a predicting method's run cache keeps (``_StageMemory``, the spectral
+    ``_Run``)."""
+
+    warned: bool
+
+
+class _Predicting(PoissonMethod[SysT]):
     """A method with the opt-in ``predictor``: its stage history is the run's cache (``init``)."""
 
     predictor: str
@@ -108,16 +120,20 @@ class _Predicting(PoissonMethod):
         if self.predictor not in PREDICTORS:
             raise ValueError(f"unknown predictor {self.predictor!r}; choose one of {', '.join(PREDICTORS)}")
 
-    def init(self, system: Any, t0: float, y0: Array) -> tuple[Array, _StageMemory | None]:
-        return np.array(y0, copy=True), (_StageMemory() if PREDICTORS[self.predictor] >= 0 else None)
+    def new_memory(self) -> _StageMemory | None:
+        """The stage history of a new run, None without a predictor."""
+        return _StageMemory() if PREDICTORS[self.predictor] >= 0 else None
 
-    def checkpoint(self, cache: Any) -> dict[str, bool] | None:
+    def init(self, system: SysT, t0: float, y0: Array) -> tuple[Array, _RunFlags | None]:
+        return np.array(y0, copy=True), self.new_memory()
+
+    def checkpoint(self, cache: _RunFlags | None) -> dict[str, bool] | None:
         """The run cache as data (``HasCheckpoint``): only whether the first step's stable-step check ran. The
-        predictor history and the last step's coefficients are rebuilt by the resumed steps (they start a stage
-        solve, they are not its result: the resumed run agrees to the stage tolerance)."""
-        return None if cache is None else {"warned": bool(getattr(cache, "warned", False))}
+        predictor history and the last step's coefficients are rebuilt by the resumed steps (they start a
+        stage solve, they are not its result: the resumed run agrees to the stage tolerance)."""
+        return None if cache is None else {"warned": bool(cache.warned)}
 
-    def restore(self, system: Any, y: Array, data: dict[str, bool] | None) -> Any:
+    def restore(self, system: SysT, y: Array, data: dict[str, bool] | None) -> _RunFlags | None:
         _, cache = self.init(system, 0.0, y)
         if cache is not None and data is not None:
             cache.warned = bool(data["warned"])
@@ -125,7 +141,7 @@ class _Predicting(PoissonMethod):
 
 
 @dataclass(frozen=True)
-class ExponentialMidpoint(_Predicting):
+class ExponentialMidpoint(_Predicting[SemilinearPoissonSystem]):
     """Exponential midpoint rule (seed 003 eq. (2.7)); a Poisson map (Theorem 12), order 2.
 
     y₁ = e^{hSA} y₀ + h e^{hSA/2} f((e^{hSA/2} y₀ + e^{−hSA/2} y₁)/2), solved by fixed-point
@@ -144,9 +160,10 @@ class ExponentialMidpoint(_Predicting):
         super().__post_init__()
         check_stage_mode(self.stage)
 
-    def init(self, system: Any, t0: float, y0: Array) -> tuple[Array, _StageMemory]:
+    def init(self, system: SemilinearPoissonSystem, t0: float, y0: Array) -> tuple[Array, _StageMemory]:
         check_stage_system(self.stage, system, self.name)
-        return np.array(y0, copy=True), _StageMemory()  # always a memory: it also carries the first-step check
+        # always a memory: it also carries the first-step check
+        return np.array(y0, copy=True), _StageMemory()
 
     def step(self, system: SemilinearPoissonSystem, t: float, h: float, y: Array,
              memory: _StageMemory) -> Step[Array, _StageMemory]:
@@ -170,7 +187,7 @@ class ExponentialMidpoint(_Predicting):
 
 
 @dataclass(frozen=True)
-class Disex(_Predicting):
+class Disex(_Predicting[SemilinearPoissonSystem]):
     """DISEX: composition of exponential midpoint steps with sizes b₁h, …, b_s h (seed 003 Thm 13).
 
     Default coefficients: the 6-stage order-5 set (``DISEX6``). Iterations are summed over the
@@ -188,9 +205,10 @@ class Disex(_Predicting):
         super().__post_init__()
         check_stage_mode(self.stage)
 
-    def init(self, system: Any, t0: float, y0: Array) -> tuple[Array, _StageMemory]:
+    def init(self, system: SemilinearPoissonSystem, t0: float, y0: Array) -> tuple[Array, _StageMemory]:
         check_stage_system(self.stage, system, self.name)
-        return np.array(y0, copy=True), _StageMemory()  # always a memory: it also carries the first-step check
+        # always a memory: it also carries the first-step check
+        return np.array(y0, copy=True), _StageMemory()
 
     @property
     def order(self) -> int:
@@ -232,8 +250,13 @@ class Disex(_Predicting):
         return Step(ey, memory, iterations=its)
 
 
-def disex_tableau_step(system: SemilinearPoissonSystem, h: float, y: Array,
-                       coefficients: DisexCoefficients = DISEX6, solver: FixedPoint | None = None) -> Step[Array, None]:
+def disex_tableau_step(
+    system: SemilinearPoissonSystem,
+    h: float,
+    y: Array,
+    coefficients: DisexCoefficients = DISEX6,
+    solver: FixedPoint | None = None,
+) -> Step[Array, None]:
     """One DISEX step in the exponential-tableau form (seed 003 eq. (2.10), Table 2.2).
 
     Q_i = e^{hc_iSA} y + h Σ_{j<i} b_j e^{h(c_i−c_j)SA} f(Q_j) + (h b_i/2) f(Q_i),
@@ -248,7 +271,10 @@ def disex_tableau_step(system: SemilinearPoissonSystem, h: float, y: Array,
         base = system.phi(0, h * c[i], y)
         for j in range(i):
             base = base + h * b[j] * system.phi(0, h * (c[i] - c[j]), F[j])
-        res = solver.solve(lambda Q, base=base, bi=b[i]: base + 0.5 * h * bi * nonlinear_field(system, Q), base)
+        def G(Q: Array, base: Array = base, bi: float = b[i]) -> Array:
+            return base + 0.5 * h * bi * nonlinear_field(system, Q)
+
+        res = solver.solve(G, base)
         its += res.iterations
         if not res.converged:
             return solved(res.x, res, None, its)
@@ -260,7 +286,7 @@ def disex_tableau_step(system: SemilinearPoissonSystem, h: float, y: Array,
 
 
 @dataclass(frozen=True)
-class EnergyPreservingExponential(_Predicting):
+class EnergyPreservingExponential(_Predicting[DiscreteGradientPoissonSystem]):
     """Energy-preserving exponential integrator (seed 003 eq. (2.14), Theorem 14); order 2.
 
     y₁ = e^{hSA} y₀ + (∫₀ʰ e^{τSA} dτ) S ∇̄U(y₀, y₁); preserves H = ½⟨y, Ay⟩ + U exactly (up to the
@@ -274,15 +300,15 @@ class EnergyPreservingExponential(_Predicting):
     predictor: str = "none"
     requires: ClassVar[tuple[type, ...]] = (HasDiscreteGradient,)
 
-    def step(self, system: SemilinearPoissonSystem, t: float, h: float, y: Array,
+    def step(self, system: DiscreteGradientPoissonSystem, t: float, h: float, y: Array,
              memory: _StageMemory | None) -> Step[Array, _StageMemory | None]:
         ey = system.phi(0, h, y)
-        dg = system.discrete_gradient  # type: ignore[attr-defined]
+        dg = system.discrete_gradient
         degree = PREDICTORS[self.predictor]
         pred = memory.predict(degree, system, h, y) if memory is not None else None
         x0 = ey if pred is None else ey + pred[0]
-        if supports(system, HasFusedPhiS):  # φ_k(hSA) S y in one transform
-            fused = system.phi_S  # type: ignore[attr-defined]
+        if capable(system, HasFusedPhiS):  # φ_k(hSA) S y in one transform
+            fused = system.phi_S
             res = self.solver.solve(lambda y1: ey + h * fused(1, h, dg(y, y1)), x0)
         else:
             res = self.solver.solve(lambda y1: ey + h * system.phi(1, h, system.apply_S(dg(y, y1))), x0)
@@ -294,14 +320,17 @@ class EnergyPreservingExponential(_Predicting):
 
 
 @dataclass(frozen=True)
-class ExponentialEuler(PoissonMethod):
+class ExponentialEuler(PoissonMethod[SemilinearPoissonSystem]):
     """Exponential Euler (seed 003 eq. (2.4)): y₁ = e^{hSA} y₀ + h φ₁(hSA) f(y₀); explicit, order 1."""
 
     name: str = "exp-euler"
     order: int = 1
 
-    def step(self, system: SemilinearPoissonSystem, t: float, h: float, y: Array, cache: None) -> Step[Array, None]:
-        return Step(system.phi(0, h, y) + h * system.phi(1, h, nonlinear_field(system, y)), None, evaluations=1)
+    def step(self, system: SemilinearPoissonSystem, t: float, h: float, y: Array,
+             cache: None) -> Step[Array, None]:
+        return Step(
+            system.phi(0, h, y) + h * system.phi(1, h, nonlinear_field(system, y)), None, evaluations=1
+        )
 
 
 def lawson4_step(system: SemilinearPoissonSystem, h: float, y: Array) -> Array:

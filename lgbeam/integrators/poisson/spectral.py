@@ -30,13 +30,13 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
 from lgbeam._typing import Array
 from lgbeam.integrators.base import Step
-from lgbeam.integrators.poisson.base import solved
+from lgbeam.integrators.poisson.base import capable, solved
 from lgbeam.integrators.poisson.coefficients import DisexCoefficients
 from lgbeam.integrators.poisson.compositions import SUZUKI4, composition
 from lgbeam.integrators.poisson.exponential import PREDICTORS, _Predicting, _StageMemory
@@ -52,11 +52,13 @@ from lgbeam.systems import (
     HasDiscreteGradient,
     HasExactStage,
     HasStageLinearisation,
+    SpectralDiscreteGradientSystem,
     SpectralPoissonSystem,
-    supports,
 )
 
 logger = logging.getLogger(__name__)
+
+SpecT = TypeVar("SpecT", bound=SpectralPoissonSystem)
 
 
 def phi1(z: Array) -> Array:
@@ -80,22 +82,22 @@ class _Run:
     def __init__(self, memory: _StageMemory | None) -> None:
         self.memory = memory
         self.warned = False  # the stable-step check of the run's first step is done (``stability``)
-        self.system: Any = None
-        self.y: Any = None
-        self.v: Any = None
+        self.system: object = None  # the system, state and its coefficients of the last step (by identity)
+        self.y: Array | None = None
+        self.v: Array | None = None
         self.h = float("nan")
-        self.mults: Any = None
+        self.mults: tuple[list[Array], list[Array]] | None = None
 
-    def coefficients(self, system: Any, y: Array) -> Array:
-        if y is self.y and system is self.system:
+    def coefficients(self, system: SpectralPoissonSystem, y: Array) -> Array:
+        if self.v is not None and y is self.y and system is self.system:
             return self.v
         return system.to_spectral(y)
 
-    def keep(self, system: Any, y: Array, v: Array) -> None:
+    def keep(self, system: SpectralPoissonSystem, y: Array, v: Array) -> None:
         self.system, self.y, self.v = system, y, v
 
 
-class _SpectralMethod(_Predicting):
+class _SpectralMethod(_Predicting[SpecT]):
     """What the two Fourier-space compositions share: a coefficient set (name or data) and the run cache."""
 
     system_type: ClassVar[type] = SpectralPoissonSystem
@@ -106,16 +108,21 @@ class _SpectralMethod(_Predicting):
         object.__setattr__(self, "coefficients", composition(self.coefficients))
 
     @property
-    def order(self) -> int:
-        return self.coefficients.order  # type: ignore[union-attr]
+    def table(self) -> DisexCoefficients:
+        """The coefficient set (``__post_init__`` resolved a name)."""
+        assert isinstance(self.coefficients, DisexCoefficients), "resolved by __post_init__"
+        return self.coefficients
 
-    def init(self, system: Any, t0: float, y0: Array) -> tuple[Array, _Run]:
-        y, memory = super().init(system, t0, y0)
-        return y, _Run(memory)
+    @property
+    def order(self) -> int:
+        return self.table.order
+
+    def init(self, system: SpecT, t0: float, y0: Array) -> tuple[Array, _Run]:
+        return np.array(y0, copy=True), _Run(self.new_memory())
 
 
 @dataclass(frozen=True)
-class SpectralComposition(_SpectralMethod):
+class SpectralComposition(_SpectralMethod[SpectralPoissonSystem]):
     """Composition of exponential midpoint steps in Fourier coefficients (module docstring); a Poisson map.
 
     ``coefficients``: a name of ``COMPOSITIONS`` or a ``DisexCoefficients``; ``stage``: "auto" (default),
@@ -132,22 +139,27 @@ class SpectralComposition(_SpectralMethod):
         super().__post_init__()
         check_stage_mode(self.stage)
 
-    def init(self, system: Any, t0: float, y0: Array) -> tuple[Array, _Run]:
+    def init(self, system: SpectralPoissonSystem, t0: float, y0: Array) -> tuple[Array, _Run]:
         check_stage_system(self.stage, system, self.name)
         return super().init(system, t0, y0)
 
-    def _multipliers(self, run: _Run, system: Any, h: float) -> tuple[list[Array], list[Array]]:
+    def _multipliers(
+        self, run: _Run, system: SpectralPoissonSystem, h: float
+    ) -> tuple[list[Array], list[Array]]:
         """e^{c_1λ}, the fused e^{(c_i + c_{i+1})λ} (last: e^{c_sλ}), and c_i σ, for this h."""
         if run.mults is None or run.h != h or run.system is not system:
             lam, sigma = system.spectral_symbols()
-            b = self.coefficients.b  # type: ignore[union-attr]
+            b = self.table.b
             flows = [np.exp(0.5 * b[0] * h * lam)]
-            flows += [np.exp(0.5 * (bi + (b[i + 1] if i + 1 < len(b) else 0.0)) * h * lam) for i, bi in enumerate(b)]
+            flows += [np.exp(0.5 * (bi + (b[i + 1] if i + 1 < len(b) else 0.0)) * h * lam)
+                      for i, bi in enumerate(b)]
             run.mults, run.h = (flows, [0.5 * bi * h * sigma for bi in b]), h
         return run.mults
 
-    def step(self, system: Any, t: float, h: float, y: Array, run: _Run) -> Step[Array, _Run]:
-        b = self.coefficients.b  # type: ignore[union-attr]
+    def step(
+        self, system: SpectralPoissonSystem, t: float, h: float, y: Array, run: _Run
+    ) -> Step[Array, _Run]:
+        b = self.table.b
         if not run.warned:
             run.warned = True
             warn_above_stable_step(self.name, system, y, h, b)
@@ -156,16 +168,22 @@ class SpectralComposition(_SpectralMethod):
         degree = PREDICTORS[self.predictor]
         pred = memory.predict(degree, system, h, y) if memory is not None else None
         v = run.coefficients(system, y)
-        ey = flows[0] * v
-        exact = self.stage in ("exact", "auto") and supports(system, HasExactStage)
+        ey: Array = flows[0] * v
+        increment = (
+            system.stage_increment
+            if self.stage in ("exact", "auto") and capable(system, HasExactStage)
+            else None
+        )  # the exact stage's Q − base (HasExactStage)
+        exact = increment is not None
         lip = system.field_lipschitz(y) if (self.stage == "auto" and not exact
-                                            and supports(system, HasStageLinearisation)) else None
+                                            and capable(system, HasStageLinearisation)) else None
         incs = memory.buffer(degree, ey, len(b)) if (memory is not None and not exact) else None
         its = 0
         for i, bi in enumerate(b):
             c = 0.5 * bi * h
-            if exact:  # Q̂ − ẽy from the increment: no transform pair of the whole state (issue 35 item 2)
-                w = ey + 2.0 * system.to_spectral(system.stage_increment(system.from_spectral(ey), c))
+            # Q̂ − ẽy from the increment: no transform pair of the state (issue 35 item 2)
+            if increment is not None:
+                w = ey + 2.0 * system.to_spectral(increment(system.from_spectral(ey), c))
                 its += 1
             else:
                 res = self._iterate(system, ey, c, cs[i], None if pred is None else pred[i], lip)
@@ -182,9 +200,10 @@ class SpectralComposition(_SpectralMethod):
         run.keep(system, y1, ey)
         return Step(y1, run, iterations=its)
 
-    def _iterate(self, system: Any, ey: Array, c: float, c_sigma: Array, pred: Array | None,
+    def _iterate(self, system: SpectralPoissonSystem, ey: Array, c: float, c_sigma: Array, pred: Array | None,
                  lip: float | None) -> FixedPointResult:
-        """Q̂ = ey + c N̂(Q̂): the fixed point in coefficients, or Newton–Krylov on the grid (module docstring)."""
+        """Q̂ = ey + c N̂(Q̂): the fixed point in coefficients, or Newton–Krylov on the grid (module
+        docstring)."""
         x0 = ey if pred is None else ey + pred
         newton = self.stage == "newton" or (lip is not None and abs(c) * lip >= AUTO_CONTRACTION)
         if not newton:
@@ -195,6 +214,8 @@ class SpectralComposition(_SpectralMethod):
             spent = res.iterations
         else:
             spent = 0
+        # reached with stage='newton' (check_stage_system) or a Lipschitz bound: both need the capability
+        assert capable(system, HasStageLinearisation), "Newton–Krylov stage without HasStageLinearisation"
         nk = NewtonKrylov(tol=self.solver.tol, max_newton=min(self.solver.max_iter, 30))
         out = nk.solve(system, system.from_spectral(ey), c, system.from_spectral(x0 - ey), increment=True)
         # Q̂ = ẽy + F(Q − base): only the O(c) increment goes through the transform (issue 35 item 2)
@@ -203,7 +224,7 @@ class SpectralComposition(_SpectralMethod):
 
 
 @dataclass(frozen=True)
-class SpectralEnergyComposition(_SpectralMethod):
+class SpectralEnergyComposition(_SpectralMethod[SpectralDiscreteGradientSystem]):
     """Composition of energy-preserving exponential steps (module docstring): H exactly, order p(γ).
 
     Default γ: Suzuki's 5-stage order-4 set (``energy-exp4``). ``predictor``: initial guesses of the
@@ -217,17 +238,22 @@ class SpectralEnergyComposition(_SpectralMethod):
     predictor: str = "none"
     requires: ClassVar[tuple[type, ...]] = (HasDiscreteGradient,)
 
-    def _multipliers(self, run: _Run, system: Any, h: float) -> tuple[list[Array], list[Array]]:
+    def _multipliers(self, run: _Run, system: SpectralDiscreteGradientSystem,
+                     h: float) -> tuple[list[Array], list[Array]]:
         """e^{τ_iλ} and τ_i φ₁(τ_iλ) σ for the sub-steps τ_i = γ_i h."""
         if run.mults is None or run.h != h or run.system is not system:
             lam, sigma = system.spectral_symbols()
-            b = self.coefficients.b  # type: ignore[union-attr]
-            run.mults = ([np.exp(bi * h * lam) for bi in b], [bi * h * phi1(bi * h * lam) * sigma for bi in b])
+            b = self.table.b
+            run.mults = (
+                [np.exp(bi * h * lam) for bi in b],
+                [bi * h * phi1(bi * h * lam) * sigma for bi in b],
+            )
             run.h = h
         return run.mults
 
-    def step(self, system: Any, t: float, h: float, y: Array, run: _Run) -> Step[Array, _Run]:
-        b = self.coefficients.b  # type: ignore[union-attr]
+    def step(self, system: SpectralDiscreteGradientSystem, t: float, h: float, y: Array,
+             run: _Run) -> Step[Array, _Run]:
+        b = self.table.b
         flows, ts = self._multipliers(run, system, h)
         memory = run.memory
         degree = PREDICTORS[self.predictor]
@@ -238,9 +264,10 @@ class SpectralEnergyComposition(_SpectralMethod):
         its = 0
         for i in range(len(b)):
             ev = flows[i] * v0
-            last = [ev]
+            last: list[Array] = [ev]
 
-            def G(y1: Array, ev: Array = ev, mult: Array = ts[i], y0: Array = y0, last: list[Array] = last) -> Array:
+            def G(y1: Array, ev: Array = ev, mult: Array = ts[i], y0: Array = y0,
+                  last: list[Array] = last) -> Array:
                 last[0] = ev + mult * to_s(dg(y0, y1))
                 return from_s(last[0])
 
@@ -259,30 +286,63 @@ class SpectralEnergyComposition(_SpectralMethod):
 
 
 
-def _spectral(cls: type, coefficients: str, name: str, *, tol: float = 1e-14, max_iter: int = 100,
-              **options: Any) -> Any:
+_Family = type[SpectralComposition] | type[SpectralEnergyComposition]
+
+
+def _spectral(cls: _Family, coefficients: str, name: str, *, tol: float = 1e-14, max_iter: int = 100,
+              **options: Any) -> SpectralComposition | SpectralEnergyComposition:
     return cls(coefficients=coefficients, solver=FixedPoint(tol=tol, max_iter=max_iter), name=name, **options)
 
 
-def _entry(name: str, cls: type, coefficients: str, summary: str, options: tuple[str, ...]) -> tuple[Any, ...]:
+def _entry(name: str, cls: _Family, coefficients: str, summary: str,
+           options: tuple[str, ...]) -> tuple[Any, ...]:
     return (name, "poisson", partial(_spectral, cls, coefficients, name), summary, options)
 
 
 _OPTS = ("tol", "max_iter", "predictor", "stage")
 ENTRIES: tuple[tuple[Any, ...], ...] = (
-    _entry("exp-triple-jump4", SpectralComposition, "triple-jump4",
-           "exponential midpoint composed by the triple jump, order 4, Fourier space (Yoshida 1990)", _OPTS),
-    _entry("exp-suzuki4", SpectralComposition, "suzuki4",
-           "exponential midpoint composed by Suzuki's 5 stages, order 4, Fourier space (Suzuki 1990)", _OPTS),
-    _entry("exp-yoshida6", SpectralComposition, "yoshida6",
-           "exponential midpoint composed by Yoshida's 7 stages, order 6, Fourier space (Yoshida 1990)", _OPTS),
-    _entry("exp-kahan-li6", SpectralComposition, "kahan-li6",
-           "exponential midpoint composed by Kahan–Li's 9 stages, order 6, Fourier space (Kahan & Li 1997)", _OPTS),
-    _entry("exp-kahan-li8", SpectralComposition, "kahan-li8",
-           "exponential midpoint composed by Kahan–Li's 17 stages, order 8, Fourier space (Kahan & Li 1997)", _OPTS),
-    _entry("energy-exp4", SpectralEnergyComposition, "suzuki4",
-           "energy-preserving exponential composed by Suzuki's 5 stages, order 4, H exactly (issue 18)",
-           ("tol", "max_iter", "predictor")),
+    _entry(
+        "exp-triple-jump4",
+        SpectralComposition,
+        "triple-jump4",
+        "exponential midpoint composed by the triple jump, order 4, Fourier space (Yoshida 1990)",
+        _OPTS,
+    ),
+    _entry(
+        "exp-suzuki4",
+        SpectralComposition,
+        "suzuki4",
+        "exponential midpoint composed by Suzuki's 5 stages, order 4, Fourier space (Suzuki 1990)",
+        _OPTS,
+    ),
+    _entry(
+        "exp-yoshida6",
+        SpectralComposition,
+        "yoshida6",
+        "exponential midpoint composed by Yoshida's 7 stages, order 6, Fourier space (Yoshida 1990)",
+        _OPTS,
+    ),
+    _entry(
+        "exp-kahan-li6",
+        SpectralComposition,
+        "kahan-li6",
+        "exponential midpoint composed by Kahan–Li's 9 stages, order 6, Fourier space (Kahan & Li 1997)",
+        _OPTS,
+    ),
+    _entry(
+        "exp-kahan-li8",
+        SpectralComposition,
+        "kahan-li8",
+        "exponential midpoint composed by Kahan–Li's 17 stages, order 8, Fourier space (Kahan & Li 1997)",
+        _OPTS,
+    ),
+    _entry(
+        "energy-exp4",
+        SpectralEnergyComposition,
+        "suzuki4",
+        "energy-preserving exponential composed by Suzuki's 5 stages, order 4, H exactly (issue 18)",
+        ("tol", "max_iter", "predictor"),
+    ),
 )
 """Registry rows (``lgbeam.integrators.registry``): name, family, factory(**options), summary, options."""
 

@@ -11,7 +11,8 @@ With h ω_max < π no pair can collide; the coupling moves each eigenvalue's ang
 Σ|γ_i| · h · ‖B‖ (each sub-step's midpoint treats it as a Cayley transform of size |γ_i| h ‖B‖), so
 
     h · (ω_max + Σ_i |γ_i| · L(y)) < π,   ω_max = ρ(SA) (``spectral_radius_SA``),
-                                           L(y) ≥ ‖∇f(y)‖ (``field_lipschitz``: NLS 6|κ| max|ψ|², KdV k_max max|u|)
+                                           L(y) ≥ ‖∇f(y)‖ (``field_lipschitz``: NLS 6|κ| max|ψ|², KdV k_max
+                                           max|u|)
 
 keeps every eigenvalue pair apart: a sufficient condition, grid by grid. Above it the resonant bands
 h(ω_k + ω_j) ≈ 2πm are narrow (width ∝ h·L) and a grid's modes may miss them, so larger steps may or may not
@@ -24,38 +25,42 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
 from lgbeam._typing import Array
-from lgbeam.systems import HasStageLinearisation, supports
+from lgbeam.integrators.poisson.base import capable
+from lgbeam.systems import HasSpectralRadius, HasStageLinearisation, SemilinearPoissonSystem
 
 logger = logging.getLogger(__name__)
 
 
-def stable_step_bound(system: Any, y: Array, weights: Sequence[float]) -> float | None:
+def _lipschitz(system: SemilinearPoissonSystem, y: Array) -> float:
+    """L(y), the bound of ‖S∇²U(y)‖ (``HasStageLinearisation``), or 0 where the system gives none."""
+    return float(system.field_lipschitz(y)) if capable(system, HasStageLinearisation) else 0.0
+
+
+def stable_step_bound(system: SemilinearPoissonSystem, y: Array, weights: Sequence[float]) -> float | None:
     """π / (ρ(SA) + Σ|γ_i| · L(y)) for the composition with sub-step weights γ (module docstring), or None
-    where the system gives no ``spectral_radius_SA`` (no bound known)."""
-    radius = getattr(system, "spectral_radius_SA", None)
-    if radius is None:
+    where the system gives no ``spectral_radius_SA`` (``HasSpectralRadius``: no bound known)."""
+    if not capable(system, HasSpectralRadius):
         return None
-    lip = float(system.field_lipschitz(y)) if supports(system, HasStageLinearisation) else 0.0
-    total = float(radius()) + float(np.sum(np.abs(weights))) * lip
+    total = float(system.spectral_radius_SA()) + float(np.sum(np.abs(weights))) * _lipschitz(system, y)
     return math.pi / total if total > 0 else math.inf
 
 
-def warn_above_stable_step(name: str, system: Any, y: Array, h: float, weights: Sequence[float]) -> bool:
+def warn_above_stable_step(name: str, system: SemilinearPoissonSystem, y: Array, h: float,
+                           weights: Sequence[float]) -> bool:
     """Log one warning line when |h| exceeds ``stable_step_bound``; True when it did."""
     bound = stable_step_bound(system, y, weights)
-    if bound is None or abs(h) <= bound:
+    if bound is None or abs(h) <= bound or not capable(system, HasSpectralRadius):
         return False
     logger.warning("%s: h = %.4g exceeds this grid's resonance-free step %.4g = pi/(rho(SA) %.4g + %.3g x "
                    "nonlinear Lipschitz %.4g); long runs may blow up (docs/spectral.md 'Stable steps'): use "
                    "h <= %.3g, or etd35 (explicit, no resonance bound), energy-exp/energy-exp4",
                    name, h, bound, system.spectral_radius_SA(),
                    float(np.sum(np.abs(weights))),
-                   system.field_lipschitz(y) if supports(system, HasStageLinearisation) else 0.0, bound)
+                   _lipschitz(system, y), bound)
     return True
 
 

@@ -1,4 +1,5 @@
-"""Stage solves Q = base + c f(Q), f = S∇U, of the exponential midpoint rule and its compositions (issue 18 item 1).
+"""Stage solves Q = base + c f(Q), f = S∇U, of the exponential midpoint rule and its compositions (issue 18
+item 1).
 
 Modes (``STAGE_SOLVERS``; the registered methods default to ``"fixed-point"``, whose iterates and counts are
 those of Tables 2.3/2.4):
@@ -25,15 +26,19 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import scipy.sparse.linalg as spla
 
 from lgbeam._typing import Array
-from lgbeam.integrators.poisson.base import nonlinear_field, stage_map
+from lgbeam.integrators.poisson.base import capable, nonlinear_field, stage_map
 from lgbeam.integrators.poisson.solver import FixedPoint, FixedPointResult
-from lgbeam.systems import HasExactStage, HasStageLinearisation, supports
+from lgbeam.systems import (
+    HasExactStage,
+    HasStageLinearisation,
+    LinearisedPoissonSystem,
+    SemilinearPoissonSystem,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -49,12 +54,14 @@ def check_stage_mode(mode: str) -> None:
         raise ValueError(f"unknown stage solver {mode!r}; choose one of {', '.join(STAGE_SOLVERS)}")
 
 
-def check_stage_system(mode: str, system: Any, method: str) -> None:
+def check_stage_system(mode: str, system: SemilinearPoissonSystem, method: str) -> None:
     """Refuse (before the first step) a mode the system cannot serve, naming the capability it lacks."""
-    if mode == "exact" and not supports(system, HasExactStage):
-        raise ValueError(f"method {method!r} with stage='exact' needs a system with solve_stage(base, c) "
-                         f"(HasExactStage); {type(system).__name__} has none: use stage='auto' or 'fixed-point'")
-    if mode == "newton" and not supports(system, HasStageLinearisation):
+    if mode == "exact" and not capable(system, HasExactStage):
+        raise ValueError(
+            f"method {method!r} with stage='exact' needs a system with solve_stage(base, c) "
+            f"(HasExactStage); {type(system).__name__} has none: use stage='auto' or 'fixed-point'"
+        )
+    if mode == "newton" and not capable(system, HasStageLinearisation):
         raise ValueError(f"method {method!r} with stage='newton' needs field_jvp, field_lipschitz and "
                          f"frozen_stage_solve (HasStageLinearisation); {type(system).__name__} lacks them")
 
@@ -79,7 +86,8 @@ class NewtonKrylov:
     max_krylov: int = 400
     restart: int = 40
 
-    def solve(self, system: Any, base: Array, c: float, x0: Array, increment: bool = False) -> FixedPointResult:
+    def solve(self, system: LinearisedPoissonSystem, base: Array, c: float, x0: Array,
+              increment: bool = False) -> FixedPointResult:
         """Newton on the increment D = Q − base, R(D) = D − c f(base + D), from x0 (Q, or D if ``increment``);
         the result is Q, or D if ``increment`` (then its round-off is relative to D, not to Q)."""
         D = np.array(x0 - base if not increment else x0, copy=True)
@@ -136,17 +144,22 @@ class NewtonKrylov:
         return FixedPointResult(D if increment else Q, work, False, inc / scale, "max_iter")
 
 
-def solve_stage(mode: str, fp: FixedPoint, system: Any, base: Array, c: float, x0: Array) -> FixedPointResult:
-    """Solve the stage Q = base + c f(Q) from ``x0`` in ``mode`` (module docstring)."""
+def solve_stage(mode: str, fp: FixedPoint, system: SemilinearPoissonSystem, base: Array, c: float,
+                x0: Array) -> FixedPointResult:
+    """Solve the stage Q = base + c f(Q) from ``x0`` in ``mode`` (module docstring).
+
+    ``check_stage_system`` has refused "exact" and "newton" for a system without their capability."""
     if mode == "fixed-point":
         return fp.solve(stage_map(system, base, c), x0)
-    if mode == "exact" or (mode == "auto" and supports(system, HasExactStage)):
+    if mode == "exact" or (mode == "auto" and capable(system, HasExactStage)):
+        assert capable(system, HasExactStage), "stage='exact' without HasExactStage (check_stage_system)"
         return FixedPointResult(system.solve_stage(base, c), 1, True, 0.0)
+    if not capable(system, HasStageLinearisation):
+        assert mode != "newton", "stage='newton' without HasStageLinearisation (check_stage_system)"
+        return fp.solve(stage_map(system, base, c), x0)
     nk = NewtonKrylov(tol=fp.tol, max_newton=min(fp.max_iter, 30))
     if mode == "newton":
         return nk.solve(system, base, c, x0)
-    if not supports(system, HasStageLinearisation):
-        return fp.solve(stage_map(system, base, c), x0)
     if abs(c) * system.field_lipschitz(x0) < AUTO_CONTRACTION:
         res = fp.solve(stage_map(system, base, c), x0)
         if res.converged:
