@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import copy
 import csv
+import logging
 import math
 from collections.abc import Callable
 from pathlib import Path
@@ -37,24 +38,15 @@ from typing import Any
 
 import numpy as np
 
+from lgbeam.discretisations.frames.model import FrameModel, scale_node
 from lgbeam.io.atomic import atomic_write
+
+logger = logging.getLogger(__name__)
 
 ORDER = 2.0
 RATIO = 2
 ORDER_RANGE = (1.5, 2.5)   # the observed order that counts as the asymptotic range of an order-2 scheme
 ZERO = 1e-9                # a change below this fraction of its family's scale is round-off ("unchanged")
-
-
-def _scale_node(node: Any, factor: float) -> Any:
-    """A node index of a mesh scaled to the mesh refined ``factor`` times (``None`` where it is not a node there);
-    names ("start", "end", "mid", …) and arc lengths are left alone."""
-    if isinstance(node, bool) or not isinstance(node, int):
-        return node
-    if node < 0:                        # counted from the end: -1 is the end node
-        k = _scale_node(-node - 1, factor)
-        return None if k is None else -k - 1
-    scaled = node * factor
-    return int(scaled) if float(scaled).is_integer() else None
 
 
 def _scale_count(n: Any, factor: float) -> Any:
@@ -81,7 +73,7 @@ def refined(case: dict[str, Any], factor: float) -> dict[str, Any] | None:
     def node(spec: Any, key: str = "node") -> None:
         nonlocal failed
         if isinstance(spec, dict) and "rod" in spec and key in spec:
-            k = _scale_node(spec[key], factor)
+            k = scale_node(spec[key], factor)
             failed = failed or k is None
             spec[key] = k
 
@@ -95,7 +87,7 @@ def refined(case: dict[str, Any], factor: float) -> dict[str, Any] | None:
     for spec in mod.get("joints", []):
         for end in ("a", "b"):
             if isinstance(spec, dict) and isinstance(spec.get(end), list | tuple) and len(spec[end]) == 2:
-                k = _scale_node(spec[end][1], factor)
+                k = scale_node(spec[end][1], factor)
                 failed = failed or k is None
                 spec[end] = [spec[end][0], k]
     return None if failed else out
@@ -109,30 +101,35 @@ def family(case: dict[str, Any]) -> list[dict[str, Any]]:
     return [case, fine] if coarse is None else [coarse, case, fine]
 
 
-def built_family(case: dict[str, Any], structure: Any, build: Callable[[dict[str, Any]], Any],
-                 check: Callable[[dict[str, Any]], None] | None = None) -> tuple[list[dict[str, Any]], list[Any]]:
-    """The meshes of ``family(case)`` and their structures (``structure``: the case's own, already built;
-    ``check``: the size check run before each other mesh is built). A halved mesh that cannot be built (a support
-    at an arc length or a "mid" node that is no node of N/2) is dropped, leaving two meshes; a doubled one that
-    cannot (or fails ``check``) raises ValueError saying so: the caller reports the mesh alone."""
-    cases, out_c, out_s = family(case), [], []
-    for c in cases:
-        if c is case:
-            out_c.append(c)
+def built_family(model: FrameModel, structure: Any, check: Callable[[FrameModel], None] | None = None
+                 ) -> tuple[list[FrameModel], list[Any]]:
+    """The meshes [N/2, N, 2N] of the frame ``model`` (``FrameModel.refined``: the case is not translated again)
+    and their structures (``structure``: the model's own, already built; ``check``: the size check run before each
+    other mesh is built). A halved mesh that does not exist or cannot be built (a support at an arc length or a
+    "mid" node that is no node of N/2) is dropped, leaving two meshes; a doubled one that cannot (or fails
+    ``check``) raises ValueError saying so: the caller reports the mesh alone."""
+    fine = model.refined(RATIO)
+    assert fine is not None  # doubling scales every count and index to an integer
+    coarse = model.refined(1.0 / RATIO)
+    models = [model, fine] if coarse is None else [coarse, model, fine]
+    out_m, out_s = [], []
+    for m in models:
+        if m is model:
+            out_m.append(m)
             out_s.append(structure)
             continue
         try:
             if check is not None:
-                check(c)
-            st = build(c)
+                check(m)
+            st = m.structure()
         except ValueError as err:
-            if c is cases[0] and len(cases) == 3:
+            if m is models[0] and len(models) == 3:
                 continue
             raise ValueError(f"analysis.richardson: the mesh with twice the elements: {err}; set "
                              "analysis.richardson = false") from None
-        out_c.append(c)
+        out_m.append(m)
         out_s.append(st)
-    return out_c, out_s
+    return out_m, out_s
 
 
 def richardson(coarse: Any, fine: Any) -> np.ndarray:
@@ -173,8 +170,9 @@ def extrapolate(values: list[np.ndarray], scale: np.ndarray | float | None = Non
     return {"value": value, "error": error, "order": order, "basis": basis}
 
 
-def meshes_label(cases: list[dict[str, Any]]) -> str:
-    return "/".join(str(c["model"]["n_elements"]) for c in cases)
+def meshes_label(meshes: list[Any]) -> str:
+    """"4/8/16": model.n_elements of each mesh (frame models or cases)."""
+    return "/".join(str(c["model"]["n_elements"] if isinstance(c, dict) else c.n_default) for c in meshes)
 
 
 ROW_KEYS = ("quantity", "unit", "value", "error_estimate", "observed_order", "basis", "coarse", "case_mesh", "fine")
@@ -413,3 +411,47 @@ def eigen_rows(key: str, unit: str, values: list[np.ndarray], match: list[np.nda
     return table
 
 
+def static_correction(case: dict[str, Any], model: FrameModel, frame: Any, path: Any, run_dir: Path,
+                      check: Callable[[FrameModel], None]) -> tuple[dict[str, Any], np.ndarray | None, list[str]]:
+    """Solve the static path again with half and twice the elements per member and write richardson.csv.
+    Returns the summary entry, the extrapolated displacement of every node of the case's mesh at the final state
+    (None when the doubled mesh did not converge) and the lines to print."""
+    from lgbeam.apps._frame_diagrams import member_forces
+    from lgbeam.apps.rod_static import settings
+    from lgbeam.discretisations.rods.statics import solve_static
+
+    t1 = float(case["time"]["t_end"])
+    try:
+        models, structures = built_family(model, frame, check)
+    except ValueError as err:
+        logger.warning("%s", err)
+        return {"skipped": str(err)}, None, [f"no Richardson correction: {err}"]
+    results, finals = [], []
+    for m, fr_m in zip(models, structures, strict=True):
+        p = path if m is model else solve_static(fr_m, t=t1, **settings(case))
+        if p.status != "ok":  # the case's own path is "ok" here
+            msg = (f"the {meshes_label([m])}-element mesh's static path ended {p.status} ({p.message}); no "
+                   "Richardson correction")
+            logger.warning(msg)
+            return {"skipped": msg}, None, [msg]
+        st = p.final
+        finals.append((fr_m, st))
+        ends = {mf.name: mf.values[[0, -1]] for mf in member_forces(fr_m, m.member_rods(), st.q, st.lam, t=t1,
+                                                                     load_factor=st.load_factor)}
+        results.append(static_quantities(fr_m, named_nodes(fr_m, m.node_ids()), st.q, st.lam, t1, ends,
+                                         [e.load_factor for e in p.events if e.kind == "limit point"]))
+    table, scales = static_table(results)
+    write_rows(run_dir / "richardson.csv", table)
+    (fc, sc), (ff, sf) = finals[-2], finals[-1]
+    common = common_nodes([fc, ff])
+    G = frame.G
+    u_c = G.translation(fc._q(sc.q))[common[0]] - G.translation(fc._q(fc.q_ref))[common[0]]
+    u_f = G.translation(ff._q(sf.q))[common[1]] - G.translation(ff._q(ff.q_ref))[common[1]]
+    big = max((r for r in table if r["unit"] == "m"), key=lambda r: abs(r["value"]))
+    w = worst(table, scales)
+    label = meshes_label(models)
+    entry = {"meshes": label, "file": "richardson.csv", "largest_displacement": {k: big[k] for k in (
+        "quantity", "value", "error_estimate")}, "largest_relative_error_estimate": w}
+    lines = [(f"Richardson ({label} elements per member; richardson.csv): {big['quantity']} = {big['value']:.6g} m "
+              f"± {big['error_estimate']:.2g}; largest relative error estimate {w['relative']:.1e} ({w['quantity']})")]
+    return entry, richardson(u_c, u_f), lines

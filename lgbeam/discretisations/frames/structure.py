@@ -22,7 +22,7 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -35,6 +35,9 @@ from lgbeam.discretisations.rods.assembly import CSRPattern, edge_row_pattern
 from lgbeam.discretisations.rods.support_rows import Base, merge_support_rows
 
 from .joints import COINCIDE_TOL, Joint, JointRows
+
+if TYPE_CHECKING:
+    from .model import FrameModel
 
 logger = logging.getLogger(__name__)
 
@@ -60,6 +63,7 @@ class Structure:
     joints: tuple[Joint, ...] = ()
     viscous: Any = None  # damping by ratio (``rods.viscous.ViscousDamping``): +C v in g, C in ``damping``
     ground: Any = None  # uniform base excitation (``frames.ground.GroundMotion``): +M ι a_g in g (relative motion)
+    model: FrameModel | None = field(default=None, compare=False, repr=False)  # the frame model built from (model.py)
 
     mass_is_constant: bool = field(default=True, init=False)
 
