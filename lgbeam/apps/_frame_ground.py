@@ -75,7 +75,7 @@ def diagnostics(frame: Any, ground: GroundMotion) -> Any:
         a, v, x = (w[0] for w in ground.vectors(np.array([t])))
         _, sup = frame.support_reactions(t, np.asarray(y.q), np.asarray(y.lam))
         shear = sup[:, 3:].sum(0)
-        out = {}
+        out: dict[str, float] = {}
         for name, w in (("ground_a", a), ("ground_v", v), ("ground_x", x), ("base_shear", shear)):
             out |= {f"{name}_{c}": float(w[i]) for i, c in enumerate("xyz")}
         return out

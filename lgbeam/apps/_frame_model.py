@@ -88,8 +88,8 @@ def _loads(case: dict[str, Any]) -> dict[str, list[Load]]:
         if "rod" not in spec or "node" not in spec:
             raise ValueError(f"{where} needs rod = <name> and node")
         out.setdefault(spec["rod"], []).append(NodalLoad(
-            node=spec["node"], force=vector3(f"{where}.force", spec.get("force", [0.0] * 3)),
-            moment=vector3(f"{where}.moment", spec.get("moment", [0.0] * 3)), frame=spec.get("frame", "spatial"),
+            node=spec["node"], force=np.asarray(vector3(f"{where}.force", spec.get("force", [0.0] * 3))),
+            moment=np.asarray(vector3(f"{where}.moment", spec.get("moment", [0.0] * 3))), frame=spec.get("frame", "spatial"),
             time=_time_function(spec, where)))
     for k, spec in enumerate(sec["distributed"]):
         where = f"loads.distributed[{k}]"
@@ -97,12 +97,12 @@ def _loads(case: dict[str, Any]) -> dict[str, list[Load]]:
         if "rod" not in spec or "force" not in spec:
             raise ValueError(f"{where} needs rod = <name> and force")
         out.setdefault(spec["rod"], []).append(DistributedLoad(
-            force=vector3(f"{where}.force", spec["force"]), frame=spec.get("frame", "spatial"),
+            force=np.asarray(vector3(f"{where}.force", spec["force"])), frame=spec.get("frame", "spatial"),
             time=_time_function(spec, where)))
     return out
 
 
-def _supports(case: dict[str, Any]) -> list[tuple[str, Any, Support]]:
+def _supports(case: dict[str, Any]) -> list[tuple[Any, str, Support]]:
     """(rod, where, Support) of every [[supports]] table."""
     out = []
     for k, spec in enumerate(case["supports"]):
@@ -118,7 +118,7 @@ def _supports(case: dict[str, Any]) -> list[tuple[str, Any, Support]]:
     return out
 
 
-def _masses(case: dict[str, Any]) -> list[tuple[str, str, NodeMass]]:
+def _masses(case: dict[str, Any]) -> list[tuple[Any, str, NodeMass]]:
     """(rod, where, NodeMass) of every [[model.masses]] table (rods form: rod + node)."""
     out = []
     for k, spec in enumerate(case["model"]["masses"]):

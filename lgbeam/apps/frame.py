@@ -230,7 +230,10 @@ def problem(case: dict[str, Any]) -> Problem:
                     "lines": lines}
         return out
 
-    return Problem(frame, MechanicalState(q0, v0), lambda y: poly_frame(frame, name, y.q, y.v, y.lam, 0.0), arrays,
+    def vtk(y: Any) -> Any:  # a PolyFrame: apps/_runner.Problem.frame is typed Frame but writes PolyFrame as well
+        return poly_frame(frame, name, y.q, y.v, y.lam, 0.0)
+
+    return Problem(frame, MechanicalState(q0, v0), vtk, arrays,
                    summary=summary, work_bytes=WORK_BYTES_PER_NODE * frame.n_nodes, method_options=method_options(case),
                    diagnostics=True if ground is None else AlsoRecord(_frame_ground.diagnostics(frame, ground)))
 
@@ -284,7 +287,7 @@ def run_static(case: dict[str, Any], frame: Structure, run_dir: Path) -> RunSumm
     if follow is not None and follow not in named:
         raise ValueError(f"output.node = {follow!r} names no node of the case; use one of "
                          f"{', '.join(map(repr, named)) or '(none: give [[model.nodes]] names)'}")
-    path = solve_static(frame, t=t1, **settings(case))
+    path = solve_static(frame, t=t1, **settings(case))  # type: ignore[arg-type]  # rods.statics/modal are typed CosseratRod and run a Structure unchanged
     n = len(path.states)
     ts = t0 + (t1 - t0) * np.arange(n) / max(n - 1, 1)
     q = np.stack([s.q for s in path.states])
@@ -360,4 +363,4 @@ def frequencies(case: dict[str, Any], n: int) -> np.ndarray:
     structure as one rod; ``lgbeam study --quantity frequency(mode=K)``)."""
     from lgbeam.discretisations.rods import modal
 
-    return modal.modes(build(case), n).omega / (2.0 * np.pi)
+    return modal.modes(build(case), n).omega / (2.0 * np.pi)  # type: ignore[arg-type]  # rods.statics/modal are typed CosseratRod and run a Structure unchanged

@@ -196,7 +196,8 @@ class Structure:
     @cached_property
     def joint_rows(self) -> JointRows:
         """The joints resolved to global nodes and checked (one-line ValueError naming the joint)."""
-        nodes, seen = [], {}
+        nodes: list[tuple[int, int]] = []
+        seen: dict[Any, Any] = {}
         x = self.G.translation(self.q_ref)
         for jt in self.joints:
             where = f"joint {jt.label!r}"
@@ -570,7 +571,7 @@ class Structure:
         return parts
 
     @cached_property
-    def _joint_pattern(self) -> CSRPattern:
+    def _joint_pattern(self) -> _SummingPattern:
         """The COO order of ``JointRows.assemble`` ((k, 12, 12) blocks on (a, b)) as a fixed pattern; the blocks
         of two joints at one node pair would repeat an entry, so each joint's blocks get their own rows."""
         jr = self.joint_rows
@@ -723,4 +724,4 @@ class _SummingPattern:
         self.size = uniq.size
 
     def matrix(self, data: FloatArray) -> sp.csr_array:
-        return self.pattern.matrix(np.bincount(self.inverse, weights=data, minlength=self.size))
+        return self.pattern.matrix(np.bincount(self.inverse, weights=data, minlength=self.size).astype(float))
