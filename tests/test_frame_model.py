@@ -1,5 +1,5 @@
-"""The typed frame model (docs/frames.md "The frame model"): a run translates its case once, the model's refinement
-equals the translation of the refined case, and the named nodes sit where the case puts them."""
+"""The typed frame model (docs/frames.md "The frame model"): a run translates its case once, the model's
+refinement equals the translation of the refined case, and the named nodes sit where the case puts them."""
 
 from __future__ import annotations
 
@@ -16,8 +16,9 @@ name = "small"
 supports = [{ node = "a", kind = "clamped" }]
 [model]
 n_elements = 4
-nodes = [{ name = "a", at = [0.0, 0.0, 0.0] }, { name = "b", at = [0.0, 0.0, 3.0] }, { name = "c", at = [2.0, 0.0, 3.0] }]
-members = [{ name = "col", nodes = ["a", "b"], section = "HEB200", material = "S355", orientation = [1.0, 0.0, 0.0] },
+nodes = [{ name = "a", at = [0.0, 0.0, 0.0] }, { name = "b", at = [0.0, 0.0, 3.0] }, { name = "c", at = [2.0,
+0.0, 3.0] }] members = [{ name = "col", nodes = ["a", "b"], section = "HEB200", material = "S355", orientation
+= [1.0, 0.0, 0.0] },
            { name = "beam", nodes = ["b", "c"], section = "IPE300", material = "S355" }]
 masses = [{ node = "c", mass = 500.0 }]
 [[loads.cases]]
@@ -35,8 +36,8 @@ h = 0.001
 
 
 def _counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
-    """Count the calls of the translation (``frame_model``) and of the rods form it starts from (``rods_form``),
-    wherever they are called from."""
+    """Count the calls of the translation (``frame_model``) and of the rods form it starts from
+    (``rods_form``), wherever they are called from."""
     calls = {"frame_model": 0, "rods_form": 0}
     model_fn, rods_fn = _frame_model.frame_model, _frame_members.rods_form
 
@@ -57,8 +58,9 @@ def _counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
 @pytest.mark.parametrize("analysis", ["static", "dynamic"])
 def test_a_run_translates_its_case_once(tmp_path, monkeypatch, analysis):
     """`lgbeam run` of a nodes + members case with a load case: the static path with Richardson's three meshes
-    (N/2, N, 2N: the model refined, not the case translated again) and member diagrams, or two steps of dynamics,
-    each translate the case exactly once (the review counted 15 translations of steel-frame-2storey)."""
+    (N/2, N, 2N: the model refined, not the case translated again) and member diagrams, or two steps of
+    dynamics, each translate the case exactly once (the review counted 15 translations of
+    steel-frame-2storey)."""
     from lgbeam.cli.main import main
 
     case = tmp_path / "small.toml"
@@ -78,8 +80,9 @@ def _case(text: str) -> dict:
 
 
 def test_the_refined_model_is_the_translation_of_the_refined_case():
-    """Two routes to the mesh with twice (half) the elements: refine the model, or refine the case's rods form
-    (``frame_richardson.refined``) and translate it; the same rods, node indices and reference configuration."""
+    """Two routes to the mesh with twice (half) the elements: refine the model, or refine the case's rods
+    form (``frame_richardson.refined``) and translate it; the same rods, node indices and reference
+    configuration, mass matrix and loads."""
     case = _case(SMALL.replace("ANALYSIS", "static"))
     model = frame_app.model_of(case)
     rods = _frame_members.rods_form(case)  # a copy: the load case applied, the named nodes on their rods
@@ -116,8 +119,9 @@ def test_named_nodes_sit_at_the_case_coordinates_and_indices_that_do_not_scale_r
     assert frame_app.member_rods(case, st) == {"col": ["col"], "beam": ["beam"]}
     rods = {"kind": "frame", "name": "r", "analysis": {"kind": "static"}, "time": {"t_end": 1.0},
             "model": {"n_elements": 6, "material": {"E": 2e11, "G": 8e10, "rho": 7850.0, "section": "circle",
-                                                    "section_radius": 0.01}, "rods": [{"name": "a", "start": [0, 0, 0], "end": [1, 0, 0]},
-                                                {"name": "b", "start": [0.5, 0, 0], "end": [0.5, 1, 0]}],
+                                                    "section_radius": 0.01},
+                      "rods": [{"name": "a", "start": [0, 0, 0], "end": [1, 0, 0]},
+                               {"name": "b", "start": [0.5, 0, 0], "end": [0.5, 1, 0]}],
                       "joints": [{"a": ["a", 3], "b": ["b", "start"]}]},
             "supports": [{"rod": "a", "node": 0, "kind": "clamped"}]}
     m = frame_app.model_of(validate(rods, frame_app.SCHEMA))

@@ -1,9 +1,9 @@
-"""The one translation of a ``frame`` case into the typed ``FrameModel`` (``lgbeam.discretisations.frames.model``):
-``frame_model(case)``. A nodes + members case is first put in its rods + joints form (``_frame_members.rods_form``,
-the load case applied); each [[model.rods]] table then becomes a ``RodModel`` (geometry, material, constraints, and
-the supports, loads and point masses that name it), each [[model.joints]] table a ``Joint``. Every inconsistency is
-one ValueError naming the key (exit 2); the structure is assembled from the model (``FrameModel.structure``), never
-from the case.
+"""The one translation of a ``frame`` case into the typed ``FrameModel``
+(``lgbeam.discretisations.frames.model``): ``frame_model(case)``. A nodes + members case is first put in its
+rods + joints form (``_frame_members.rods_form``, the load case applied); each [[model.rods]] table then
+becomes a ``RodModel`` (geometry, material, constraints, and the supports, loads and point masses that name
+it), each [[model.joints]] table a ``Joint``. Every inconsistency is one ValueError naming the key (exit 2);
+the structure is assembled from the model (``FrameModel.structure``), never from the case.
 """
 
 from __future__ import annotations
@@ -38,24 +38,28 @@ def _vec(where: str, value: Any) -> np.ndarray:
 
 
 def _geometry(spec: dict[str, Any], where: str) -> dict[str, Any]:
-    """The ``RodModel`` geometry keys of a [[model.rods]] table: start + end (straight) or points (polyline)."""
+    """The ``RodModel`` geometry keys of a [[model.rods]] table: start + end (straight) or points
+    (polyline)."""
     if spec.get("points") is not None:
         if spec.get("start") is not None or spec.get("end") is not None:
-            raise ValueError(f"{where}: give either start + end (a straight rod) or points (a polyline), not both")
+            raise ValueError(f"{where}: give either start + end (a straight rod) or points (a polyline), "
+                             "not both")
         P = np.asarray(spec["points"], dtype=float)
         if P.ndim != 2 or P.shape[1] != 3 or P.shape[0] < 2:
-            raise ValueError(f"{where}.points must be a list of >= 2 points [x, y, z], got {spec['points']!r}")
+            raise ValueError(f"{where}.points must be a list of >= 2 points [x, y, z], "
+                             f"got {spec['points']!r}")
         length = spec.get("length")
         return {"points": P, "polyline": True, "length": None if length is None else float(length)}
     if spec.get("start") is None or spec.get("end") is None:
-        raise ValueError(f"{where}: give start = [x, y, z] and end = [x, y, z] (a straight rod) or points (a polyline)")
+        raise ValueError(f"{where}: give start = [x, y, z] and end = [x, y, z] (a straight rod) or points "
+                         "(a polyline)")
     a, b = _vec(f"{where}.start", spec["start"]), _vec(f"{where}.end", spec["end"])
     length = float(np.linalg.norm(b - a))
     if length == 0.0:
         raise ValueError(f"{where}: start and end coincide")
     if spec.get("length") is not None and abs(float(spec["length"]) - length) > 1e-6 * length:
-        raise ValueError(f"{where}: length = {spec['length']} disagrees with |end - start| = {length:.10g}; drop length "
-                         "or fix the points")
+        raise ValueError(f"{where}: length = {spec['length']} disagrees with |end - start| = {length:.10g}; "
+                         "drop length or fix the points")
     return {"points": np.stack([a, b]), "roll": float(spec.get("roll", 0.0))}
 
 
@@ -89,8 +93,8 @@ def _loads(case: dict[str, Any]) -> dict[str, list[Load]]:
             raise ValueError(f"{where} needs rod = <name> and node")
         out.setdefault(spec["rod"], []).append(NodalLoad(
             node=spec["node"], force=np.asarray(vector3(f"{where}.force", spec.get("force", [0.0] * 3))),
-            moment=np.asarray(vector3(f"{where}.moment", spec.get("moment", [0.0] * 3))), frame=spec.get("frame", "spatial"),
-            time=_time_function(spec, where)))
+            moment=np.asarray(vector3(f"{where}.moment", spec.get("moment", [0.0] * 3))),
+            frame=spec.get("frame", "spatial"), time=_time_function(spec, where)))
     for k, spec in enumerate(sec["distributed"]):
         where = f"loads.distributed[{k}]"
         spec = _table(spec, where, tuple(set(LOAD_KEYS) - {"node", "moment"}))
@@ -112,7 +116,8 @@ def _supports(case: dict[str, Any]) -> list[tuple[Any, str, Support]]:
         if "fix" in kw and isinstance(kw["fix"], list):
             kw["fix"] = tuple(kw["fix"])
         try:
-            out.append((rod, where, Support(kw.pop("node", None), kw.pop("kind", None), kw.pop("motion", None), **kw)))
+            sup = Support(kw.pop("node", None), kw.pop("kind", None), kw.pop("motion", None), **kw)
+            out.append((rod, where, sup))
         except ValueError as err:
             raise ValueError(f"{where} (rod {rod!r}): {err}") from None
     return out
@@ -126,14 +131,16 @@ def _masses(case: dict[str, Any]) -> list[tuple[Any, str, NodeMass]]:
         spec = _table(spec, where, ("rod", "node", "mass", "inertia"))
         J = _vec(f"{where}.inertia", spec["inertia"]) if "inertia" in spec else None
         try:
-            out.append((spec.get("rod"), where, NodeMass(spec.get("node", "start"), spec.get("mass", 0.0), J)))
+            out.append((spec.get("rod"), where, NodeMass(spec.get("node", "start"), spec.get("mass", 0.0),
+                                                         J)))
         except ValueError as err:
             raise ValueError(f"{where}: {err}") from None
     return out
 
 
 def _rod(case: dict[str, Any], spec: Any, k: int, placed: dict[str, Any], names: set[str]) -> RodModel:
-    """The ``RodModel`` of [[model.rods]] table k, with the supports, loads and masses that name it (``placed``)."""
+    """The ``RodModel`` of [[model.rods]] table k, with the supports, loads and masses that name it
+    (``placed``)."""
     mod, where = case["model"], f"model.rods[{k}]"
     spec = _table(spec, where, ROD_KEYS)
     name = spec.get("name")
@@ -189,7 +196,8 @@ def frame_model(case: dict[str, Any]) -> FrameModel:
     case = rods_form(case)
     mod = case["model"]
     if not mod["rods"]:
-        raise ValueError("model.rods is empty: a frame needs [[model.nodes]] + [[model.members]] or [[model.rods]] tables")
+        raise ValueError("model.rods is empty: a frame needs [[model.nodes]] + [[model.members]] or "
+                         "[[model.rods]] tables")
     gravity = case["loads"].get("gravity")
     placed: dict[str, Any] = {"loads": _loads(case), "supports": _supports(case), "masses": _masses(case),
                               "gravity": () if gravity is None else (Gravity(gravity),)}
@@ -201,13 +209,15 @@ def frame_model(case: dict[str, Any]) -> FrameModel:
                         ("loads.distributed", case["loads"]["distributed"]), ("model.masses", mod["masses"])):
         for k, spec in enumerate(items):
             if isinstance(spec, dict) and spec.get("rod") not in names:
-                raise ValueError(f"{what}[{k}]: no rod named {spec.get('rod')!r}; the rods are {', '.join(map(repr, names))}")
+                raise ValueError(f"{what}[{k}]: no rod named {spec.get('rod')!r}; the rods are "
+                                 f"{', '.join(map(repr, names))}")
     ends = mod.get("node_ends", {})
     rod_of = {r: i for i, r in enumerate(names)}
     node_rod = np.array([rod_of[r] for r, _ in ends.values()], dtype=np.int64)
     node_end = np.array([e == "end" for _, e in ends.values()], dtype=np.int64)
-    xyz = np.array([rods[i].points[-1 if e else 0] for i, e in zip(node_rod, node_end, strict=True)]).reshape(-1, 3)
+    xyz = np.array([rods[i].points[-e] for i, e in zip(node_rod, node_end, strict=True)]).reshape(-1, 3)
     return FrameModel(rods=tuple(rods), joints=_joints(mod), element=mod.get("element", "cosserat"),
-                      mass=mod.get("mass", "consistent"), n_default=int(mod["n_elements"]), node_names=tuple(ends),
+                      mass=mod.get("mass", "consistent"), n_default=int(mod["n_elements"]),
+                      node_names=tuple(ends),
                       node_xyz=xyz, node_rod=node_rod, node_end=node_end,
                       members={m: tuple(r) for m, r in (mod.get("member_rods") or {}).items()})

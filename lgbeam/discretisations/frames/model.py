@@ -1,5 +1,5 @@
-"""The typed frame model: a frame case translated once into rods, joints, named nodes and members, from which the
-``Structure`` (or ``CorotationalStructure``) is assembled (docs/frames.md "The frame model").
+"""The typed frame model: a frame case translated once into rods, joints, named nodes and members, from which
+the ``Structure`` (or ``CorotationalStructure``) is assembled (docs/frames.md "The frame model").
 
 ``lgbeam.apps._frame_model.frame_model(case)`` is the one translation of a case (either vocabulary: nodes +
 members or rods + joints; docs/frames.md "Nodes and members") into a ``FrameModel``; everything after it (the
@@ -18,8 +18,8 @@ Per-rod and per-node data are numpy arrays (``n_elements``, ``node_offsets``, ``
     id(node) = offset(rod) + end · N(rod),   offset(r) = Σ_{r' < r} (N(r') + 1)
 
 ``FrameModel.refined(factor)`` is the model with every rod's elements times ``factor`` and the integer node
-indices of its supports, loads, masses and joints scaled with them (``apps.frame_richardson``: the meshes N/2, N,
-2N of Richardson's extrapolation), without translating the case again.
+indices of its supports, loads, masses and joints scaled with them (``apps.frame_richardson``: the meshes N/2,
+N, 2N of Richardson's extrapolation), without translating the case again.
 """
 
 from __future__ import annotations
@@ -57,8 +57,9 @@ ELEMENTS = ("cosserat", "corotational")
 
 
 def local_axes(direction: FloatArray, orientation: FloatArray | None, where: str) -> FloatArray:
-    """(3, 3) columns (y, z, x) = the directors (d₁, d₂, d₃) of a straight segment along ``direction``: x along
-    it, z the part of ``orientation`` normal to x, y = z × x (default orientation e_z, e_x for a vertical one)."""
+    """(3, 3) columns (y, z, x) = the directors (d₁, d₂, d₃) of a straight segment along ``direction``: x
+    along it, z the part of ``orientation`` normal to x, y = z × x (default orientation e_z, e_x for a
+    vertical one)."""
     x = direction / np.linalg.norm(direction)
     if orientation is None:
         v = np.array([1.0, 0.0, 0.0]) if abs(x[2]) > 1.0 - 1e-9 else np.array([0.0, 0.0, 1.0])
@@ -66,8 +67,8 @@ def local_axes(direction: FloatArray, orientation: FloatArray | None, where: str
         v = np.asarray(orientation, dtype=float)
     z = v - (v @ x) * x
     if np.linalg.norm(z) <= 1e-9 * np.linalg.norm(v):
-        raise ValueError(f"{where}.orientation {v.tolist()} is parallel to the member; give a vector in its local "
-                         "x-z plane that is not along it (e.g. the web direction of an I-section)")
+        raise ValueError(f"{where}.orientation {v.tolist()} is parallel to the member; give a vector in its "
+                         "local x-z plane that is not along it (e.g. the web direction of an I-section)")
     z /= np.linalg.norm(z)
     return np.stack([np.cross(z, x), z, x], axis=1)
 
@@ -79,8 +80,8 @@ def roll_of(direction: FloatArray, R: FloatArray) -> float:
 
 
 def director_inertia(J: FloatArray, R: FloatArray) -> FloatArray | None:
-    """diag(J) (global axes) in the directors R (columns): its diagonal, or None where it is not diagonal there
-    (the lumped nodal inertia is diagonal in the directors)."""
+    """diag(J) (global axes) in the directors R (columns): its diagonal, or None where it is not diagonal
+    there (the lumped nodal inertia is diagonal in the directors)."""
     Jb = R.T @ np.diag(J) @ R
     if np.max(np.abs(Jb - np.diag(np.diag(Jb)))) > 1e-9 * max(float(np.max(np.abs(J))), 1e-300):
         return None
@@ -100,8 +101,8 @@ def scale_node(node: Any, factor: float) -> Any:
 
 
 def point_mass(m: NodeMass, rod: str, mesh: RodMesh, q_ref: FloatArray) -> PointMass:
-    """The ``PointMass`` of ``m`` on rod ``rod`` (mesh, q_ref): its node resolved, diag(J) (global axes) turned into
-    the node's directors; ValueError where it is not diagonal there."""
+    """The ``PointMass`` of ``m`` on rod ``rod`` (mesh, q_ref): its node resolved, diag(J) (global axes)
+    turned into the node's directors; ValueError where it is not diagonal there."""
     from lgbeam.groups import S3R3
 
     i = mesh.node_index(m.node)
@@ -109,8 +110,8 @@ def point_mass(m: NodeMass, rod: str, mesh: RodMesh, q_ref: FloatArray) -> Point
     if m.inertia is not None:
         Jd = director_inertia(m.inertia, S3R3().rotation(q_ref[i]))
         if Jd is None:
-            raise ValueError(f"the inertia {m.inertia.tolist()} (global axes) is not diagonal in the axes of rod "
-                             f"{rod!r} at this node; give equal values or attach it to an aligned rod")
+            raise ValueError(f"the inertia {m.inertia.tolist()} (global axes) is not diagonal in the axes of "
+                             f"rod {rod!r} at this node; give equal values or attach it to an aligned rod")
         J = Jd
     return PointMass(node=i, mass=m.mass, inertia=J)
 
@@ -144,7 +145,8 @@ class RodModel:
     masses: tuple[NodeMass, ...] = ()
 
     def geometry(self) -> tuple[RodMesh, FloatArray]:
-        """(mesh, q_ref): N equal edges along the straight rod or the polyline (ValueError where they disagree)."""
+        """(mesh, q_ref): N equal edges along the straight rod or the polyline (ValueError where they
+        disagree)."""
         from lgbeam.groups import S3R3
 
         P = self.points
@@ -163,35 +165,37 @@ class RodModel:
         """The ``CosseratRod`` (for the corotational element: its nodes, sections, supports, loads and masses,
         without internal constraints)."""
         mesh, q_ref = self.geometry()
-        return CosseratRod(mesh=mesh, material=self.material, q_ref=q_ref, supports=self.supports, loads=self.loads,
+        return CosseratRod(mesh=mesh, material=self.material, q_ref=q_ref, supports=self.supports,
+                           loads=self.loads,
                            kirchhoff="kirchhoff" in self.constraints and not corotational,
                            inextensible="inextensible" in self.constraints and not corotational,
                            point_masses=self.point_masses(mesh, q_ref))
 
     def refined(self, factor: float) -> RodModel | None:
-        """The rod with ``factor`` times the elements and its integer node indices scaled (None where a count or
-        an index is no integer there)."""
+        """The rod with ``factor`` times the elements and its integer node indices scaled (None where a count
+        or an index is no integer there)."""
         n = self.n_elements * factor
-        nodes = [[scale_node(x.node, factor) for x in group]
-                 for group in (self.supports, [ld for ld in self.loads if isinstance(ld, NodalLoad)], self.masses)]
-        old = [[x.node for x in group] for group in (self.supports, [ld for ld in self.loads
-                                                                       if isinstance(ld, NodalLoad)], self.masses)]
-        if not float(n).is_integer() or n < 1 or any(k is None and k0 is not None for ks, k0s in zip(nodes, old, strict=True)
-                                                     for k, k0 in zip(ks, k0s, strict=True)):
+        nodal = (ld for ld in self.loads if isinstance(ld, NodalLoad))
+        placed: list[Support | NodalLoad | NodeMass] = [*self.supports, *nodal, *self.masses]
+        nodes = {id(x): scale_node(x.node, factor) for x in placed}
+        lost = any(nodes[id(x)] is None and x.node is not None for x in placed)  # no node of the new mesh
+        if not float(n).is_integer() or n < 1 or lost:
             return None
-        sups = tuple(dataclasses.replace(s, node=k) for s, k in zip(self.supports, nodes[0], strict=True))
-        it = iter(nodes[1])
-        loads = tuple(dataclasses.replace(ld, node=next(it)) if isinstance(ld, NodalLoad) else ld for ld in self.loads)
-        masses = tuple(dataclasses.replace(m, node=k) for m, k in zip(self.masses, nodes[2], strict=True))
+
+        def scaled(x: Any) -> Any:
+            return dataclasses.replace(x, node=nodes[id(x)]) if id(x) in nodes else x
+
+        sups, loads, masses = (tuple(map(scaled, g)) for g in (self.supports, self.loads, self.masses))
         return dataclasses.replace(self, n_elements=int(n), supports=sups, loads=loads, masses=masses)
 
 
 @dataclass(frozen=True, kw_only=True)
 class FrameModel:
-    """A frame case, typed (module docstring): ``rods`` in node order, ``joints``, the member ``element`` and its
-    ``mass`` kind, ``n_default`` (model.n_elements), the named nodes of a nodes + members case (``node_names``,
-    ``node_xyz`` (n, 3), ``node_rod`` (n,) index into ``rods``, ``node_end`` (n,) 0 start | 1 end) and
-    ``members`` (member name -> its rods, start to end; empty for a rods + joints case: one member per rod)."""
+    """A frame case, typed (module docstring): ``rods`` in node order, ``joints``, the member ``element`` and
+    its ``mass`` kind, ``n_default`` (model.n_elements), the named nodes of a nodes + members case
+    (``node_names``, ``node_xyz`` (n, 3), ``node_rod`` (n,) index into ``rods``, ``node_end`` (n,) 0 start | 1
+    end) and ``members`` (member name -> its rods, start to end; empty for a rods + joints case: one member
+    per rod)."""
 
     rods: tuple[RodModel, ...]
     joints: tuple[Joint, ...] = ()
@@ -248,8 +252,9 @@ class FrameModel:
                                    n_default=int(n))
 
     def structure(self) -> Structure:
-        """The structure of the model: a ``Structure`` of Cosserat rods, or a ``CorotationalStructure`` of cubic
-        elements on the rods' nodes (their internal constraints do not apply: an Euler–Bernoulli element)."""
+        """The structure of the model: a ``Structure`` of Cosserat rods, or a ``CorotationalStructure`` of
+        cubic elements on the rods' nodes (their internal constraints do not apply: an Euler–Bernoulli
+        element)."""
         from .corotational import CorotationalStructure, check_members
 
         corot = self.element == "corotational"

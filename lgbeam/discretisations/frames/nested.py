@@ -1,7 +1,7 @@
-"""A frame on nested meshes (every member with N/2, N and 2N elements; ``FrameModel.refined``): the nodal results
-an engineer reads of a static state (``static_quantities``), the nodes the meshes share (``common_nodes``) and the
-pairing of mode shapes across meshes (``match_modes``), for Richardson's extrapolation (``apps.frame_richardson``,
-docs/frames.md "Accuracy per member").
+"""A frame on nested meshes (every member with N/2, N and 2N elements; ``FrameModel.refined``): the nodal
+results an engineer reads of a static state (``static_quantities``), the nodes the meshes share
+(``common_nodes``) and the pairing of mode shapes across meshes (``match_modes``), for Richardson's
+extrapolation (``apps.frame_richardson``, docs/frames.md "Accuracy per member").
 """
 
 from __future__ import annotations
@@ -19,10 +19,11 @@ RATIO = 2  # the refinement ratio of the nested meshes
 
 def static_quantities(frame: Any, nodes: dict[str, int], q: np.ndarray, lam: np.ndarray, t: float,
                       ends: dict[str, np.ndarray] | None = None, limits: list[float] | None = None) -> dict[str, Any]:
-    """The nodal results of a static frame state an engineer reads: displacement and rotation (rotation vector of
-    R R_refᵀ, spatial) of the named nodes (rod ends without names), the support reactions, the joint forces,
-    ``ends``: member name -> (2, 6) N, V_y, V_z, T, M_y, M_z at its start and end (local axes), and ``limits``:
-    the load factors of the path's limit points, in path order (``PathEvent`` located by ``_Path.limit``)."""
+    """The nodal results of a static frame state an engineer reads: displacement and rotation (rotation vector
+    of R R_refᵀ, spatial) of the named nodes (rod ends without names), the support reactions, the joint
+    forces, ``ends``: member name -> (2, 6) N, V_y, V_z, T, M_y, M_z at its start and end (local axes), and
+    ``limits``: the load factors of the path's limit points, in path order (``PathEvent`` located by
+    ``_Path.limit``)."""
     from lgbeam.groups import SO3
 
     G = frame.G
@@ -57,8 +58,8 @@ CLUSTER = 1e-6  # eigenvalues this close (relative) span one eigenspace: their s
 
 def _clusters(values: np.ndarray) -> np.ndarray:
     """A label per eigenvalue (ascending input not required): equal labels for values within CLUSTER of each
-    other (relative), chained in sorted order. Degenerate modes (a symmetric section's two bending planes) have
-    no individual shapes, only a shared eigenspace."""
+    other (relative), chained in sorted order. Degenerate modes (a symmetric section's two bending planes)
+    have no individual shapes, only a shared eigenspace."""
     v = np.asarray(values, dtype=float)
     order = np.argsort(v, kind="stable")
     gap = np.abs(np.diff(v[order])) > CLUSTER * np.maximum(np.abs(v[order][1:]), np.abs(v[order][:-1]))
@@ -68,9 +69,10 @@ def _clusters(values: np.ndarray) -> np.ndarray:
 
 
 def prolong(coarse: Any, fine: Any, shapes: np.ndarray) -> np.ndarray:
-    """Shapes (k, coarse nodes, 6) of a mesh interpolated onto the nodes of its doubling (every member twice the
-    elements, nested): a node of both keeps its value, a new midpoint node takes the mean of its two neighbours
-    (linear interpolation of the node tangent vectors, which at the reference share their member's frame)."""
+    """Shapes (k, coarse nodes, 6) of a mesh interpolated onto the nodes of its doubling (every member twice
+    the elements, nested): a node of both keeps its value, a new midpoint node takes the mean of its two
+    neighbours (linear interpolation of the node tangent vectors, which at the reference share their member's
+    frame)."""
     ia, ib = [], []
     for j, rod in enumerate(coarse.members):
         local = np.arange(RATIO * (rod.n_nodes - 1) + 1)
@@ -98,16 +100,17 @@ def _metric(fine: Any, length: float) -> Callable[[np.ndarray], np.ndarray]:
 
 def match_modes(shapes: list[np.ndarray], frames: list[Any], n: int, length: float = 1.0,
                 values: list[np.ndarray] | None = None) -> list[np.ndarray]:
-    """For each mesh (coarse → fine, the case's mesh ``shapes[-2]``), the index of the mode that is mode k of the
-    case's mesh; -1 where none is.
+    """For each mesh (coarse → fine, the case's mesh ``shapes[-2]``), the index of the mode that is mode k of
+    the case's mesh; -1 where none is.
 
     Of each pair of meshes the coarser one's shapes are interpolated onto the finer one's nodes (``prolong``:
-    comparing on the coarse nodes alone would alias, e.g. a cantilever's second and third torsion modes agree on
-    every other node) and compared with the finer one's shapes by the modal assurance criterion in the finer
-    mesh's mass metric. Eigenvalues within CLUSTER of each other (``values``, per mesh) count as one eigenspace:
-    a shape's MAC with it is the sum over the cluster. Modes are paired one to one, the pairing that maximises
-    the summed MAC (``scipy.optimize.linear_sum_assignment``), a pair counting from MAC_MIN; inside a cluster the
-    pairs are taken in index order, so the result does not depend on how round-off picked the cluster's basis."""
+    comparing on the coarse nodes alone would alias, e.g. a cantilever's second and third torsion modes agree
+    on every other node) and compared with the finer one's shapes by the modal assurance criterion in the
+    finer mesh's mass metric. Eigenvalues within CLUSTER of each other (``values``, per mesh) count as one
+    eigenspace: a shape's MAC with it is the sum over the cluster. Modes are paired one to one, the pairing
+    that maximises the summed MAC (``scipy.optimize.linear_sum_assignment``), a pair counting from MAC_MIN;
+    inside a cluster the pairs are taken in index order, so the result does not depend on how round-off picked
+    the cluster's basis."""
     from scipy.optimize import linear_sum_assignment
 
     case = len(shapes) - 2
