@@ -1,5 +1,5 @@
-"""The engineer's vocabulary of a ``frame`` case, translated into the rods + joints form that ``frame.build`` reads
-(docs/frames.md "Nodes and members"):
+"""The engineer's vocabulary of a ``frame`` case, translated into the rods + joints form that
+``_frame_model.frame_model`` turns into the typed ``FrameModel``, once a run (docs/frames.md "Nodes and members"):
 
     [[model.nodes]]     name, at = [x, y, z]
     [[model.members]]   name, nodes = [two or more node names] (a polyline: one straight rod per segment, named
@@ -38,7 +38,7 @@ MEMBER_KEYS = ("name", "nodes", "section", "material", "orientation", "releases"
 MASS_KEYS = ("node", "rod", "mass", "inertia")
 CASE_KEYS = ("name", "nodal", "distributed", "gravity")
 COMBINATION_KEYS = ("name", "factors")
-_NOTED: set[str] = set()  # sections whose note (what the rod does not model) was logged
+_NOTED: set[str] = set()  # sections whose note (what the rod does not model) was logged, once a process
 logger = logging.getLogger(__name__)
 RELEASES = {"rx": "z", "ry": "x", "rz": "y"}  # member axis -> director axis of the joint frame ("local")
 
@@ -75,7 +75,7 @@ def _material(mspec: dict[str, Any], where: str) -> dict[str, Any] | None:
         raise ValueError(f"{where}: section without material; give material = {' | '.join(sec.GRADES)} or a table "
                          "{E, G (or nu), rho}")
     section = sec.section(mspec["section"], f"{where}.section")
-    if section.note and section.name not in _NOTED:  # once a process: rods_form runs several times a case
+    if section.note and section.name not in _NOTED:  # once a process (a study builds many cases)
         _NOTED.add(section.name)
         logger.warning("%s (%s): %s", where, section.name, section.note)
     return sec.sectional(section, sec.grade(mspec["material"], f"{where}.material"))

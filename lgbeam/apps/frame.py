@@ -16,6 +16,10 @@ Case sections::
                          rod, force, ...}], gravity = [gx, gy, gz] (every rod); [[loads.cases]] and
                          [[loads.combinations]] selected by analysis.load_case
 
+The case is translated once a run into the typed ``FrameModel`` (``_frame_model.frame_model``; ``model_of``);
+the structure, the named nodes, the members and Richardson's meshes are read from the model (docs/frames.md
+"The frame model").
+
 Output: solution.npz (t, q, v, lam, positions, rotations, rod_names, rod_offsets, s, reactions, joint_reactions,
 section_force/section_moment per edge, spatial; node_names, node_ids of a nodes + members case),
 paraview/<name>.pvd of ``.vtp`` polylines (one per rod) with the engineering arrays of ``frames.output`` and
