@@ -16,11 +16,20 @@ name = "small"
 supports = [{ node = "a", kind = "clamped" }]
 [model]
 n_elements = 4
-nodes = [{ name = "a", at = [0.0, 0.0, 0.0] }, { name = "b", at = [0.0, 0.0, 3.0] }, { name = "c", at = [2.0,
-0.0, 3.0] }] members = [{ name = "col", nodes = ["a", "b"], section = "HEB200", material = "S355", orientation
-= [1.0, 0.0, 0.0] },
-           { name = "beam", nodes = ["b", "c"], section = "IPE300", material = "S355" }]
+nodes = [{ name = "a", at = [0.0, 0.0, 0.0] }, { name = "b", at = [0.0, 0.0, 3.0] },
+         { name = "c", at = [2.0, 0.0, 3.0] }]
 masses = [{ node = "c", mass = 500.0 }]
+[[model.members]]
+name = "col"
+nodes = ["a", "b"]
+section = "HEB200"
+material = "S355"
+orientation = [1.0, 0.0, 0.0]
+[[model.members]]
+name = "beam"
+nodes = ["b", "c"]
+section = "IPE300"
+material = "S355"
 [[loads.cases]]
 name = "down"
 nodal = [{ node = "c", force = [0.0, 0.0, -1e3] }]

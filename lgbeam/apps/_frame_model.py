@@ -3,7 +3,9 @@
 rods + joints form (``_frame_members.rods_form``, the load case applied); each [[model.rods]] table then
 becomes a ``RodModel`` (geometry, material, constraints, and the supports, loads and point masses that name
 it), each [[model.joints]] table a ``Joint``. Every inconsistency is one ValueError naming the key (exit 2);
-the structure is assembled from the model (``FrameModel.structure``), never from the case.
+the structure is assembled from the model (``FrameModel.structure``), never from the case. Nothing of the
+mesh's size is allocated here (the size check reads the model first): what needs the mesh (a polyline's
+length, a support's or a mass's node) is checked when the structure is built, naming the same keys.
 """
 
 from __future__ import annotations
@@ -17,10 +19,9 @@ from lgbeam.apps._rod_supports import AT_KEYS
 from lgbeam.apps.rod import SCHEMA as ROD_SCHEMA
 from lgbeam.apps.rod import _material, _time_function
 from lgbeam.discretisations.frames import Joint
-from lgbeam.discretisations.frames.model import CONSTRAINTS, FrameModel, NodeMass, RodModel, point_mass
+from lgbeam.discretisations.frames.model import CONSTRAINTS, FrameModel, NodeMass, RodModel
 from lgbeam.discretisations.rods import DistributedLoad, Gravity, NodalLoad, Support
 from lgbeam.discretisations.rods.loads import Load
-from lgbeam.discretisations.rods.supports import resolve_node
 from lgbeam.io.schema import vector3
 
 ROD_KEYS = ("name", "start", "end", "points", "length", "n_elements", "roll", "constraints", "material")
@@ -131,8 +132,8 @@ def _masses(case: dict[str, Any]) -> list[tuple[Any, str, NodeMass]]:
         spec = _table(spec, where, ("rod", "node", "mass", "inertia"))
         J = _vec(f"{where}.inertia", spec["inertia"]) if "inertia" in spec else None
         try:
-            out.append((spec.get("rod"), where, NodeMass(spec.get("node", "start"), spec.get("mass", 0.0),
-                                                         J)))
+            out.append((spec.get("rod"), where, NodeMass(spec.get("node", "start"), spec.get("mass", 0.0), J,
+                                                         where=where)))
         except ValueError as err:
             raise ValueError(f"{where}: {err}") from None
     return out
@@ -153,27 +154,12 @@ def _rod(case: dict[str, Any], spec: Any, k: int, placed: dict[str, Any], names:
         raise ValueError(f"{where}.n_elements must be a positive integer, got {n!r}")
     geo = _geometry(spec, where)
     material, cons = _rod_material(mod, spec, where)
-    rod = RodModel(name=name, n_elements=n, material=material, constraints=cons, **geo)
-    try:
-        mesh, q_ref = rod.geometry()
-    except ValueError as err:
-        raise ValueError(f"{where}: {err}") from None
-    sups = tuple(s for r, _, s in placed["supports"] if r == name)
-    for r, at, s in placed["supports"]:
-        if r == name:
-            try:
-                resolve_node(s, mesh)
-            except ValueError as err:
-                raise ValueError(f"{at} (rod {name!r}): {err}") from None
-    masses = tuple(m for r, _, m in placed["masses"] if r == name)
-    for r, at, m in placed["masses"]:
-        if r == name:
-            try:
-                point_mass(m, name, mesh, q_ref)
-            except ValueError as err:
-                raise ValueError(f"{at}: {err}") from None
-    return RodModel(name=name, n_elements=n, material=material, constraints=cons, supports=sups,
-                    loads=(*placed["loads"].get(name, ()), *placed["gravity"]), masses=masses, **geo)
+    sups = [(at, s) for r, at, s in placed["supports"] if r == name]
+    return RodModel(name=name, n_elements=n, material=material, constraints=cons,
+                    supports=tuple(s for _, s in sups),
+                    loads=(*placed["loads"].get(name, ()), *placed["gravity"]),
+                    masses=tuple(m for r, _, m in placed["masses"] if r == name), where=where,
+                    support_where=tuple(at for at, _ in sups), **geo)
 
 
 def _joints(mod: dict[str, Any]) -> tuple[Joint, ...]:

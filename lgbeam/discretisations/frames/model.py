@@ -46,6 +46,7 @@ from lgbeam.discretisations.rods import (
     straight,
 )
 from lgbeam.discretisations.rods.loads import Load, NodalLoad
+from lgbeam.discretisations.rods.supports import resolve_node
 
 from .joints import Joint
 from .structure import Structure
@@ -124,13 +125,16 @@ class NodeMass:
     node: int | str
     mass: float = 0.0
     inertia: FloatArray | None = None
+    where: str = ""  # the case key, for messages ("model.masses[0]")
 
 
 @dataclass(frozen=True, kw_only=True)
 class RodModel:
     """One rod of the structure: a straight one (``points`` = start, end; ``roll`` about d₃) or a polyline
     (``points`` (k, 3), ``length`` the declared length or None); its elements, material, internal
-    ``constraints`` (one of CONSTRAINTS), supports, loads (rods.loads) and point masses."""
+    ``constraints`` (one of CONSTRAINTS), supports, loads (rods.loads) and point masses. ``where`` and
+    ``support_where`` name the case keys in messages (the geometry is built, and checked, with the structure:
+    a size check reads the model before anything of the mesh's size is allocated)."""
 
     name: str
     points: FloatArray
@@ -143,6 +147,8 @@ class RodModel:
     supports: tuple[Support, ...] = ()
     loads: tuple[Load, ...] = ()
     masses: tuple[NodeMass, ...] = ()
+    where: str = ""
+    support_where: tuple[str, ...] = ()
 
     def geometry(self) -> tuple[RodMesh, FloatArray]:
         """(mesh, q_ref): N equal edges along the straight rod or the polyline (ValueError where they
@@ -159,12 +165,31 @@ class RodModel:
 
     def point_masses(self, mesh: RodMesh, q_ref: FloatArray) -> tuple[PointMass, ...]:
         """The rod's point masses with their inertia in the directors of their node (``point_mass``)."""
-        return tuple(point_mass(m, self.name, mesh, q_ref) for m in self.masses)
+        out = []
+        for m in self.masses:
+            try:
+                out.append(point_mass(m, self.name, mesh, q_ref))
+            except ValueError as err:
+                raise ValueError(f"{m.where}: {err}" if m.where else str(err)) from None
+        return tuple(out)
+
+    def checked_geometry(self) -> tuple[RodMesh, FloatArray]:
+        """``geometry()`` with the supports' nodes resolved on the mesh; ValueError naming the case key."""
+        try:
+            mesh, q_ref = self.geometry()
+        except ValueError as err:
+            raise ValueError(f"{self.where}: {err}" if self.where else str(err)) from None
+        for s, at in zip(self.supports, self.support_where or ("",) * len(self.supports), strict=True):
+            try:
+                resolve_node(s, mesh)
+            except ValueError as err:
+                raise ValueError(f"{at} (rod {self.name!r}): {err}" if at else str(err)) from None
+        return mesh, q_ref
 
     def rod(self, corotational: bool) -> CosseratRod:
         """The ``CosseratRod`` (for the corotational element: its nodes, sections, supports, loads and masses,
         without internal constraints)."""
-        mesh, q_ref = self.geometry()
+        mesh, q_ref = self.checked_geometry()
         return CosseratRod(mesh=mesh, material=self.material, q_ref=q_ref, supports=self.supports,
                            loads=self.loads,
                            kirchhoff="kirchhoff" in self.constraints and not corotational,
