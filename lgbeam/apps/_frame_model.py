@@ -19,7 +19,7 @@ from lgbeam.apps._rod_supports import AT_KEYS
 from lgbeam.apps.rod import SCHEMA as ROD_SCHEMA
 from lgbeam.apps.rod import _material, _time_function
 from lgbeam.discretisations.frames import Joint
-from lgbeam.discretisations.frames.model import CONSTRAINTS, FrameModel, NodeMass, RodModel
+from lgbeam.discretisations.frames.model import CONSTRAINTS, FrameModel, NodeMass, RodModel, rod_geometry
 from lgbeam.discretisations.rods import DistributedLoad, Gravity, NodalLoad, Support
 from lgbeam.discretisations.rods.loads import Load
 from lgbeam.io.schema import vector3
@@ -50,7 +50,12 @@ def _geometry(spec: dict[str, Any], where: str) -> dict[str, Any]:
             raise ValueError(f"{where}.points must be a list of >= 2 points [x, y, z], "
                              f"got {spec['points']!r}")
         length = spec.get("length")
-        return {"points": P, "polyline": True, "length": None if length is None else float(length)}
+        length = None if length is None else float(length)
+        try:  # the points against the declared length, on one element (nothing of the mesh's size)
+            rod_geometry(P, 1, is_polyline=True, length=length)
+        except ValueError as err:
+            raise ValueError(f"{where}: {err}") from None
+        return {"points": P, "polyline": True, "length": length}
     if spec.get("start") is None or spec.get("end") is None:
         raise ValueError(f"{where}: give start = [x, y, z] and end = [x, y, z] (a straight rod) or points "
                          "(a polyline)")

@@ -117,6 +117,20 @@ def point_mass(m: NodeMass, rod: str, mesh: RodMesh, q_ref: FloatArray) -> Point
     return PointMass(node=i, mass=m.mass, inertia=J)
 
 
+def rod_geometry(P: FloatArray, n: int, *, roll: float = 0.0, is_polyline: bool = False,
+                 length: float | None = None) -> tuple[RodMesh, FloatArray]:
+    """(mesh, q_ref) of ``n`` equal edges: along the straight rod P[0] → P[1] (``roll`` about d₃) or along the
+    polyline P (its declared ``length`` must agree with the points: ValueError otherwise)."""
+    from lgbeam.groups import S3R3
+
+    if is_polyline:
+        total = float(np.sum(np.linalg.norm(np.diff(P, axis=0), axis=1)))
+        mesh = RodMesh.uniform(total if length is None else length, n)
+        return mesh, polyline(S3R3(), mesh, points=P)
+    mesh = RodMesh.uniform(float(np.linalg.norm(P[1] - P[0])), n)
+    return mesh, straight(S3R3(), mesh, start=P[0], direction=P[1] - P[0], roll=roll)
+
+
 @dataclass(frozen=True)
 class NodeMass:
     """A point mass on a rod: ``node`` (index, negative from the end, "start" | "end"), ``mass`` (kg) and the
@@ -153,15 +167,8 @@ class RodModel:
     def geometry(self) -> tuple[RodMesh, FloatArray]:
         """(mesh, q_ref): N equal edges along the straight rod or the polyline (ValueError where they
         disagree)."""
-        from lgbeam.groups import S3R3
-
-        P = self.points
-        if self.polyline:
-            total = float(np.sum(np.linalg.norm(np.diff(P, axis=0), axis=1)))
-            mesh = RodMesh.uniform(total if self.length is None else self.length, self.n_elements)
-            return mesh, polyline(S3R3(), mesh, points=P)
-        mesh = RodMesh.uniform(float(np.linalg.norm(P[1] - P[0])), self.n_elements)
-        return mesh, straight(S3R3(), mesh, start=P[0], direction=P[1] - P[0], roll=self.roll)
+        return rod_geometry(self.points, self.n_elements, roll=self.roll, is_polyline=self.polyline,
+                            length=self.length)
 
     def point_masses(self, mesh: RodMesh, q_ref: FloatArray) -> tuple[PointMass, ...]:
         """The rod's point masses with their inertia in the directors of their node (``point_mass``)."""
