@@ -35,93 +35,24 @@ along −y (the tension side), V_y along y, V_z along z, N and T along z.
 from __future__ import annotations
 
 import csv
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from lgbeam._typing import FloatArray
-from lgbeam.discretisations.rods.loads import DistributedLoad, Gravity, external_forces
+from lgbeam.discretisations.frames.output import COLUMNS, MemberForces, member_forces, structure_resultants
 from lgbeam.io.atomic import atomic_write, write_via
 
-COLUMNS = ("N", "V_y", "V_z", "T", "M_y", "M_z")
-ORDER = [5, 3, 4, 2, 0, 1]  # (m₁, m₂, m₃, n₁, n₂, n₃) -> (N, V_y, V_z, T, M_y, M_z)
+__all__ = ["COLUMNS", "MemberForces", "choose_view", "member_forces", "path_node", "plot_deflected", "plot_diagrams",
+           "read_member_forces", "structure_resultants", "write_member_forces"]
+
 PLANE_TOL = 1e-3  # out-of-plane resultants below this fraction of the largest: the plane view loses nothing visible
 LABEL_FRACTION = 0.05  # a segment's extreme is labelled when it exceeds this fraction of its panel's largest value
 SMALL_PANEL = 0.05  # a panel below this fraction of the largest force (moment) is drawn to scale, not blown up
 DIAGRAM_FRACTION = 0.12  # the panel's largest value is drawn this fraction of the structure's size from its member
 DEFLECTION_FRACTION = 0.1  # deflected.png draws the largest displacement at about this fraction of the size
 BENDING_COLOURS = ("tab:red", "tab:blue")  # bending in the local x-z plane (M_y, V_z); in the x-y plane (M_z, V_y)
-
-
-@dataclass(frozen=True)
-class MemberForces:
-    """The resultants along one member: ``rods``, ``point`` ("start" | "mid" | "end") and ``s`` (n,);
-    ``values`` (n, 6) in the order of COLUMNS; ``x`` (n, 3) reference positions; ``axes`` (n, 3, 3) reference
-    local axes, columns (y, z, x) = (d₁, d₂, d₃)."""
-
-    name: str
-    rods: np.ndarray
-    point: np.ndarray
-    s: FloatArray
-    values: FloatArray
-    x: FloatArray
-    axes: FloatArray
-
-
-def section_resultants(frame: Any, q: FloatArray, lam: FloatArray | None, v: FloatArray | None = None,
-                       t: float = 0.0, load_factor: float = 1.0) -> list[Any]:
-    """``frame.resultants``; an element that cuts its loads at its ends (the corotational one,
-    ``end_load_shares``) is told the loads' time t and the static path's load factor."""
-    if hasattr(frame, "end_load_shares"):
-        return list(frame.resultants(q, lam, v, t=t, load_factor=load_factor))
-    return list(frame.resultants(q, lam, v))
-
-
-def own_end_loads(rod: Any, t: float, q: FloatArray) -> FloatArray:
-    """(2, 6) body-frame (moment, force) of the rod's own loads on its first and last node at time t: its
-    distributed loads and the gravity of its lumped mass ρA w_i (``loads.external_forces`` without the nodal
-    loads and point masses, which act on the joint, not on the member)."""
-    own = tuple(ld for ld in rod.loads if isinstance(ld, (DistributedLoad, Gravity)))
-    if not own:
-        return np.zeros((2, 6))
-    f = external_forces(t, rod._q(q), own, (-1,) * len(own), rod.mass_weights, rod.material.rhoA)
-    return f[[0, -1]]
-
-
-def member_forces(frame: Any, members: dict[str, list[str]], q: FloatArray, lam: FloatArray,
-                  v: FloatArray | None = None, *, t: float = 0.0, load_factor: float = 1.0) -> list[MemberForces]:
-    """Per member (``members``: name -> its rods, start to end) the resultants at (q, λ, v) (module docstring);
-    the loads are those at time ``t`` times ``load_factor`` (a static path's μ). An end row is the free-body cut at
-    the member's end: the corotational element cuts its loads there itself (``section_resultants``); a rod's end
-    node gets its own loads added back (``own_end_loads``)."""
-    G = frame.G
-    per_rod = {}
-    cut = not hasattr(frame, "end_load_shares")
-    for name, rod, res, qr, q0 in zip(frame.names, frame.members, section_resultants(frame, q, lam, v, t, load_factor),
-                                      frame.split_q(q), frame.split_q(frame.q_ref), strict=True):
-        ends = res.node_material[[0, -1]]
-        if cut:
-            ends = ends + load_factor * own_end_loads(rod, t, qr) * np.array([[1.0], [-1.0]])
-        W = np.concatenate([ends[:1], res.edge_material, ends[1:]])[:, ORDER]
-        sn = rod.mesh.s - rod.mesh.s[0]
-        s = np.concatenate([[0.0], 0.5 * (sn[:-1] + sn[1:]), sn[-1:]])
-        q0 = np.asarray(q0).reshape(-1, 7)
-        mid = G.compose(q0[:-1], G.exp(0.5 * G.log(G.compose(G.inverse(q0[:-1]), q0[1:]))))
-        qp = np.concatenate([q0[:1], mid, q0[-1:]])
-        point = np.array(["start"] + ["mid"] * (len(s) - 2) + ["end"])
-        per_rod[name] = (s, W, G.translation(qp), G.rotation(qp), point)
-    out = []
-    for member, rods in members.items():
-        parts = [per_rod[r] for r in rods]
-        offsets = np.concatenate([[0.0], np.cumsum([p[0][-1] for p in parts])])
-        out.append(MemberForces(
-            member, np.concatenate([np.full(len(p[0]), r) for r, p in zip(rods, parts, strict=True)]),
-            np.concatenate([p[4] for p in parts]), np.concatenate([p[0] + o for p, o in zip(parts, offsets, strict=False)]),
-            np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts]),
-            np.concatenate([p[3] for p in parts])))
-    return out
 
 
 def node_label(frame: Any, nodes: dict[str, int], k: int) -> str:

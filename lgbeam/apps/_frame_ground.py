@@ -1,11 +1,7 @@
 """Ground motion of a frame case (``[[loads.ground]]``, docs/dynamics.md): the records read and scaled into a
 ``frames.ground.GroundMotion``, the per-step columns of diagnostics.csv (the ground's displacement, velocity and
 acceleration and the base shear), and the run's peaks: relative displacement and drift of each named node, and
-the envelopes of the member end forces over the saved frames.
-
-Drift of a named node: the largest over the saved frames of |u_h(node) − u_h(below)| / (z(node) − z(below)), u_h the
-horizontal (x, y) relative displacement, "below" the nearest named or supported node directly under it (same x, y
-within 1e-6 of the structure's size; z is vertical); a node with nothing under it has no drift.
+the envelopes of the member end forces over the saved frames (``frames.ground``: drift, peaks, envelopes).
 """
 
 from __future__ import annotations
@@ -17,7 +13,9 @@ from typing import Any
 import numpy as np
 
 from lgbeam.apps._frame_members import _table
-from lgbeam.discretisations.frames.ground import Component, GroundMotion
+from lgbeam.discretisations.frames.ground import Component, GroundMotion, envelopes, peak_response
+
+__all__ = ["build", "copy_records", "diagnostics", "envelopes", "peaks"]
 from lgbeam.io import records
 from lgbeam.io.cases import source_dir
 
@@ -75,7 +73,7 @@ def diagnostics(frame: Any, ground: GroundMotion) -> Any:
         a, v, x = (w[0] for w in ground.vectors(np.array([t])))
         _, sup = frame.support_reactions(t, np.asarray(y.q), np.asarray(y.lam))
         shear = sup[:, 3:].sum(0)
-        out = {}
+        out: dict[str, float] = {}
         for name, w in (("ground_a", a), ("ground_v", v), ("ground_x", x), ("base_shear", shear)):
             out |= {f"{name}_{c}": float(w[i]) for i, c in enumerate("xyz")}
         return out
@@ -83,35 +81,10 @@ def diagnostics(frame: Any, ground: GroundMotion) -> Any:
     return fn
 
 
-def below(frame: Any, nodes: dict[str, int]) -> dict[str, int]:
-    """Named node -> the node directly below it (module docstring): named nodes and supported nodes."""
-    x0 = frame.G.translation(frame._q(frame.q_ref))
-    size = float(np.ptp(x0, axis=0).max()) or 1.0
-    cand = np.unique(np.concatenate([np.asarray(list(nodes.values()), dtype=np.int64),
-                                     np.asarray(frame.support_nodes(), dtype=np.int64)]))
-    out = {}
-    for name, i in nodes.items():  # named nodes: a few per storey
-        same = (np.linalg.norm(x0[cand, :2] - x0[i, :2], axis=1) <= 1e-6 * size) & (x0[cand, 2] < x0[i, 2] - 1e-6 * size)
-        if np.any(same):
-            out[name] = int(cand[same][np.argmax(x0[cand[same], 2])])
-    return out
-
-
 def peaks(frame: Any, nodes: dict[str, int], positions: np.ndarray) -> tuple[dict[str, Any], list[str]]:
     """Peak relative displacement (|u| and per axis) and drift of each named node over the saved frames
-    ``positions`` (n_t, n, 3); the summary entry and lines to print."""
-    x0 = frame.G.translation(frame._q(frame.q_ref))
-    u = positions - x0
-    under = below(frame, nodes)
-    entry: dict[str, Any] = {}
-    for name, i in nodes.items():
-        e: dict[str, Any] = {"peak_displacement_m": float(np.max(np.linalg.norm(u[:, i], axis=1))),
-                             "peak_displacement_xyz_m": np.max(np.abs(u[:, i]), axis=0).tolist()}
-        if name in under:
-            j = under[name]
-            h = float(x0[i, 2] - x0[j, 2])
-            e["drift"] = float(np.max(np.linalg.norm(u[:, i, :2] - u[:, j, :2], axis=1)) / h)
-        entry[name] = e
+    ``positions`` (n_t, n, 3) (``frames.ground.peak_response``); the summary entry and lines to print."""
+    entry = peak_response(frame, nodes, positions)
     worst = max(entry, key=lambda n: entry[n]["peak_displacement_m"]) if entry else None
     lines = []
     if worst is not None:
@@ -121,16 +94,3 @@ def peaks(frame: Any, nodes: dict[str, int], positions: np.ndarray) -> tuple[dic
                      + (f"; largest drift {100 * entry[top]['drift']:.3g} % at {top}" if top else "")
                      + " (saved frames; solution.npz positions are relative to the moving base)")
     return entry, lines
-
-
-def envelopes(forces_at: Any, n_frames: int) -> tuple[list[Any], np.ndarray, np.ndarray]:
-    """(member forces of the first frame, max, min over the frames): ``forces_at(j)`` the list of
-    ``MemberForces`` of saved frame j; the values stacked member after member (rows as member_forces.csv)."""
-    first = forces_at(0)
-    hi = np.concatenate([mf.values for mf in first])
-    lo = hi.copy()
-    for j in range(1, n_frames):  # over saved frames (each evaluates all members at once)
-        vals = np.concatenate([mf.values for mf in forces_at(j)])
-        np.maximum(hi, vals, out=hi)
-        np.minimum(lo, vals, out=lo)
-    return first, hi, lo

@@ -1,5 +1,5 @@
-"""The engineer's vocabulary of a ``frame`` case, translated into the rods + joints form that ``frame.build`` reads
-(docs/frames.md "Nodes and members"):
+"""The engineer's vocabulary of a ``frame`` case, translated into the rods + joints form that
+``_frame_model.frame_model`` turns into the typed ``FrameModel``, once a run (docs/frames.md "Nodes and members"):
 
     [[model.nodes]]     name, at = [x, y, z]
     [[model.members]]   name, nodes = [two or more node names] (a polyline: one straight rod per segment, named
@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from lgbeam._tables import check_keys
-from lgbeam.discretisations.rods import minimal_rotation
+from lgbeam.discretisations.frames import model
 from lgbeam.discretisations.rods import sections as sec
 from lgbeam.io.schema import is_real
 
@@ -38,7 +38,7 @@ MEMBER_KEYS = ("name", "nodes", "section", "material", "orientation", "releases"
 MASS_KEYS = ("node", "rod", "mass", "inertia")
 CASE_KEYS = ("name", "nodal", "distributed", "gravity")
 COMBINATION_KEYS = ("name", "factors")
-_NOTED: set[str] = set()  # sections whose note (what the rod does not model) was logged
+_NOTED: set[str] = set()  # sections whose note (what the rod does not model) was logged, once a process
 logger = logging.getLogger(__name__)
 RELEASES = {"rx": "z", "ry": "x", "rz": "y"}  # member axis -> director axis of the joint frame ("local")
 
@@ -59,24 +59,10 @@ def _vec(where: str, value: Any) -> np.ndarray:
 
 
 def local_axes(direction: np.ndarray, orientation: Any, where: str) -> np.ndarray:
-    """(3, 3) columns (y, z, x) = the directors (d₁, d₂, d₃) of a straight segment along ``direction``."""
-    x = direction / np.linalg.norm(direction)
-    if orientation is None:
-        v = np.array([1.0, 0.0, 0.0]) if abs(x[2]) > 1.0 - 1e-9 else np.array([0.0, 0.0, 1.0])
-    else:
-        v = _vec(f"{where}.orientation", orientation)
-    z = v - (v @ x) * x
-    if np.linalg.norm(z) <= 1e-9 * np.linalg.norm(v):
-        raise ValueError(f"{where}.orientation {v.tolist()} is parallel to the member; give a vector in its local "
-                         "x-z plane that is not along it (e.g. the web direction of an I-section)")
-    z /= np.linalg.norm(z)
-    return np.stack([np.cross(z, x), z, x], axis=1)
-
-
-def roll_of(direction: np.ndarray, R: np.ndarray) -> float:
-    """The ``roll`` for which ``rods.straight`` gives the directors R (columns d₁, d₂, d₃)."""
-    R0 = minimal_rotation(np.array([0.0, 0.0, 1.0]), direction / np.linalg.norm(direction))
-    return math.atan2(float(R[:, 0] @ R0[:, 1]), float(R[:, 0] @ R0[:, 0]))
+    """(3, 3) columns (y, z, x) = the directors (d₁, d₂, d₃) of a straight segment along ``direction``
+    (``frames.model.local_axes`` of the parsed ``orientation``)."""
+    v = None if orientation is None else _vec(f"{where}.orientation", orientation)
+    return model.local_axes(direction, v, where)
 
 
 def _material(mspec: dict[str, Any], where: str) -> dict[str, Any] | None:
@@ -89,7 +75,7 @@ def _material(mspec: dict[str, Any], where: str) -> dict[str, Any] | None:
         raise ValueError(f"{where}: section without material; give material = {' | '.join(sec.GRADES)} or a table "
                          "{E, G (or nu), rho}")
     section = sec.section(mspec["section"], f"{where}.section")
-    if section.note and section.name not in _NOTED:  # once a process: rods_form runs several times a case
+    if section.note and section.name not in _NOTED:  # once a process (a study builds many cases)
         _NOTED.add(section.name)
         logger.warning("%s (%s): %s", where, section.name, section.note)
     return sec.sectional(section, sec.grade(mspec["material"], f"{where}.material"))
@@ -121,8 +107,7 @@ def _joint(a: tuple[str, str], b: tuple[str, str], released: tuple[str, ...], na
 def _inertia_end(ends: list[tuple[str, str, np.ndarray]], J: np.ndarray, where: str) -> tuple[str, str]:
     """The member end at a node whose directors make diag(J) (global axes) diagonal."""
     for rod, end, R in ends:
-        Jb = R.T @ np.diag(J) @ R
-        if np.max(np.abs(Jb - np.diag(np.diag(Jb)))) <= 1e-9 * float(np.max(J)):
+        if model.director_inertia(J, R) is not None:
             return rod, end
     raise ValueError(f"{where}: the inertia {J.tolist()} (global axes) is not diagonal in the axes of any member at "
                      "this node; give equal values or align a member with the global axes")
@@ -233,7 +218,7 @@ def rods_form(case: dict[str, Any]) -> dict[str, Any]:
             if not np.linalg.norm(d) > 0.0:
                 raise ValueError(f"{where}: nodes {ns[j]!r} and {ns[j + 1]!r} coincide")
             R = local_axes(d, spec.get("orientation"), where)
-            rod = {"name": rname, "start": a.tolist(), "end": b.tolist(), "roll": roll_of(d, R)}
+            rod = {"name": rname, "start": a.tolist(), "end": b.tolist(), "roll": model.roll_of(d, R)}
             for key in ("n_elements", "constraints"):
                 if key in spec:
                     rod[key] = spec[key]

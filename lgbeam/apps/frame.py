@@ -16,6 +16,10 @@ Case sections::
                          rod, force, ...}], gravity = [gx, gy, gz] (every rod); [[loads.cases]] and
                          [[loads.combinations]] selected by analysis.load_case
 
+The case is translated once a run into the typed ``FrameModel`` (``_frame_model.frame_model``; ``model_of``);
+the structure, the named nodes, the members and Richardson's meshes are read from the model (docs/frames.md
+"The frame model").
+
 Output: solution.npz (t, q, v, lam, positions, rotations, rod_names, rod_offsets, s, reactions, joint_reactions,
 section_force/section_moment per edge, spatial; node_names, node_ids of a nodes + members case),
 paraview/<name>.pvd of ``.vtp`` polylines (one per rod) with the engineering arrays of ``frames.output`` and
@@ -33,51 +37,36 @@ from typing import Any
 
 import numpy as np
 
-from lgbeam.apps import RunSummary, _frame_ground
+from lgbeam.apps import RunSummary, _frame_ground, _frame_model
+from lgbeam.apps import frame_richardson as fr
 from lgbeam.apps._frame_diagrams import (
     choose_view,
     member_forces,
     path_node,
     plot_deflected,
     plot_diagrams,
-    section_resultants,
     write_member_forces,
 )
-from lgbeam.apps._frame_members import _table, rods_form
-from lgbeam.apps._rod_supports import AT_KEYS
 from lgbeam.apps._runner import Problem, check_work, run_problem, write_diagnostics
+from lgbeam.apps.paraview_frames import poly_frame
 from lgbeam.apps.rod import SCHEMA as ROD_SCHEMA
-from lgbeam.apps.rod import _material, _time_function, method_options
-from lgbeam.discretisations.frames import Joint, Structure
-from lgbeam.discretisations.frames.corotational import MASS_KINDS, CorotationalStructure, check_members
-from lgbeam.discretisations.frames.output import display_scale, engineering_frame
-from lgbeam.discretisations.rods import (
-    CosseratRod,
-    DistributedLoad,
-    Gravity,
-    NodalLoad,
-    PointMass,
-    RodMesh,
-    Support,
-    polyline,
-    straight,
-    viscous,
-)
-from lgbeam.discretisations.rods.supports import resolve_node
+from lgbeam.apps.rod import method_options
+from lgbeam.discretisations.frames import Structure
+from lgbeam.discretisations.frames.corotational import MASS_KINDS
+from lgbeam.discretisations.frames.model import CONSTRAINTS, ELEMENTS, FrameModel
+from lgbeam.discretisations.frames.output import balance, display_scale, solution_arrays
+from lgbeam.discretisations.rods import viscous
 from lgbeam.integrators.registry import methods_for
-from lgbeam.io.schema import Key, integrator_section, output_section, time_section, vector3
+from lgbeam.io.schema import Key, integrator_section, output_section, time_section
 from lgbeam.solve import MechanicalState, Solution
 from lgbeam.solve.driver import AlsoRecord
 from lgbeam.systems import ConstrainedMechanicalSystem
 
+__all__ = ["SCHEMA", "balance", "build", "check_size", "errors", "frequencies", "member_rods", "model_of",
+           "node_ids", "problem", "run", "run_static", "solution_arrays", "write_member_diagrams"]
 logger = logging.getLogger(__name__)
 
 WORK_BYTES_PER_NODE = 20_000  # measured: 20 kB a node for the static path at 3000-12000 nodes (docs/frames.md)
-ROD_KEYS = ("name", "start", "end", "points", "length", "n_elements", "roll", "constraints", "material")
-JOINT_KEYS = ("a", "b", "kind", "axis", "frame", "rotational_stiffness", "name")
-LOAD_KEYS = ("rod", "node", "force", "moment", "frame", "time", "scale", "times", "values", "t_on")
-CONSTRAINTS = ("kirchhoff", "kirchhoff+inextensible", "inextensible", "none")
-ELEMENTS = ("cosserat", "corotational")
 
 SCHEMA: dict[str, Any] = {
     "kind": Key(str, doc="case kind", choices=("frame",)),
@@ -145,186 +134,28 @@ SCHEMA: dict[str, Any] = {
 }
 
 
-def _vec(where: str, value: Any) -> np.ndarray:
-    a = np.asarray(value, dtype=float)
-    if a.shape != (3,) or not np.all(np.isfinite(a)):
-        raise ValueError(f"{where} must be 3 finite numbers [x, y, z], got {value!r}")
-    return a
+def model_of(case: dict[str, Any], frame: Structure | None = None) -> FrameModel:
+    """The typed model of a frame case: the one ``frame`` was built from, else the case translated
+    (``_frame_model.frame_model``, the one translation of a run)."""
+    if frame is not None and frame.model is not None:
+        return frame.model
+    return _frame_model.frame_model(case)
 
 
-def _geometry(spec: dict[str, Any], where: str, n: int) -> tuple[RodMesh, np.ndarray]:
-    from lgbeam.groups import S3R3
-
-    G = S3R3()
-    if spec.get("points") is not None:
-        if spec.get("start") is not None or spec.get("end") is not None:
-            raise ValueError(f"{where}: give either start + end (a straight rod) or points (a polyline), not both")
-        P = np.asarray(spec["points"], dtype=float)
-        if P.ndim != 2 or P.shape[1] != 3 or P.shape[0] < 2:
-            raise ValueError(f"{where}.points must be a list of >= 2 points [x, y, z], got {spec['points']!r}")
-        length = float(np.sum(np.linalg.norm(np.diff(P, axis=0), axis=1)))
-        declared = spec.get("length", length)
-        try:
-            return (mesh := RodMesh.uniform(float(declared), n)), polyline(G, mesh, points=P)
-        except ValueError as err:
-            raise ValueError(f"{where}: {err}") from None
-    if spec.get("start") is None or spec.get("end") is None:
-        raise ValueError(f"{where}: give start = [x, y, z] and end = [x, y, z] (a straight rod) or points (a polyline)")
-    a, b = _vec(f"{where}.start", spec["start"]), _vec(f"{where}.end", spec["end"])
-    length = float(np.linalg.norm(b - a))
-    if length == 0.0:
-        raise ValueError(f"{where}: start and end coincide")
-    if spec.get("length") is not None and abs(float(spec["length"]) - length) > 1e-6 * length:
-        raise ValueError(f"{where}: length = {spec['length']} disagrees with |end - start| = {length:.10g}; drop length "
-                         "or fix the points")
-    mesh = RodMesh.uniform(length, n)
-    return mesh, straight(G, mesh, start=a, direction=b - a, roll=float(spec.get("roll", 0.0)))
-
-
-def _rod_loads(case: dict[str, Any], name: str) -> tuple[Any, ...]:
-    out: list[Any] = []
-    sec = case["loads"]
-    for k, spec in enumerate(sec["nodal"]):
-        where = f"loads.nodal[{k}]"
-        spec = _table(spec, where, LOAD_KEYS)
-        if "rod" not in spec or "node" not in spec:
-            raise ValueError(f"{where} needs rod = <name> and node")
-        if spec["rod"] == name:
-            out.append(NodalLoad(node=spec["node"], force=vector3(f"{where}.force", spec.get("force", [0.0] * 3)),
-                                 moment=vector3(f"{where}.moment", spec.get("moment", [0.0] * 3)),
-                                 frame=spec.get("frame", "spatial"), time=_time_function(spec, where)))
-    for k, spec in enumerate(sec["distributed"]):
-        where = f"loads.distributed[{k}]"
-        spec = _table(spec, where, tuple(set(LOAD_KEYS) - {"node", "moment"}))
-        if "rod" not in spec or "force" not in spec:
-            raise ValueError(f"{where} needs rod = <name> and force")
-        if spec["rod"] == name:
-            out.append(DistributedLoad(force=vector3(f"{where}.force", spec["force"]), frame=spec.get("frame", "spatial"),
-                                       time=_time_function(spec, where)))
-    if sec.get("gravity") is not None:
-        out.append(Gravity(sec["gravity"]))
-    return tuple(out)
-
-
-def _rod_masses(case: dict[str, Any], name: str, mesh: RodMesh, q_ref: np.ndarray) -> tuple[PointMass, ...]:
-    """The point masses on rod ``name``; a global inertia diag(J) turned into the node's directors (it must be
-    diagonal there: the lumped inertia is diagonal in the directors)."""
-    from lgbeam.groups import S3R3
-
-    out = []
-    for k, spec in enumerate(case["model"]["masses"]):
-        where = f"model.masses[{k}]"
-        spec = _table(spec, where, ("rod", "node", "mass", "inertia"))
-        if spec.get("rod") != name:
-            continue
-        try:
-            i = mesh.node_index(spec.get("node", "start"))
-            J = np.zeros(3)
-            if "inertia" in spec:
-                J = _vec(f"{where}.inertia", spec["inertia"])
-                R = S3R3().rotation(q_ref[i])
-                Jb = R.T @ np.diag(J) @ R
-                if np.max(np.abs(Jb - np.diag(np.diag(Jb)))) > 1e-9 * max(float(np.max(np.abs(J))), 1e-300):
-                    raise ValueError(f"the inertia {J.tolist()} (global axes) is not diagonal in the axes of rod "
-                                     f"{name!r} at this node; give equal values or attach it to an aligned rod")
-                J = np.diag(Jb)
-            out.append(PointMass(node=i, mass=spec.get("mass", 0.0), inertia=J))
-        except ValueError as err:
-            raise ValueError(f"{where}: {err}") from None
-    return tuple(out)
-
-
-def _rod_supports(case: dict[str, Any], name: str, mesh: RodMesh) -> tuple[Support, ...]:
-    out = []
-    for k, spec in enumerate(case["supports"]):
-        where = f"supports[{k}]"
-        kw = dict(_table(spec, where, ("rod", *AT_KEYS)))
-        if kw.pop("rod", None) != name:
-            continue
-        if "fix" in kw and isinstance(kw["fix"], list):
-            kw["fix"] = tuple(kw["fix"])
-        try:
-            out.append(Support(kw.pop("node", None), kw.pop("kind", None), kw.pop("motion", None), **kw))
-            resolve_node(out[-1], mesh)
-        except ValueError as err:
-            raise ValueError(f"{where} (rod {name!r}): {err}") from None
-    return tuple(out)
-
-
-def build(case: dict[str, Any]) -> Structure:
-    """The structure of a validated frame case; ValueError (one line, exit 2) for anything inconsistent."""
-    case = rods_form(case)
-    mod = case["model"]
-    corot = mod.get("element", "cosserat") == "corotational"
-    rods: dict[str, CosseratRod] = {}
-    if not mod["rods"]:
-        raise ValueError("model.rods is empty: a frame needs [[model.nodes]] + [[model.members]] or [[model.rods]] tables")
-    for k, spec in enumerate(mod["rods"]):
-        where = f"model.rods[{k}]"
-        spec = _table(spec, where, ROD_KEYS)
-        name = spec.get("name")
-        if not isinstance(name, str) or not name:
-            raise ValueError(f"{where} needs a name")
-        if name in rods:
-            raise ValueError(f"{where}: a second rod named {name!r}; give the rods distinct names")
-        n = spec.get("n_elements", mod["n_elements"])
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise ValueError(f"{where}.n_elements must be a positive integer, got {n!r}")
-        mesh, q_ref = _geometry(spec, where, n)
-        mat_spec = dict(mod["material"])
-        over = _table(spec.get("material", {}), f"{where}.material", tuple(ROD_SCHEMA["model"]["material"]))
-        if over and any(k2 in over for k2 in ("E", "G", "rho", "section")):  # a physical section replaces sectional data
-            mat_spec = {k2: v for k2, v in mat_spec.items() if k2 not in ("EA", "GA", "EI", "GJ", "rhoA", "rhoJ")}
-        elif over and any(k2 in over for k2 in ("EA", "GA", "EI", "GJ", "rhoA", "rhoJ")):  # and the other way round
-            mat_spec = {k2: v for k2, v in mat_spec.items() if k2 not in ("E", "G", "rho", "section")}
-        mat_spec.update(over)
-        cons = spec.get("constraints", mod["constraints"])
-        if cons not in CONSTRAINTS:
-            raise ValueError(f"{where}.constraints = {cons!r} is not one of {', '.join(CONSTRAINTS)}")
-        try:
-            material = _material(mat_spec)
-        except ValueError as err:
-            raise ValueError(f"{where}: {err}") from None
-        rods[name] = CosseratRod(mesh=mesh, material=material, q_ref=q_ref, supports=_rod_supports(case, name, mesh),
-                                 loads=_rod_loads(case, name), kirchhoff="kirchhoff" in cons and not corot,
-                                 inextensible="inextensible" in cons and not corot,
-                                 point_masses=_rod_masses(case, name, mesh, q_ref))
-    for what, items in (("supports", case["supports"]), ("loads.nodal", case["loads"]["nodal"]),
-                        ("loads.distributed", case["loads"]["distributed"]), ("model.masses", mod["masses"])):
-        for k, spec in enumerate(items):
-            if isinstance(spec, dict) and spec.get("rod") not in rods:
-                raise ValueError(f"{what}[{k}]: no rod named {spec.get('rod')!r}; the rods are {', '.join(map(repr, rods))}")
-    joints = []
-    for k, spec in enumerate(mod["joints"]):
-        where = f"model.joints[{k}]"
-        kw = dict(_table(spec, where, JOINT_KEYS))
-        if "a" not in kw or "b" not in kw:
-            raise ValueError(f"{where} needs a = [rod, node] and b = [rod, node]")
-        try:
-            joints.append(Joint(tuple(kw.pop("a")), tuple(kw.pop("b")), kw.pop("kind", "rigid"), **kw))
-        except ValueError as err:
-            raise ValueError(f"{where}: {err}") from None
-    if corot:
-        check_members(rods)
-    try:
-        if corot:  # cubic elements on the rods' nodes (their constraints do not apply: an Euler–Bernoulli element)
-            return CorotationalStructure(rods=rods, joints=tuple(joints), mass_kind=mod.get("mass", "consistent"))
-        return Structure(rods=rods, joints=tuple(joints))
-    except ValueError as err:
-        raise ValueError(f"model.joints: {err}") from None
+def build(case: dict[str, Any], model: FrameModel | None = None) -> Structure:
+    """The structure of a validated frame case (of its ``model`` when given); ValueError (one line, exit 2) for
+    anything inconsistent."""
+    return (model or model_of(case)).structure()
 
 
 def node_ids(case: dict[str, Any], frame: Structure) -> dict[str, int]:
     """Named nodes of a nodes + members case -> their node of the structure (the first member end there)."""
-    ends = rods_form(case)["model"].get("node_ends", {})
-    names = list(frame.names)
-    return {n: int(frame.node_offsets[names.index(r)]) + (0 if e == "start" else frame.rod(r).n_nodes - 1)
-            for n, (r, e) in ends.items()}
+    return model_of(case, frame).node_ids()
 
 
 def member_rods(case: dict[str, Any], frame: Structure) -> dict[str, list[str]]:
     """Member name -> its rods, start to end: the members of a nodes + members case, else one member per rod."""
-    return dict(rods_form(case)["model"].get("member_rods") or {n: [n] for n in frame.names})
+    return model_of(case, frame).member_rods()
 
 
 def write_member_diagrams(case: dict[str, Any], frame: Structure, run_dir: Path, q: np.ndarray, lam: np.ndarray,
@@ -352,66 +183,10 @@ def write_member_diagrams(case: dict[str, Any], frame: Structure, run_dir: Path,
     return drawn
 
 
-def solution_arrays(frame: Structure, t: np.ndarray, q: np.ndarray, v: np.ndarray, lam: np.ndarray,
-                    nodes: dict[str, int] | None = None, load_t: float | None = None,
-                    load_factors: np.ndarray | None = None) -> dict[str, Any]:
-    """solution.npz of a frame run (module docstring); section resultants per edge, spatial, at the midpoints;
-    ``nodes``: named nodes (``node_ids``) written as node_names / node_ids; a static path gives the loads' time
-    ``load_t`` and its ``load_factors`` (dynamics: the loads at t)."""
-    G = frame.G
-    n_t = len(t)
-    sup_names, _ = frame.support_reactions(float(t[0]), q[0], lam[0])
-    reactions = np.stack([frame.support_reactions(float(t[j]), q[j], lam[j])[1] for j in range(n_t)])
-    joints = np.stack([frame.joint_reactions(q[j], lam[j]) for j in range(n_t)])
-    tl = np.asarray(t, dtype=float) if load_t is None else np.full(n_t, load_t)
-    lf = np.ones(n_t) if load_factors is None else np.asarray(load_factors, dtype=float)
-    sec = np.stack([np.concatenate([res.edge_spatial for res in
-                                    section_resultants(frame, q[j], lam[j], v[j], float(tl[j]), float(lf[j]))])
-                    for j in range(n_t)])
-    return {"t": np.asarray(t), "q": q, "v": v, "lam": lam, "group": "S3R3",
-            "positions": G.translation(q), "rotations": G.rotation(q),
-            "rod_names": np.array(frame.names, dtype=str), "rod_offsets": frame.node_offsets.copy(),
-            "s": np.concatenate([r.mesh.s - r.mesh.s[0] for r in frame.members]),
-            "reactions": reactions.reshape(n_t, -1, 6), "support_names": np.array(sup_names, dtype=str),
-            "support_nodes": frame.support_nodes(), "joint_reactions": joints,
-            "joint_names": np.array(frame.joint_rows.labels, dtype=str),
-            "section_moment": sec[:, :, :3], "section_force": sec[:, :, 3:],
-            **({"node_names": np.array(list(nodes), dtype=str), "node_ids": np.array(list(nodes.values()), dtype=np.int64)}
-               if nodes else {})}
-
-
-def balance(frame: Structure, t: float, q: np.ndarray, lam: np.ndarray) -> dict[str, Any]:
-    """Σ reactions + Σ applied loads (force, moment about the origin): zero in a static state."""
-    G = frame.G
-    q = frame._q(q)
-    x, R = G.translation(q), G.rotation(q)
-    f = frame.external_forces(t, q).reshape(-1, 6)
-    F_app, M_app = np.einsum("nij,nj->ni", R, f[:, 3:]), np.einsum("nij,nj->ni", R, f[:, :3])
-    names, sup = frame.support_reactions(t, q, lam)
-    xs = x[frame.support_nodes()]
-    F = sup[:, 3:].sum(0) + F_app.sum(0)
-    M = (np.cross(xs, sup[:, 3:]) + sup[:, :3]).sum(0) + (np.cross(x, F_app) + M_app).sum(0)
-    return {"reactions": {nm: {"force": sup[k, 3:].tolist(), "moment": sup[k, :3].tolist()} for k, nm in enumerate(names)},
-            "joint_reactions": {nm: {"force": w[3:].tolist(), "moment": w[:3].tolist()} for nm, w in
-                                zip(frame.joint_rows.labels, frame.joint_reactions(q, lam), strict=True)},
-            "reactions_frame": "spatial; on the rod, moment about the node (joints: on rod b)",
-            "reactions_plus_loads": {"force": F.tolist(), "moment_about_origin": M.tolist(), "t": t}}
-
-
-def _poly(frame: Structure, name: str, q: np.ndarray, v: np.ndarray | None, lam: np.ndarray | None, t: float) -> Any:
-    from lgbeam.io.vtk import PolyFrame
-
-    return PolyFrame(*engineering_frame(frame, q, v, lam, t, name=name))
-
-
-def check_size(case: dict[str, Any]) -> None:
-    """Refuse, before anything is built, a frame whose working memory (WORK_BYTES_PER_NODE a node, measured
+def check_size(case: dict[str, Any], model: FrameModel | None = None) -> None:
+    """Refuse, before the structure is built, a frame whose working memory (WORK_BYTES_PER_NODE a node, measured
     for the static path and HEDOP5 alike) exceeds output.max_memory_gb."""
-    n_nodes = 0
-    for spec in rods_form(case)["model"]["rods"]:  # a nodes + members case in its rods form
-        n = spec.get("n_elements", case["model"]["n_elements"]) if isinstance(spec, dict) else None
-        if isinstance(n, int) and not isinstance(n, bool) and n > 0:  # anything else: build() says what is wrong
-            n_nodes += n + 1
+    n_nodes = (model or model_of(case)).n_nodes
     check_work(case, WORK_BYTES_PER_NODE * n_nodes, f"a frame of {n_nodes} nodes")
 
 
@@ -428,8 +203,9 @@ def load_time(case: dict[str, Any], use: str) -> float:
 def problem(case: dict[str, Any]) -> Problem:
     """A dynamic frame case as a ``Problem`` for the runner (starts at rest in the reference configuration)."""
     load_time(case, "a dynamic analysis (it runs from time.t0 to time.t_end)")
-    check_size(case)
-    frame = build(case)
+    model = model_of(case)
+    check_size(case, model)
+    frame = model.structure()
     damped = viscous.build(frame, case.get("damping", {}))
     lines = viscous.summary_lines(damped) if damped is not None else []
     if damped is not None:
@@ -458,7 +234,10 @@ def problem(case: dict[str, Any]) -> Problem:
                     "lines": lines}
         return out
 
-    return Problem(frame, MechanicalState(q0, v0), lambda y: _poly(frame, name, y.q, y.v, y.lam, 0.0), arrays,
+    def vtk(y: Any) -> Any:  # a PolyFrame: apps/_runner.Problem.frame is typed Frame but writes PolyFrame as well
+        return poly_frame(frame, name, y.q, y.v, y.lam, 0.0)
+
+    return Problem(frame, MechanicalState(q0, v0), vtk, arrays,
                    summary=summary, work_bytes=WORK_BYTES_PER_NODE * frame.n_nodes, method_options=method_options(case),
                    diagnostics=True if ground is None else AlsoRecord(_frame_ground.diagnostics(frame, ground)))
 
@@ -475,8 +254,9 @@ def run(case: dict[str, Any], run_dir: Path, *, progress: bool = False, resume: 
         if case["loads"].get("ground"):
             raise ValueError("loads.ground (a ground-motion record) needs a dynamic run: set analysis.kind = "
                              "'dynamic' (and the time and integrator tables), or drop [[loads.ground]]")
-        check_size(case)
-        structure = build(case)
+        model = model_of(case)
+        check_size(case, model)
+        structure = model.structure()
         summary = run_static(case, structure, run_dir)
     else:
         prob = problem(case)
@@ -511,7 +291,7 @@ def run_static(case: dict[str, Any], frame: Structure, run_dir: Path) -> RunSumm
     if follow is not None and follow not in named:
         raise ValueError(f"output.node = {follow!r} names no node of the case; use one of "
                          f"{', '.join(map(repr, named)) or '(none: give [[model.nodes]] names)'}")
-    path = solve_static(frame, t=t1, **settings(case))
+    path = solve_static(frame, t=t1, **settings(case))  # type: ignore[arg-type]  # rods.statics/modal are typed CosseratRod and run a Structure unchanged
     n = len(path.states)
     ts = t0 + (t1 - t0) * np.arange(n) / max(n - 1, 1)
     q = np.stack([s.q for s in path.states])
@@ -521,7 +301,7 @@ def run_static(case: dict[str, Any], frame: Structure, run_dir: Path) -> RunSumm
         with PVDSeries(run_dir / "paraview" / f"{case['name']}.pvd",
                        edges=case["output"].get("edge_data", True)) as series:
             for t, qq, ll in zip(ts, q, lam, strict=True):
-                series.write_frame(float(t), _poly(frame, str(case["name"]), qq, None, ll, t1))
+                series.write_frame(float(t), poly_frame(frame, str(case["name"]), qq, None, ll, t1))
     arrays = solution_arrays(frame, ts, q, v, lam, named, load_t=t1,
                              load_factors=np.array([s.load_factor for s in path.states]))
     arrays |= {"load_factor": np.array([s.load_factor for s in path.states]),
@@ -540,7 +320,8 @@ def run_static(case: dict[str, Any], frame: Structure, run_dir: Path) -> RunSumm
     lines: list[str] = []
     rich: dict[str, Any] = {}
     if case["analysis"].get("richardson") and path.status == "ok":
-        rich, u_r, lines = _richardson_static(case, frame, path, run_dir)
+        rich, u_r, lines = fr.static_correction(case, model_of(case, frame), frame, path, run_dir,
+                                                lambda m: check_size(case, m))
         if u_r is not None:
             arrays["richardson_displacement"] = u_r
     with atomic_write(run_dir / "solution.npz") as fh:
@@ -586,52 +367,4 @@ def frequencies(case: dict[str, Any], n: int) -> np.ndarray:
     structure as one rod; ``lgbeam study --quantity frequency(mode=K)``)."""
     from lgbeam.discretisations.rods import modal
 
-    return modal.modes(build(case), n).omega / (2.0 * np.pi)
-
-
-def _richardson_static(case: dict[str, Any], frame: Structure, path: Any,
-                       run_dir: Path) -> tuple[dict[str, Any], np.ndarray | None, list[str]]:
-    """Solve the static path again with half and twice the elements per member and write richardson.csv
-    (``frame_richardson``). Returns the summary entry, the extrapolated displacement of every node of the case's
-    mesh at the final state (None when the doubled mesh did not converge) and the lines to print."""
-    from lgbeam.apps import frame_richardson as fr
-    from lgbeam.apps.rod_static import settings
-    from lgbeam.discretisations.rods.statics import solve_static
-
-    t1 = float(case["time"]["t_end"])
-    try:
-        cases, structures = fr.built_family(case, frame, build, check_size)
-    except ValueError as err:
-        logger.warning("%s", err)
-        return {"skipped": str(err)}, None, [f"no Richardson correction: {err}"]
-    results, finals = [], []
-    for c, fr_c in zip(cases, structures, strict=True):
-        p = path if c is case else solve_static(fr_c, t=t1, **settings(c))
-        if p.status != "ok":  # the case's own path is "ok" here
-            msg = (f"the {fr.meshes_label([c])}-element mesh's static path ended {p.status} ({p.message}); no "
-                   "Richardson correction")
-            logger.warning(msg)
-            return {"skipped": msg}, None, [msg]
-        st = p.final
-        finals.append((fr_c, st))
-        ends = {mf.name: mf.values[[0, -1]] for mf in member_forces(fr_c, member_rods(c, fr_c), st.q, st.lam, t=t1,
-                                                                     load_factor=st.load_factor)}
-        results.append(fr.static_quantities(fr_c, fr.named_nodes(fr_c, node_ids(c, fr_c)), st.q, st.lam, t1, ends,
-                                            [e.load_factor for e in p.events if e.kind == "limit point"]))
-    table, scales = fr.static_table(results)
-    fr.write_rows(run_dir / "richardson.csv", table)
-    (fc, sc), (ff, sf) = finals[-2], finals[-1]
-    common = fr.common_nodes([fc, ff])
-    G = frame.G
-    u_c = G.translation(fc._q(sc.q))[common[0]] - G.translation(fc._q(fc.q_ref))[common[0]]
-    u_f = G.translation(ff._q(sf.q))[common[1]] - G.translation(ff._q(ff.q_ref))[common[1]]
-    u_r = fr.richardson(u_c, u_f)
-    disp = [r for r in table if r["unit"] == "m"]
-    big = max(disp, key=lambda r: abs(r["value"]))
-    w = fr.worst(table, scales)
-    label = fr.meshes_label(cases)
-    entry = {"meshes": label, "file": "richardson.csv", "largest_displacement": {k: big[k] for k in (
-        "quantity", "value", "error_estimate")}, "largest_relative_error_estimate": w}
-    lines = [(f"Richardson ({label} elements per member; richardson.csv): {big['quantity']} = {big['value']:.6g} m "
-              f"± {big['error_estimate']:.2g}; largest relative error estimate {w['relative']:.1e} ({w['quantity']})")]
-    return entry, u_r, lines
+    return modal.modes(build(case), n).omega / (2.0 * np.pi)  # type: ignore[arg-type]  # rods.statics/modal are typed CosseratRod and run a Structure unchanged

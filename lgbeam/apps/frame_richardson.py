@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import copy
 import csv
+import logging
 import math
 from collections.abc import Callable
 from pathlib import Path
@@ -37,24 +38,25 @@ from typing import Any
 
 import numpy as np
 
+from lgbeam.discretisations.frames.model import FrameModel, scale_node
+from lgbeam.discretisations.frames.nested import (
+    RATIO,
+    common_nodes,
+    match_modes,
+    named_nodes,
+    prolong,
+    static_quantities,
+)
 from lgbeam.io.atomic import atomic_write
 
+logger = logging.getLogger(__name__)
+__all__ = ["ORDER", "RATIO", "built_family", "common_nodes", "eigen_rows", "extrapolate", "family", "match_modes",
+           "meshes_label", "named_nodes", "prolong", "refined", "richardson", "rows", "static_correction",
+           "static_quantities", "static_table", "worst", "write_rows"]
+
 ORDER = 2.0
-RATIO = 2
 ORDER_RANGE = (1.5, 2.5)   # the observed order that counts as the asymptotic range of an order-2 scheme
 ZERO = 1e-9                # a change below this fraction of its family's scale is round-off ("unchanged")
-
-
-def _scale_node(node: Any, factor: float) -> Any:
-    """A node index of a mesh scaled to the mesh refined ``factor`` times (``None`` where it is not a node there);
-    names ("start", "end", "mid", …) and arc lengths are left alone."""
-    if isinstance(node, bool) or not isinstance(node, int):
-        return node
-    if node < 0:                        # counted from the end: -1 is the end node
-        k = _scale_node(-node - 1, factor)
-        return None if k is None else -k - 1
-    scaled = node * factor
-    return int(scaled) if float(scaled).is_integer() else None
 
 
 def _scale_count(n: Any, factor: float) -> Any:
@@ -81,7 +83,7 @@ def refined(case: dict[str, Any], factor: float) -> dict[str, Any] | None:
     def node(spec: Any, key: str = "node") -> None:
         nonlocal failed
         if isinstance(spec, dict) and "rod" in spec and key in spec:
-            k = _scale_node(spec[key], factor)
+            k = scale_node(spec[key], factor)
             failed = failed or k is None
             spec[key] = k
 
@@ -95,7 +97,7 @@ def refined(case: dict[str, Any], factor: float) -> dict[str, Any] | None:
     for spec in mod.get("joints", []):
         for end in ("a", "b"):
             if isinstance(spec, dict) and isinstance(spec.get(end), list | tuple) and len(spec[end]) == 2:
-                k = _scale_node(spec[end][1], factor)
+                k = scale_node(spec[end][1], factor)
                 failed = failed or k is None
                 spec[end] = [spec[end][0], k]
     return None if failed else out
@@ -109,30 +111,35 @@ def family(case: dict[str, Any]) -> list[dict[str, Any]]:
     return [case, fine] if coarse is None else [coarse, case, fine]
 
 
-def built_family(case: dict[str, Any], structure: Any, build: Callable[[dict[str, Any]], Any],
-                 check: Callable[[dict[str, Any]], None] | None = None) -> tuple[list[dict[str, Any]], list[Any]]:
-    """The meshes of ``family(case)`` and their structures (``structure``: the case's own, already built;
-    ``check``: the size check run before each other mesh is built). A halved mesh that cannot be built (a support
-    at an arc length or a "mid" node that is no node of N/2) is dropped, leaving two meshes; a doubled one that
-    cannot (or fails ``check``) raises ValueError saying so: the caller reports the mesh alone."""
-    cases, out_c, out_s = family(case), [], []
-    for c in cases:
-        if c is case:
-            out_c.append(c)
+def built_family(model: FrameModel, structure: Any, check: Callable[[FrameModel], None] | None = None
+                 ) -> tuple[list[FrameModel], list[Any]]:
+    """The meshes [N/2, N, 2N] of the frame ``model`` (``FrameModel.refined``: the case is not translated again)
+    and their structures (``structure``: the model's own, already built; ``check``: the size check run before each
+    other mesh is built). A halved mesh that does not exist or cannot be built (a support at an arc length or a
+    "mid" node that is no node of N/2) is dropped, leaving two meshes; a doubled one that cannot (or fails
+    ``check``) raises ValueError saying so: the caller reports the mesh alone."""
+    fine = model.refined(RATIO)
+    assert fine is not None  # doubling scales every count and index to an integer
+    coarse = model.refined(1.0 / RATIO)
+    models = [model, fine] if coarse is None else [coarse, model, fine]
+    out_m, out_s = [], []
+    for m in models:
+        if m is model:
+            out_m.append(m)
             out_s.append(structure)
             continue
         try:
             if check is not None:
-                check(c)
-            st = build(c)
+                check(m)
+            st = m.structure()
         except ValueError as err:
-            if c is cases[0] and len(cases) == 3:
+            if m is models[0] and len(models) == 3:
                 continue
             raise ValueError(f"analysis.richardson: the mesh with twice the elements: {err}; set "
                              "analysis.richardson = false") from None
-        out_c.append(c)
+        out_m.append(m)
         out_s.append(st)
-    return out_c, out_s
+    return out_m, out_s
 
 
 def richardson(coarse: Any, fine: Any) -> np.ndarray:
@@ -173,8 +180,9 @@ def extrapolate(values: list[np.ndarray], scale: np.ndarray | float | None = Non
     return {"value": value, "error": error, "order": order, "basis": basis}
 
 
-def meshes_label(cases: list[dict[str, Any]]) -> str:
-    return "/".join(str(c["model"]["n_elements"]) for c in cases)
+def meshes_label(meshes: list[Any]) -> str:
+    """"4/8/16": model.n_elements of each mesh (frame models or cases)."""
+    return "/".join(str(c["model"]["n_elements"] if isinstance(c, dict) else c.n_default) for c in meshes)
 
 
 ROW_KEYS = ("quantity", "unit", "value", "error_estimate", "observed_order", "basis", "coarse", "case_mesh", "fine")
@@ -214,37 +222,6 @@ def worst(table: list[dict[str, Any]], scales: dict[str, float]) -> dict[str, An
             "relative": rel(best)}
 
 
-def static_quantities(frame: Any, nodes: dict[str, int], q: np.ndarray, lam: np.ndarray, t: float,
-                      ends: dict[str, np.ndarray] | None = None, limits: list[float] | None = None) -> dict[str, Any]:
-    """The nodal results of a static frame state an engineer reads: displacement and rotation (rotation vector of
-    R R_refᵀ, spatial) of the named nodes (rod ends without names), the support reactions, the joint forces,
-    ``ends``: member name -> (2, 6) N, V_y, V_z, T, M_y, M_z at its start and end (local axes), and ``limits``:
-    the load factors of the path's limit points, in path order (``PathEvent`` located by ``_Path.limit``)."""
-    from lgbeam.groups import SO3
-
-    G = frame.G
-    qq, qr = frame._q(q), frame._q(frame.q_ref)
-    idx = np.array(list(nodes.values()), dtype=np.int64)
-    u = G.translation(qq)[idx] - G.translation(qr)[idx]
-    Rr = G.rotation(qq)[idx] @ np.swapaxes(G.rotation(qr)[idx], -1, -2)
-    th = SO3().log(Rr)
-    sup_names, sup = frame.support_reactions(t, q, lam)
-    joints = frame.joint_reactions(q, lam)
-    ends = ends or {}
-    return {"nodes": list(nodes), "u": u, "theta": th, "supports": list(sup_names), "reactions": sup,
-            "joints": list(frame.joint_rows.labels), "joint_forces": joints, "members": list(ends),
-            "ends": np.array([ends[m] for m in ends]).reshape(len(ends), 2, 6), "limits": list(limits or [])}
-
-
-def named_nodes(frame: Any, ids: dict[str, int]) -> dict[str, int]:
-    """The named nodes of a nodes + members case, else every rod's two ends as ROD:start / ROD:end."""
-    if ids:
-        return ids
-    o = frame.node_offsets
-    return {f"{nm}:{end}": int(o[k]) + (0 if end == "start" else frame.members[k].n_nodes - 1)
-            for k, nm in enumerate(frame.names) for end in ("start", "end")}
-
-
 def static_table(results: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, float]]:
     """richardson.csv rows of static results on each mesh (``static_quantities``, coarse → fine) and the scale
     of each unit's family."""
@@ -280,122 +257,6 @@ def static_table(results: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], d
     return table, scales
 
 
-# The least modal assurance criterion that counts as the same mode on another mesh. Above 1/2 the pairing is
-# unique (a shape's MACs with M-orthonormal modes sum to at most 1); 0.8 (shapes 27° apart) asks that the coarser
-# mesh resolve the mode at all: a steel frame's sway on one element per member reaches 0.73 at 10× the frequency.
-MAC_MIN = 0.8
-CLUSTER = 1e-6  # eigenvalues this close (relative) span one eigenspace: their shapes are matched as a whole
-
-
-def _clusters(values: np.ndarray) -> np.ndarray:
-    """A label per eigenvalue (ascending input not required): equal labels for values within CLUSTER of each
-    other (relative), chained in sorted order. Degenerate modes (a symmetric section's two bending planes) have
-    no individual shapes, only a shared eigenspace."""
-    v = np.asarray(values, dtype=float)
-    order = np.argsort(v, kind="stable")
-    gap = np.abs(np.diff(v[order])) > CLUSTER * np.maximum(np.abs(v[order][1:]), np.abs(v[order][:-1]))
-    labels = np.empty(len(v), dtype=int)
-    labels[order] = np.concatenate([[0], np.cumsum(gap)]) if len(v) else []
-    return labels
-
-
-def prolong(coarse: Any, fine: Any, shapes: np.ndarray) -> np.ndarray:
-    """Shapes (k, coarse nodes, 6) of a mesh interpolated onto the nodes of its doubling (every member twice the
-    elements, nested): a node of both keeps its value, a new midpoint node takes the mean of its two neighbours
-    (linear interpolation of the node tangent vectors, which at the reference share their member's frame)."""
-    ia, ib = [], []
-    for j, rod in enumerate(coarse.members):
-        local = np.arange(RATIO * (rod.n_nodes - 1) + 1)
-        off = int(coarse.node_offsets[j])
-        ia.append(off + local // RATIO)
-        ib.append(off + (local + RATIO - 1) // RATIO)
-    a, b = np.concatenate(ia), np.concatenate(ib)
-    if len(a) != fine.n_nodes:
-        raise ValueError(f"meshes not nested: {len(a)} interpolated nodes for {fine.n_nodes}")
-    S = np.asarray(shapes)
-    return 0.5 * (S[:, a, :] + S[:, b, :])
-
-
-def _metric(fine: Any, length: float) -> Callable[[np.ndarray], np.ndarray]:
-    """x ↦ W x for the inner product the fine mesh's modes are orthogonal in: its mass matrix (modes are
-    M-orthonormal, so a vector's MACs with them sum to at most 1 and at most one exceeds 1/2); without a mass
-    (a bare description of the nodes) the Euclidean product with rotations × ``length``."""
-    if hasattr(fine, "mass"):
-        M = fine.mass(fine.q_ref)
-        if float(M.diagonal().sum()) > 0.0:
-            return lambda x: (M @ x.T).T
-    w = np.tile(np.r_[np.full(3, length**2), np.ones(3)], fine.n_nodes)
-    return lambda x: x * w
-
-
-def match_modes(shapes: list[np.ndarray], frames: list[Any], n: int, length: float = 1.0,
-                values: list[np.ndarray] | None = None) -> list[np.ndarray]:
-    """For each mesh (coarse → fine, the case's mesh ``shapes[-2]``), the index of the mode that is mode k of the
-    case's mesh; -1 where none is.
-
-    Of each pair of meshes the coarser one's shapes are interpolated onto the finer one's nodes (``prolong``:
-    comparing on the coarse nodes alone would alias, e.g. a cantilever's second and third torsion modes agree on
-    every other node) and compared with the finer one's shapes by the modal assurance criterion in the finer
-    mesh's mass metric. Eigenvalues within CLUSTER of each other (``values``, per mesh) count as one eigenspace:
-    a shape's MAC with it is the sum over the cluster. Modes are paired one to one, the pairing that maximises
-    the summed MAC (``scipy.optimize.linear_sum_assignment``), a pair counting from MAC_MIN; inside a cluster the
-    pairs are taken in index order, so the result does not depend on how round-off picked the cluster's basis."""
-    from scipy.optimize import linear_sum_assignment
-
-    case = len(shapes) - 2
-    vals = values if values is not None else [np.arange(len(s), dtype=float) for s in shapes]
-    out = []
-    for k, S in enumerate(shapes):
-        if k == case:
-            out.append(np.arange(n))
-            continue
-        lo, hi = (k, case) if k < case else (case, k)
-        W = _metric(frames[hi], length)
-        u = prolong(frames[lo], frames[hi], shapes[lo]).reshape(len(shapes[lo]), -1)
-        phi = np.asarray(shapes[hi]).reshape(len(shapes[hi]), -1)
-        if hi == case:
-            phi = phi[:n]
-        else:
-            u = u[:n]
-        Wphi = W(phi)
-        num = (u @ Wphi.T) ** 2
-        den = np.outer(np.einsum("ij,ij->i", u, W(u)), np.einsum("ij,ij->i", phi, Wphi))
-        mac = num / np.maximum(den, np.finfo(float).tiny)            # (coarse modes, fine modes)
-        lab = {j: _clusters(np.asarray(vals[j], dtype=float)[: n if j == case else len(shapes[j])]) for j in (k, case)}
-        mac = mac @ (lab[hi][:, None] == lab[hi][None, :])             # MAC with the fine mode's eigenspace
-        sim = mac.T if hi == case else mac                             # (case modes, other modes)
-        rows, cols = linear_sum_assignment(-sim)
-        keep = sim[rows, cols] >= MAC_MIN
-        got = np.full(n, -1)
-        got[rows[keep]] = cols[keep]
-        out.append(_in_cluster_order(got, lab[case], lab[k]))
-    return out
-
-
-def _in_cluster_order(got: np.ndarray, mine: np.ndarray, theirs: np.ndarray) -> np.ndarray:
-    """The pairs (case mode i ↔ other mode got[i]) re-paired in index order inside each cluster of either mesh
-    (``mine``, ``theirs``: cluster labels): there the assignment is round-off and the values agree to CLUSTER."""
-    got = got.copy()
-    for labels, of in ((mine, lambda i: mine[i]), (theirs, lambda i: theirs[got[i]])):
-        matched = np.flatnonzero(got >= 0)
-        key = of(matched)
-        for c in np.unique(key):
-            idx = matched[key == c]
-            got[idx] = np.sort(got[idx])
-    return got
-
-
-def common_nodes(frames: list[Any]) -> list[np.ndarray]:
-    """The nodes of the coarsest mesh in each mesh of ``frames`` (coarse → fine; nested, ratio 2)."""
-    c = frames[0]
-    local = [np.arange(r.n_nodes) for r in c.members]
-    out = []
-    for k, fr in enumerate(frames):
-        step = RATIO**k
-        out.append(np.concatenate([int(fr.node_offsets[j]) + step * local[j] for j in range(len(local))]))
-    return out
-
-
 def eigen_rows(key: str, unit: str, values: list[np.ndarray], match: list[np.ndarray], n: int) -> list[dict[str, Any]]:
     """The extrapolated eigenvalue-like quantities (frequencies in Hz, buckling factors) of the case mesh's n modes.
     A mode matched on the case mesh and the doubled one but not on the halved one is extrapolated from those two
@@ -413,3 +274,47 @@ def eigen_rows(key: str, unit: str, values: list[np.ndarray], match: list[np.nda
     return table
 
 
+def static_correction(case: dict[str, Any], model: FrameModel, frame: Any, path: Any, run_dir: Path,
+                      check: Callable[[FrameModel], None]) -> tuple[dict[str, Any], np.ndarray | None, list[str]]:
+    """Solve the static path again with half and twice the elements per member and write richardson.csv.
+    Returns the summary entry, the extrapolated displacement of every node of the case's mesh at the final state
+    (None when the doubled mesh did not converge) and the lines to print."""
+    from lgbeam.apps._frame_diagrams import member_forces
+    from lgbeam.apps.rod_static import settings
+    from lgbeam.discretisations.rods.statics import solve_static
+
+    t1 = float(case["time"]["t_end"])
+    try:
+        models, structures = built_family(model, frame, check)
+    except ValueError as err:
+        logger.warning("%s", err)
+        return {"skipped": str(err)}, None, [f"no Richardson correction: {err}"]
+    results, finals = [], []
+    for m, fr_m in zip(models, structures, strict=True):
+        p = path if m is model else solve_static(fr_m, t=t1, **settings(case))
+        if p.status != "ok":  # the case's own path is "ok" here
+            msg = (f"the {meshes_label([m])}-element mesh's static path ended {p.status} ({p.message}); no "
+                   "Richardson correction")
+            logger.warning(msg)
+            return {"skipped": msg}, None, [msg]
+        st = p.final
+        finals.append((fr_m, st))
+        ends = {mf.name: mf.values[[0, -1]] for mf in member_forces(fr_m, m.member_rods(), st.q, st.lam, t=t1,
+                                                                     load_factor=st.load_factor)}
+        results.append(static_quantities(fr_m, named_nodes(fr_m, m.node_ids()), st.q, st.lam, t1, ends,
+                                         [e.load_factor for e in p.events if e.kind == "limit point"]))
+    table, scales = static_table(results)
+    write_rows(run_dir / "richardson.csv", table)
+    (fc, sc), (ff, sf) = finals[-2], finals[-1]
+    common = common_nodes([fc, ff])
+    G = frame.G
+    u_c = G.translation(fc._q(sc.q))[common[0]] - G.translation(fc._q(fc.q_ref))[common[0]]
+    u_f = G.translation(ff._q(sf.q))[common[1]] - G.translation(ff._q(ff.q_ref))[common[1]]
+    big = max((r for r in table if r["unit"] == "m"), key=lambda r: abs(r["value"]))
+    w = worst(table, scales)
+    label = meshes_label(models)
+    entry = {"meshes": label, "file": "richardson.csv", "largest_displacement": {k: big[k] for k in (
+        "quantity", "value", "error_estimate")}, "largest_relative_error_estimate": w}
+    lines = [(f"Richardson ({label} elements per member; richardson.csv): {big['quantity']} = {big['value']:.6g} m "
+              f"± {big['error_estimate']:.2g}; largest relative error estimate {w['relative']:.1e} ({w['quantity']})")]
+    return entry, richardson(u_c, u_f), lines

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from lgbeam.discretisations.frames import Structure
-from lgbeam.discretisations.frames.output import engineering_frame
+from lgbeam.discretisations.frames.output import EngineeringFrame, engineering_frame
 from lgbeam.io.vtk import PolyFrame
 
 __all__ = ["poly_frame", "rod_frames"]
@@ -24,7 +24,13 @@ def poly_frame(structure: Any, name: str, q: np.ndarray, v: np.ndarray | None, l
                t: float) -> PolyFrame:
     """The ``.vtp`` frame of ``structure`` at state (q, v, λ) and time t (v, λ None: zero velocities, no
     constraint forces in the resultants)."""
-    return PolyFrame(*engineering_frame(structure, q, v, lam, t, name=name))
+    return _poly(engineering_frame(structure, q, v, lam, t, name=name))
+
+
+def _poly(ef: EngineeringFrame) -> PolyFrame:
+    """The ``PolyFrame`` of an ``EngineeringFrame`` (its edges frame too)."""
+    edges = None if ef.edges is None else _poly(ef.edges)
+    return PolyFrame(ef.points, ef.lines, ef.point_data, ef.cell_data, ef.field_data, edges)
 
 
 def rod_frames(rod: Any, name: str) -> Callable[..., PolyFrame]:

@@ -1,5 +1,5 @@
 """``lgbeam modes CASE`` for a frame case (``kind = "frame"``): the structure of rods and joints
-(``lgbeam.apps.frame.build``) analysed by ``lgbeam.discretisations.rods.modal`` exactly as one rod (K, M, B and
+(``lgbeam.apps.frame.model_of(case).structure()``) analysed by ``lgbeam.discretisations.rods.modal`` exactly as one rod (K, M, B and
 Z stacked rod by rod plus the joint rows; docs/frames.md): natural frequencies about the reference or the
 loaded static state (``--about static``: pre-stress), or linear buckling load factors of the case's loads
 (``--buckling``). Writes modes.csv (the columns of ``_rod_modes``) and paraview/modes.pvd: the frame's own
@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from lgbeam.apps import frame_richardson as fr
-from lgbeam.apps.frame import build, check_size
+from lgbeam.apps.frame import check_size, model_of
 from lgbeam.apps.paraview_frames import poly_frame
 from lgbeam.cli._rod_modes import NO_CORRECTION, Refine, modes_table, write_csv
 from lgbeam.discretisations.frames import Structure
@@ -52,7 +52,7 @@ def write_shapes(structure: Structure, name: str, q: np.ndarray, lam: np.ndarray
     with PVDSeries(pvd) as series:
         series.write_frame(0.0, _with_mode_displacement(poly_frame(structure, name, q, None, lam, 0.0), np.zeros_like(x0)))
         for k, shape in enumerate(shapes, start=1):
-            qk = modal.shape_configurations(structure, q, shape, size)
+            qk = modal.shape_configurations(structure, q, shape, size)  # type: ignore[arg-type]  # typed CosseratRod, runs a Structure
             disp = structure.G.translation(qk) - x0
             series.write_frame(float(k), _with_mode_displacement(poly_frame(structure, name, qk, None, None, 0.0), disp))
     return pvd
@@ -64,13 +64,13 @@ def _refine(case: dict[str, Any], frame: Structure, *, n: int, about: str, buckl
     (``frame_richardson.match_modes``; a few more modes are computed on the other meshes for that)."""
     def refine(values: np.ndarray, shapes: np.ndarray) -> tuple[np.ndarray, np.ndarray, str]:
         try:
-            cases, frames = fr.built_family(case, frame, build, check_size)
+            models, frames = fr.built_family(model_of(case, frame), frame, lambda m: check_size(case, m))
         except ValueError as err:
             logger.warning("%s", err)
             return np.asarray(values, dtype=float), np.full(len(values), np.nan), f"{NO_CORRECTION}: {err}"
         vals, shps, used, kept = [], [], [], []
-        for c, fc in zip(cases, frames, strict=True):
-            if c is case:
+        for c, fc in zip(models, frames, strict=True):
+            if fc is frame:
                 vals.append(np.asarray(values, dtype=float))
                 shps.append(np.asarray(shapes))
                 used.append(c)
@@ -80,9 +80,9 @@ def _refine(case: dict[str, Any], frame: Structure, *, n: int, about: str, buckl
             try:
                 if m < 1:
                     raise ValueError(f"{fc.n_dofs - fc.n_constraints} free degrees of freedom")
-                _, rows, _, sh, _ = modes_table(fc, c, "", "", n=m, about=about, buckling=buckling, noun="frame")
+                _, rows, _, sh, _ = modes_table(fc, case, "", "", n=m, about=about, buckling=buckling, noun="frame")
             except ValueError as err:
-                if c is cases[-1]:  # the doubled mesh: no correction
+                if c is models[-1]:  # the doubled mesh: no correction
                     logger.warning("%s", err)
                     return (np.asarray(values, dtype=float), np.full(len(values), np.nan),
                             f"{NO_CORRECTION}: the mesh with twice the elements: {err}")
@@ -91,11 +91,10 @@ def _refine(case: dict[str, Any], frame: Structure, *, n: int, about: str, buckl
             shps.append(np.asarray(sh))
             used.append(c)
             kept.append(fc)
-        cases = used
         match = fr.match_modes(shps, kept, n, modal.length_scale(frame), vals)
         table = fr.eigen_rows("load_factor" if buckling else "frequency", "-" if buckling else "Hz", vals, match, n)
         return (np.array([r["value"] for r in table]), np.array([r["error_estimate"] for r in table]),
-                f"Richardson of {fr.meshes_label(cases)} elements per member (± its error estimate)")
+                f"Richardson of {fr.meshes_label(used)} elements per member (± its error estimate)")
 
     return refine
 
@@ -103,7 +102,7 @@ def _refine(case: dict[str, Any], frame: Structure, *, n: int, about: str, buckl
 def frame_modes_report(case: dict[str, Any], name: str, *, n: int, about: str, buckling: bool, out: Path,
                        amplitude: float) -> str:
     """Compute, write modes.csv and the ParaView series of a frame case, and return the table to print."""
-    frame = build(case)
+    frame = model_of(case).structure()
     n_el = sorted({r.mesh.n_elements for r in frame.members})
     what = (f"frame of {len(frame.names)} rods ({', '.join(frame.names)}) and {len(frame.joints)} joints, "
             f"N = {'/'.join(map(str, n_el))} per rod")

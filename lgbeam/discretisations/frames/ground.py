@@ -19,12 +19,18 @@ k = (a_{j+1} − a_j)/Δt,
 
     v = V_j + a_j τ + k τ²/2,   x = X_j + V_j τ + a_j τ²/2 + k τ³/6.
 
+Peaks of a run (``peak_response``): the largest relative displacement of each named node over the saved frames
+and its drift, the largest |u_h(node) − u_h(below)| / (z(node) − z(below)), u_h the horizontal (x, y) relative
+displacement, "below" the nearest named or supported node directly under it (same x, y within 1e-6 of the
+structure's size; z is vertical); a node with nothing under it has no drift.
+
 Reference: Chopra, Dynamics of Structures (2012) §1.7 (eq. 1.7.4), §9.4 (eq. 9.4.9, the influence vector).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -115,3 +121,48 @@ class GroundMotion:
     def power(self, t: float, R: FloatArray, v: FloatArray) -> float:
         """f_eff · v: the work rate of the effective loads."""
         return float(-np.dot(self.force(t, R), np.asarray(v, dtype=float).ravel()))
+
+
+def below(frame: Any, nodes: dict[str, int]) -> dict[str, int]:
+    """Named node -> the node directly below it (module docstring): named nodes and supported nodes."""
+    x0 = frame.G.translation(frame._q(frame.q_ref))
+    size = float(np.ptp(x0, axis=0).max()) or 1.0
+    cand = np.unique(np.concatenate([np.asarray(list(nodes.values()), dtype=np.int64),
+                                     np.asarray(frame.support_nodes(), dtype=np.int64)]))
+    out = {}
+    for name, i in nodes.items():  # named nodes: a few per storey
+        same = (np.linalg.norm(x0[cand, :2] - x0[i, :2], axis=1) <= 1e-6 * size) & (x0[cand, 2] < x0[i, 2] - 1e-6 * size)
+        if np.any(same):
+            out[name] = int(cand[same][np.argmax(x0[cand[same], 2])])
+    return out
+
+
+def peak_response(frame: Any, nodes: dict[str, int], positions: np.ndarray) -> dict[str, Any]:
+    """Peak relative displacement (|u| and per axis) and drift of each named node over the saved frames
+    ``positions`` (n_t, n, 3) (module docstring)."""
+    x0 = frame.G.translation(frame._q(frame.q_ref))
+    u = positions - x0
+    under = below(frame, nodes)
+    entry: dict[str, Any] = {}
+    for name, i in nodes.items():
+        e: dict[str, Any] = {"peak_displacement_m": float(np.max(np.linalg.norm(u[:, i], axis=1))),
+                             "peak_displacement_xyz_m": np.max(np.abs(u[:, i]), axis=0).tolist()}
+        if name in under:
+            j = under[name]
+            h = float(x0[i, 2] - x0[j, 2])
+            e["drift"] = float(np.max(np.linalg.norm(u[:, i, :2] - u[:, j, :2], axis=1)) / h)
+        entry[name] = e
+    return entry
+
+
+def envelopes(forces_at: Any, n_frames: int) -> tuple[list[Any], np.ndarray, np.ndarray]:
+    """(member forces of the first frame, max, min over the frames): ``forces_at(j)`` the list of
+    ``MemberForces`` of saved frame j; the values stacked member after member (rows as member_forces.csv)."""
+    first = forces_at(0)
+    hi = np.concatenate([mf.values for mf in first])
+    lo = hi.copy()
+    for j in range(1, n_frames):  # over saved frames (each evaluates all members at once)
+        vals = np.concatenate([mf.values for mf in forces_at(j)])
+        np.maximum(hi, vals, out=hi)
+        np.minimum(lo, vals, out=lo)
+    return first, hi, lo

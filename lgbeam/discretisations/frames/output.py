@@ -16,12 +16,17 @@ Units are those of the case (consistent units; the shipped cases use SI: m, N, s
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from lgbeam._typing import FloatArray
+from lgbeam.discretisations.rods.loads import DistributedLoad, Gravity, external_forces
 from lgbeam.discretisations.rods.resultants import section_resultants
+
+COLUMNS = ("N", "V_y", "V_z", "T", "M_y", "M_z")
+ORDER = [5, 3, 4, 2, 0, 1]  # (m₁, m₂, m₃, n₁, n₂, n₃) -> (N, V_y, V_z, T, M_y, M_z)
 
 SPATIAL = "spatial (e_x, e_y, e_z)"
 MATERIAL = "material (d1, d2, d3 of the node)"
@@ -209,3 +214,118 @@ def engineering_frame(structure: Any, q: FloatArray, v: FloatArray | None, lam: 
     points = G.translation(structure._q(q))
     return EngineeringFrame(points, lines, point_data, cell, field, edge_frame(structure, points, point_data, edge,
                                                                                 field))
+
+
+@dataclass(frozen=True)
+class MemberForces:
+    """The resultants along one member: ``rods``, ``point`` ("start" | "mid" | "end") and ``s`` (n,);
+    ``values`` (n, 6) in the order of COLUMNS; ``x`` (n, 3) reference positions; ``axes`` (n, 3, 3) reference
+    local axes, columns (y, z, x) = (d₁, d₂, d₃)."""
+
+    name: str
+    rods: np.ndarray
+    point: np.ndarray
+    s: FloatArray
+    values: FloatArray
+    x: FloatArray
+    axes: FloatArray
+
+
+def structure_resultants(frame: Any, q: FloatArray, lam: FloatArray | None, v: FloatArray | None = None,
+                       t: float = 0.0, load_factor: float = 1.0) -> list[Any]:
+    """``frame.resultants``; an element that cuts its loads at its ends (the corotational one,
+    ``end_load_shares``) is told the loads' time t and the static path's load factor."""
+    if hasattr(frame, "end_load_shares"):
+        return list(frame.resultants(q, lam, v, t=t, load_factor=load_factor))
+    return list(frame.resultants(q, lam, v))
+
+
+def own_end_loads(rod: Any, t: float, q: FloatArray) -> FloatArray:
+    """(2, 6) body-frame (moment, force) of the rod's own loads on its first and last node at time t: its
+    distributed loads and the gravity of its lumped mass ρA w_i (``loads.external_forces`` without the nodal
+    loads and point masses, which act on the joint, not on the member)."""
+    own = tuple(ld for ld in rod.loads if isinstance(ld, (DistributedLoad, Gravity)))
+    if not own:
+        return np.zeros((2, 6))
+    f = external_forces(t, rod._q(q), own, (-1,) * len(own), rod.mass_weights, rod.material.rhoA)
+    return f[[0, -1]]
+
+
+def member_forces(frame: Any, members: dict[str, list[str]], q: FloatArray, lam: FloatArray,
+                  v: FloatArray | None = None, *, t: float = 0.0, load_factor: float = 1.0) -> list[MemberForces]:
+    """Per member (``members``: name -> its rods, start to end) the resultants at (q, λ, v) (module docstring);
+    the loads are those at time ``t`` times ``load_factor`` (a static path's μ). An end row is the free-body cut at
+    the member's end: the corotational element cuts its loads there itself (``structure_resultants``); a rod's end
+    node gets its own loads added back (``own_end_loads``)."""
+    G = frame.G
+    per_rod = {}
+    cut = not hasattr(frame, "end_load_shares")
+    for name, rod, res, qr, q0 in zip(frame.names, frame.members, structure_resultants(frame, q, lam, v, t, load_factor),
+                                      frame.split_q(q), frame.split_q(frame.q_ref), strict=True):
+        ends = res.node_material[[0, -1]]
+        if cut:
+            ends = ends + load_factor * own_end_loads(rod, t, qr) * np.array([[1.0], [-1.0]])
+        W = np.concatenate([ends[:1], res.edge_material, ends[1:]])[:, ORDER]
+        sn = rod.mesh.s - rod.mesh.s[0]
+        s = np.concatenate([[0.0], 0.5 * (sn[:-1] + sn[1:]), sn[-1:]])
+        q0 = np.asarray(q0).reshape(-1, 7)
+        mid = G.compose(q0[:-1], G.exp(0.5 * G.log(G.compose(G.inverse(q0[:-1]), q0[1:]))))
+        qp = np.concatenate([q0[:1], mid, q0[-1:]])
+        point = np.array(["start"] + ["mid"] * (len(s) - 2) + ["end"])
+        per_rod[name] = (s, W, G.translation(qp), G.rotation(qp), point)
+    out = []
+    for member, rods in members.items():
+        parts = [per_rod[r] for r in rods]
+        offsets = np.concatenate([[0.0], np.cumsum([p[0][-1] for p in parts])])
+        out.append(MemberForces(
+            member, np.concatenate([np.full(len(p[0]), r) for r, p in zip(rods, parts, strict=True)]),
+            np.concatenate([p[4] for p in parts]), np.concatenate([p[0] + o for p, o in zip(parts, offsets, strict=False)]),
+            np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts]),
+            np.concatenate([p[3] for p in parts])))
+    return out
+
+
+def solution_arrays(frame: Any, t: np.ndarray, q: np.ndarray, v: np.ndarray, lam: np.ndarray,
+                    nodes: dict[str, int] | None = None, load_t: float | None = None,
+                    load_factors: np.ndarray | None = None) -> dict[str, Any]:
+    """solution.npz of a frame run (module docstring); section resultants per edge, spatial, at the midpoints;
+    ``nodes``: named nodes (``node_ids``) written as node_names / node_ids; a static path gives the loads' time
+    ``load_t`` and its ``load_factors`` (dynamics: the loads at t)."""
+    G = frame.G
+    n_t = len(t)
+    sup_names, _ = frame.support_reactions(float(t[0]), q[0], lam[0])
+    reactions = np.stack([frame.support_reactions(float(t[j]), q[j], lam[j])[1] for j in range(n_t)])
+    joints = np.stack([frame.joint_reactions(q[j], lam[j]) for j in range(n_t)])
+    tl = np.asarray(t, dtype=float) if load_t is None else np.full(n_t, load_t)
+    lf = np.ones(n_t) if load_factors is None else np.asarray(load_factors, dtype=float)
+    sec = np.stack([np.concatenate([res.edge_spatial for res in
+                                    structure_resultants(frame, q[j], lam[j], v[j], float(tl[j]), float(lf[j]))])
+                    for j in range(n_t)])
+    return {"t": np.asarray(t), "q": q, "v": v, "lam": lam, "group": "S3R3",
+            "positions": G.translation(q), "rotations": G.rotation(q),
+            "rod_names": np.array(frame.names, dtype=str), "rod_offsets": frame.node_offsets.copy(),
+            "s": np.concatenate([r.mesh.s - r.mesh.s[0] for r in frame.members]),
+            "reactions": reactions.reshape(n_t, -1, 6), "support_names": np.array(sup_names, dtype=str),
+            "support_nodes": frame.support_nodes(), "joint_reactions": joints,
+            "joint_names": np.array(frame.joint_rows.labels, dtype=str),
+            "section_moment": sec[:, :, :3], "section_force": sec[:, :, 3:],
+            **({"node_names": np.array(list(nodes), dtype=str), "node_ids": np.array(list(nodes.values()), dtype=np.int64)}
+               if nodes else {})}
+
+
+def balance(frame: Any, t: float, q: np.ndarray, lam: np.ndarray) -> dict[str, Any]:
+    """Σ reactions + Σ applied loads (force, moment about the origin): zero in a static state."""
+    G = frame.G
+    q = frame._q(q)
+    x, R = G.translation(q), G.rotation(q)
+    f = frame.external_forces(t, q).reshape(-1, 6)
+    F_app, M_app = np.einsum("nij,nj->ni", R, f[:, 3:]), np.einsum("nij,nj->ni", R, f[:, :3])
+    names, sup = frame.support_reactions(t, q, lam)
+    xs = x[frame.support_nodes()]
+    F = sup[:, 3:].sum(0) + F_app.sum(0)
+    M = (np.cross(xs, sup[:, 3:]) + sup[:, :3]).sum(0) + (np.cross(x, F_app) + M_app).sum(0)
+    return {"reactions": {nm: {"force": sup[k, 3:].tolist(), "moment": sup[k, :3].tolist()} for k, nm in enumerate(names)},
+            "joint_reactions": {nm: {"force": w[3:].tolist(), "moment": w[:3].tolist()} for nm, w in
+                                zip(frame.joint_rows.labels, frame.joint_reactions(q, lam), strict=True)},
+            "reactions_frame": "spatial; on the rod, moment about the node (joints: on rod b)",
+            "reactions_plus_loads": {"force": F.tolist(), "moment_about_origin": M.tolist(), "t": t}}

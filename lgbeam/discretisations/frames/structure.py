@@ -22,7 +22,7 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -35,6 +35,9 @@ from lgbeam.discretisations.rods.assembly import CSRPattern, edge_row_pattern
 from lgbeam.discretisations.rods.support_rows import Base, merge_support_rows
 
 from .joints import COINCIDE_TOL, Joint, JointRows
+
+if TYPE_CHECKING:
+    from .model import FrameModel
 
 logger = logging.getLogger(__name__)
 
@@ -60,6 +63,7 @@ class Structure:
     joints: tuple[Joint, ...] = ()
     viscous: Any = None  # damping by ratio (``rods.viscous.ViscousDamping``): +C v in g, C in ``damping``
     ground: Any = None  # uniform base excitation (``frames.ground.GroundMotion``): +M ι a_g in g (relative motion)
+    model: FrameModel | None = field(default=None, compare=False, repr=False)  # the frame model built from (model.py)
 
     mass_is_constant: bool = field(default=True, init=False)
 
@@ -192,7 +196,8 @@ class Structure:
     @cached_property
     def joint_rows(self) -> JointRows:
         """The joints resolved to global nodes and checked (one-line ValueError naming the joint)."""
-        nodes, seen = [], {}
+        nodes: list[tuple[int, int]] = []
+        seen: dict[Any, Any] = {}
         x = self.G.translation(self.q_ref)
         for jt in self.joints:
             where = f"joint {jt.label!r}"
@@ -566,7 +571,7 @@ class Structure:
         return parts
 
     @cached_property
-    def _joint_pattern(self) -> CSRPattern:
+    def _joint_pattern(self) -> _SummingPattern:
         """The COO order of ``JointRows.assemble`` ((k, 12, 12) blocks on (a, b)) as a fixed pattern; the blocks
         of two joints at one node pair would repeat an entry, so each joint's blocks get their own rows."""
         jr = self.joint_rows
@@ -719,4 +724,4 @@ class _SummingPattern:
         self.size = uniq.size
 
     def matrix(self, data: FloatArray) -> sp.csr_array:
-        return self.pattern.matrix(np.bincount(self.inverse, weights=data, minlength=self.size))
+        return self.pattern.matrix(np.bincount(self.inverse, weights=data, minlength=self.size).astype(float))
