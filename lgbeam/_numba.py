@@ -9,16 +9,24 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from lgbeam._typing import FloatArray
 
-try:  # pragma: no cover - exercised by the environment, not by a test
-    import numba
-except ImportError:  # pragma: no cover
-    numba = None
+
+def _import_numba() -> ModuleType | None:
+    """The numba module, or None where it is not installed."""
+    try:  # pragma: no cover - exercised by the environment, not by a test
+        import numba
+    except ImportError:  # pragma: no cover
+        return None
+    return numba
+
+
+numba = _import_numba()
 
 AVAILABLE = numba is not None  # numba is installed (``ENABLED`` also honours LGBEAM_JIT=0)
 ENABLED = numba is not None and os.environ.get("LGBEAM_JIT", "1").strip().lower() not in ("0", "false", "no", "off")

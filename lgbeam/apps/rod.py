@@ -174,15 +174,16 @@ def _loads(case: dict[str, Any]) -> tuple[Any, ...]:
         where = f"loads.nodal[{k}]"
         if not isinstance(spec, dict) or set(spec) - _LOAD_KEYS or "node" not in spec:
             raise ValueError(f"{where} must be a table with 'node' and some of {', '.join(sorted(_LOAD_KEYS))}")
-        out.append(NodalLoad(node=spec["node"], force=vector3(f"{where}.force", spec.get("force", [0.0] * 3)),
-                             moment=vector3(f"{where}.moment", spec.get("moment", [0.0] * 3)),
+        force = np.array(vector3(f"{where}.force", spec.get("force", [0.0] * 3)))
+        moment = np.array(vector3(f"{where}.moment", spec.get("moment", [0.0] * 3)))
+        out.append(NodalLoad(node=spec["node"], force=force, moment=moment,
                              frame=spec.get("frame", "spatial"), time=_time_function(spec, where)))
     for k, spec in enumerate(sec["distributed"]):
         where = f"loads.distributed[{k}]"
         if not isinstance(spec, dict) or set(spec) - (_LOAD_KEYS - {"node", "moment"}) or "force" not in spec:
             raise ValueError(f"{where} must be a table with 'force' and optionally frame, time, scale, times, values")
-        out.append(DistributedLoad(force=vector3(f"{where}.force", spec["force"]), frame=spec.get("frame", "spatial"),
-                                   time=_time_function(spec, where)))
+        out.append(DistributedLoad(force=np.array(vector3(f"{where}.force", spec["force"])),
+                                   frame=spec.get("frame", "spatial"), time=_time_function(spec, where)))
     if sec.get("gravity") is not None:
         out.append(Gravity(sec["gravity"]))
     return tuple(out)

@@ -35,6 +35,7 @@ def iteration_cost(n: int, repeats: int) -> dict[str, float]:
     parts, B = eq.parts(q, lam, 0.5)
     lu = eq.system(q, lam, 0.5)
     rhs = np.ones(eq.n + eq.m)
+    assert lu is not None
     out = {  # the statics core (rods/statics_core.py): band assembly, banded LU, inertia from the same band
         "tangent": best_of(lambda: eq.kkt.assemble(*eq.parts(q, lam, 0.5)), repeats),
         "lu_and_solve": best_of(lambda: KKTFactor(eq.kkt, *eq.kkt.assemble(parts, B)).solve(rhs), repeats),
@@ -42,7 +43,6 @@ def iteration_cost(n: int, repeats: int) -> dict[str, float]:
         "stability_count": best_of(lambda: lu.inertia(lambda: rod.mass(q), lambda: eq.tangent(q, lam, 0.5)),
                                    max(1, repeats // 2)),
     }
-    assert lu is not None
     out["iteration"] = out["tangent"] + out["lu_and_solve"] + 2 * out["residual"]  # + line-search trial point
     return out
 

@@ -84,7 +84,8 @@ def _tip_run(rod: Any, y0: Any, method: Any, h: float, t_end: float) -> tuple[np
 
     ts = np.linspace(0.0, t_end, 101)
     c0 = time.process_time()
-    sol = integrate(rod, method, y0, (0.0, t_end), controller=ConstantStep(h), save=SaveAt(times=ts), diagnostics=False)
+    sol = integrate(rod, method, y0, (0.0, t_end), controller=ConstantStep(h), save=SaveAt(times=ts.tolist()),
+                    diagnostics=False)
     cpu = time.process_time() - c0
     if sol.status != "ok":
         raise RuntimeError(f"bench stiff: {sol.message}")
@@ -249,7 +250,7 @@ def exudyn_cantilever(n_el: int, h: float, t_end: float, rho_inf: float = 0.9, r
     ss.show.statistics = False
     solver = exu.MainSolverImplicitSecondOrder()
     c0 = time.process_time()
-    solver.SolveSystem(mbs, ss)
+    solver.SolveSystem(mbs, ss)  # type: ignore[call-arg, misc]  # exudyn's .pyi omits the method's self
     cpu = time.process_time() - c0
     data = np.asarray(mbs.GetSensorStoredData(sens))
     ts = np.linspace(0.0, t_end, 101)
@@ -277,7 +278,7 @@ def _at_error(err: float, sweep: list[tuple[float, float]]) -> float:
 def _exudyn_run(n: int, h: float, t_end: float, rtols: tuple[float, ...]) -> tuple[np.ndarray, float, int, int, float, str]:
     """Exudyn at Newton rtol ``rtols[0]``; after a failed Newton iteration (run stopped short) at the next rtol.
     Returns tip z, CPU, steps, Newton iterations, the rtol used and a note on the failures on the way."""
-    failed = []
+    failed: list[str] = []
     for rtol in rtols:
         x, cpu, steps, its = exudyn_cantilever(n, h, t_end, rtol=rtol)
         if steps == round(t_end / h) and np.all(np.isfinite(x)):
@@ -300,7 +301,8 @@ def _exudyn(rows: list[list[Any]], sizes: list[int], hs: list[float], h_ref: flo
         lg: dict[float, tuple[np.ndarray, float, int, int]] = {}
         ex: dict[float, tuple[np.ndarray, float, int, int, float, str]] = {}
         for h in hs:  # the two codes interleaved, best of ``reps`` process-CPU times each
-            rtols, why = EXUDYN_RTOLS, ""
+            rtols: tuple[float, ...] = EXUDYN_RTOLS
+            why = ""
             for _ in range(reps):
                 x, cpu, sol = _tip_run(rod, y0, "gen-alpha", h, t_end)
                 if h not in lg or cpu < lg[h][1]:

@@ -86,12 +86,12 @@ def modes_table(system: Any, case: dict[str, Any], name: str, what: str, *, n: i
                          "t = time.t_end; add it to the case ([time] t_end = 1.0) or --set time.t_end=…")
     t1 = float(case["time"]["t_end"]) if loaded else float("nan")
     if buckling:
-        res = modal.buckling(system, n, t=t1)
-        mu = np.asarray(res.load_factors, dtype=float)
+        buck = modal.buckling(system, n, t=t1)
+        mu = np.asarray(buck.load_factors, dtype=float)
         rows: list[dict[str, Any]] = [{"mode": k + 1, "load_factor": float(m)} for k, m in enumerate(mu)]
         title = f"{name}: linear buckling of the {what} under its loads at t = {t1:g} (exact tangent, ker B)"
         if refine is not None:
-            val, err, label = refine(mu, res.shapes)
+            val, err, label = refine(mu, buck.shapes)
             rows = [{"mode": k + 1, "load_factor": float(val[k]), "load_factor_mesh": float(mu[k]),
                      "load_factor_error": float(err[k])} for k in range(len(mu))]
             title += f"; {label}"
@@ -100,7 +100,7 @@ def modes_table(system: Any, case: dict[str, Any], name: str, what: str, *, n: i
             f"  {r['load_factor_error']:10.2g}  {r['load_factor_mesh']:15.8g}" if refine else "") for r in rows]
         if refine is not None:
             lines += _unmatched(err, label)
-        return lines, rows, system.q_ref, res.shapes, None
+        return lines, rows, system.q_ref, buck.shapes, None
     ref = modal.modes(system, n)
     lam = None
     if about == "static":

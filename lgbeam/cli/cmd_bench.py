@@ -119,8 +119,8 @@ def _run(args: argparse.Namespace) -> int:
     if getattr(args, "problems", None) is not None or getattr(args, "methods", None) is not None:
         raise ValueError("--problems and --methods are options of 'lgbeam bench spectral --targets'")
     module = importlib.import_module(BENCHES[args.target])
-    chosen = chosen_sections(args.target, module, getattr(args, "sections", None))
+    sections = chosen_sections(args.target, module, getattr(args, "sections", None))
     out = output_dir(args.target, args.out, args.update)
-    module.run(out_dir=out, quick=args.quick, **({} if chosen is None else {"sections": chosen}))
+    module.run(out_dir=out, quick=args.quick, **({} if sections is None else {"sections": sections}))
     print(f"bench {args.target} written to {out}")
     return 0

@@ -110,7 +110,7 @@ def _run_locked(case: dict[str, Any], source: Path | str, run_dir: Path, *, prog
             old = {}
         if isinstance(old, dict) and isinstance(old.get("started"), str):
             prov["started"] = old["started"]
-            resumed = old.get("resumed") if isinstance(old.get("resumed"), list) else []
+            resumed = old["resumed"] if isinstance(old.get("resumed"), list) else []
             prov["extra"] = {"resumed": [*resumed, clock.started]}
     checkpoint = _identity(run_dir / CHECKPOINT) if before is not None else None
     write_provenance(run_dir, status="running", wall_time_s=0.0, **prov)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from lgbeam._typing import FloatArray
 from lgbeam.groups import SE2
@@ -153,7 +154,7 @@ def noise_jacobian_reduced(x: FloatArray, dt: float) -> FloatArray:
 
 
 # ------------------------------------------------------------------------------------- measurement
-def measure_classical(x: FloatArray, idx: FloatArray | None = None) -> FloatArray:
+def measure_classical(x: FloatArray, idx: ArrayLike | None = None) -> FloatArray:
     """(5.4): ``z_i = R(θ)ᵀ (p_i^f − p)`` for the landmark slots ``idx`` (all by default), ``(n, 2)``."""
     f = np.asarray(x[3:], dtype=float).reshape(-1, 2)
     if idx is not None:
@@ -161,7 +162,8 @@ def measure_classical(x: FloatArray, idx: FloatArray | None = None) -> FloatArra
     return (f - x[:2]) @ rot2(x[2])  # rows: Rᵀ (f − p)
 
 
-def measurement_jacobian_classical(x: FloatArray, idx: FloatArray, f_lin: FloatArray | None = None) -> FloatArray:
+def measurement_jacobian_classical(x: FloatArray, idx: ArrayLike,
+                                   f_lin: FloatArray | None = None) -> FloatArray:
     """``dh_i = R(θ)ᵀ [−I, Jᵀ(p_i^f − p), 0, …, I (slot i), …]`` stacked for the slots ``idx``.
 
     ``f_lin`` (``(len(idx), 2)``) replaces the landmark positions in the θ column: the first-estimates
@@ -181,7 +183,7 @@ def measurement_jacobian_classical(x: FloatArray, idx: FloatArray, f_lin: FloatA
     return H
 
 
-def measurement_jacobian_reduced(n_landmarks: int, idx: FloatArray) -> FloatArray:
+def measurement_jacobian_reduced(n_landmarks: int, idx: ArrayLike) -> FloatArray:
     """Reduced measurement (5.16) ``z_i = Id(z_i)``: ``dh_i = [0₂ₓ₂, 0₂ₓ₁, 0, …, I (slot i), …]``."""
     idx = np.asarray(idx, dtype=int)
     H = np.zeros((2 * idx.size, 3 + 2 * n_landmarks))

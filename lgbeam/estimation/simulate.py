@@ -404,7 +404,7 @@ def simulate(scenario: Scenario, rng: np.random.Generator) -> Dataset:
         raise TypeError(f"simulate needs an explicit np.random.Generator, got {type(rng).__name__}")
     od, cam = scenario.odometry, scenario.camera
     K = scenario.n_steps
-    t = np.arange(K + 1) * od.dt
+    t = np.arange(K + 1, dtype=np.float64) * od.dt
     pose = scenario.trajectory.pose(t)
     fine = scenario.trajectory.pose(np.linspace(0.0, t[-1], max(2, int(t[-1] / 0.05) + 1)))[:, :2]
     lm = scenario.landmarks.sample(fine, cam, rng)

@@ -154,7 +154,8 @@ def _power_sum(table: np.ndarray, y: FloatArray) -> FloatArray:
     Taylor branches the terms are positive or decay factorially (y < 4), so this is as accurate as
     Horner (≤ 5e-16 relative difference, checked against 250-digit values in tests/test_series.py).
     """
-    powers = np.cumprod(np.broadcast_to(y[..., None], y.shape + (table.shape[0] - 1,)), axis=-1)
+    powers = np.cumprod(np.broadcast_to(y[..., None], y.shape + (table.shape[0] - 1,)), axis=-1,
+                        dtype=np.float64)
     if table.ndim == 1:
         return powers @ table[1:] + table[0]
     return table_matmul(powers, table[1:]) + table[0]

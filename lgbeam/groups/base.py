@@ -232,9 +232,17 @@ class GroupBase:
 
     Subclasses are frozen dataclasses defining ``name``, ``dim``, ``param_shape`` and the maps."""
 
-    name: str
-    dim: int
-    param_shape: tuple[int, ...]
+    @property
+    def name(self) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @property
+    def dim(self) -> int:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @property
+    def param_shape(self) -> tuple[int, ...]:  # pragma: no cover - abstract
+        raise NotImplementedError
 
     def tangent(self, xi: FloatArray) -> FloatArray:  # pragma: no cover - abstract
         raise NotImplementedError

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -40,10 +39,9 @@ def _diag(A: FloatArray, B: FloatArray | None = None) -> FloatArray:
     return out
 
 
-class _DirectMaps:
+class _DirectMaps(GroupBase):
     """Tangent-side maps common to SO3xR3 and S3xR3."""
 
-    _tan: Any  # provided by GroupBase
 
     def ad(self, xi: FloatArray) -> FloatArray:
         return _diag(hat3(self._tan(xi)[..., :3]), np.zeros((3, 3)))

@@ -45,8 +45,9 @@ def _pade(A: FloatArray, m: int) -> tuple[FloatArray, FloatArray]:
     powers = [I, A2]
     for _ in range(2, m // 2 + 1):
         powers.append(powers[-1] @ A2)
-    U = A @ sum(b[2 * k + 1] * powers[k] for k in range(m // 2 + 1))
-    V = sum(b[2 * k] * powers[k] for k in range(m // 2 + 1))
+    zero = np.zeros_like(A)
+    U = A @ sum((b[2 * k + 1] * powers[k] for k in range(m // 2 + 1)), start=zero)
+    V = sum((b[2 * k] * powers[k] for k in range(m // 2 + 1)), start=zero)
     return U, V
 
 
@@ -61,10 +62,10 @@ def expm(A: FloatArray) -> FloatArray:
     for m, theta in _THETA:
         if norm <= theta:
             U, V = _pade(A, m)
-            return np.linalg.solve(V - U, V + U)
+            return np.asarray(np.linalg.solve(V - U, V + U), dtype=np.float64)
     s = max(0, int(np.ceil(np.log2(norm / _THETA13))))
     U, V = _pade(A / 2.0**s, 13)
-    R = np.linalg.solve(V - U, V + U)
+    R = np.asarray(np.linalg.solve(V - U, V + U), dtype=np.float64)
     for _ in range(s):
         R = R @ R
     return R

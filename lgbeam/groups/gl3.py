@@ -123,7 +123,7 @@ class GLp3(GroupBase):
     def inverse(self, a: FloatArray) -> FloatArray:
         a = self._elem(a)
         check_det_positive(self.name, a)
-        return np.linalg.inv(a)
+        return np.asarray(np.linalg.inv(a), dtype=np.float64)
 
     def hat(self, xi: FloatArray) -> FloatArray:
         xi = self._tan(xi)
@@ -156,7 +156,7 @@ class GLp3(GroupBase):
 
     def tangent_inv(self, xi: FloatArray) -> FloatArray:
         T = self.tangent(xi)
-        return np.linalg.solve(T, np.broadcast_to(_I9, T.shape))
+        return np.asarray(np.linalg.solve(T, np.broadcast_to(_I9, T.shape)), dtype=np.float64)
 
     def validate(self, a: Any) -> FloatArray:
         """Shape ``(..., 3, 3)``, finite, ``det > 0``."""
@@ -205,7 +205,7 @@ class SemidirectGL3(GroupBase):
     def inverse(self, a: FloatArray) -> FloatArray:
         F, P = self.split(self._elem(a))
         check_det_positive(self.name, F)
-        Fi = np.linalg.inv(F)
+        Fi = np.asarray(np.linalg.inv(F), dtype=np.float64)
         return self.join(Fi, -np.swapaxes(F, -1, -2) @ P @ np.swapaxes(Fi, -1, -2))
 
     def _K(self, xi: FloatArray) -> FloatArray:
@@ -244,7 +244,7 @@ class SemidirectGL3(GroupBase):
 
     def tangent_inv(self, xi: FloatArray) -> FloatArray:
         T = self.tangent(xi)
-        return np.linalg.solve(T, np.broadcast_to(np.eye(18), T.shape))
+        return np.asarray(np.linalg.solve(T, np.broadcast_to(np.eye(18), T.shape)), dtype=np.float64)
 
     def validate(self, a: Any) -> FloatArray:
         """Shape ``(..., 18)``, finite, ``det F > 0``."""

@@ -242,7 +242,7 @@ class _Homogeneous(MatrixGroupOps, GroupBase):
         return arr
 
 
-class SE3Algebra:
+class SE3Algebra(GroupBase):
     """ad, T, T⁻¹ of se(3) with the ordering (Ω, U), shared by SE3 and S3R3 (seed 004 eq. (20))."""
 
     def ad(self, xi: FloatArray) -> FloatArray:

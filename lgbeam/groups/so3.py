@@ -95,7 +95,7 @@ def quat_log(p: FloatArray) -> FloatArray:
     return v * (sgn / sr.sinc(half))[..., None]
 
 
-class SO3Algebra:
+class SO3Algebra(GroupBase):
     """ad, T, T⁻¹ of so(3) ≅ R³, shared by SO3 and S3 (the same Lie algebra; seed 004 eq. (19))."""
 
     def ad(self, xi: FloatArray) -> FloatArray:

@@ -106,7 +106,7 @@ class SOn(MatrixGroupOps, GroupBase):
 
     def tangent_inv(self, xi: FloatArray) -> FloatArray:
         T = self.tangent(xi)
-        return np.linalg.solve(T, np.broadcast_to(np.eye(self.dim), T.shape))
+        return np.asarray(np.linalg.solve(T, np.broadcast_to(np.eye(self.dim), T.shape)), dtype=np.float64)
 
     def validate(self, a: Any) -> FloatArray:
         """Shape ``(..., n, n)``, finite, orthonormal with det +1 within ``UNIT_NORM_TOL``."""

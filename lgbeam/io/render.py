@@ -41,6 +41,11 @@ __all__ = ["deformed_points", "parse_frames", "render_run"]
 
 _COLOURS = {"d1": "red", "d2": "green", "d3": "blue"}
 
+# _PYVISTA_WRAPS: pyvista declares Plotter.set_background and Plotter.reset_camera as
+# ``@functools.wraps(Renderer.method) def method(self, *args, **kwargs)``, which mypy types as the unbound
+# Renderer method (its ``self`` missing from every call). set_background goes to ``plotter.renderers``
+# directly (the wrapper's one line); reset_camera also renders, so it keeps the wrapper and an ignore.
+
 
 def parse_frames(text: str | None) -> list[int] | None:
     """``"0,10,-1"`` → ``[0, 10, -1]``; ``None`` or empty → ``None`` (first, middle and last frame)."""
@@ -140,7 +145,7 @@ def _screenshots(meshes, times, kind: str, size: tuple[int, int], title: str = "
     span = span if span > 0.0 else 1.0
     plotter = pv.Plotter(off_screen=True, window_size=list(size))
     try:
-        plotter.set_background("white")
+        plotter.renderers.set_background("white")  # = Plotter.set_background (_PYVISTA_WRAPS)
         box = pv.Box(bounds=(lo[0] - 0.15 * span, hi[0] + 0.15 * span, lo[1] - 0.15 * span,
                              hi[1] + 0.15 * span, lo[2] - 0.15 * span, hi[2] + 0.15 * span))
         clim = None
@@ -159,7 +164,7 @@ def _screenshots(meshes, times, kind: str, size: tuple[int, int], title: str = "
             _decorate(plotter, mesh, title)
             if i == 0:
                 _place_camera(plotter, lo, hi, span, meshes if kind == "rod" else None)
-                plotter.reset_camera(bounds=box.bounds)
+                plotter.reset_camera(bounds=box.bounds)  # type: ignore[call-arg]  # _PYVISTA_WRAPS
             # The camera stays put, but its near/far planes must hold this frame's geometry. Left as frame 0
             # set them, a rod that later comes closer to the camera is clipped away (reliability review
             # item 7). They are reset from the box around every frame of the series, not from the actors:
@@ -332,7 +337,7 @@ def _overlay_image(meshes, times, size: tuple[int, int], title: str = "overlay")
     with pv.vtk_verbosity("off"):
         plotter = pv.Plotter(off_screen=True, window_size=list(size))
         try:
-            plotter.set_background("white")
+            plotter.renderers.set_background("white")  # = Plotter.set_background (_PYVISTA_WRAPS)
             for mesh, t in zip(meshes, times):
                 lines = _lines(mesh)
                 radius = max(_scale(mesh) * float(np.max(mesh.point_data["radius"])), span / 250)
@@ -341,9 +346,11 @@ def _overlay_image(meshes, times, size: tuple[int, int], title: str = "overlay")
             plotter.add_text(f"t = {times[0]:.3g} … {times[-1]:.3g}  (colour: time, viridis from dark to light)",
                              position="upper_left", font_size=11, color="black")
             _place_camera(plotter, lo, hi, span, meshes)
-            plotter.reset_camera()
+            plotter.reset_camera()  # type: ignore[call-arg]  # _PYVISTA_WRAPS
             _decorate(plotter, meshes[-1], title)
-            return plotter.screenshot(return_img=True)
+            img = plotter.screenshot(return_img=True)
+            assert img is not None  # return_img=True returns the image
+            return img
         finally:
             plotter.close()
 
@@ -373,14 +380,14 @@ def _render_series(pvd: Path, fig_dir: Path, frames: list[int] | None, gif: bool
     chosen = _select(n, frames)
     gif_idx = list(np.unique(np.linspace(0, n - 1, min(n, max_gif_frames)).round().astype(int))) if gif else []
     needed = sorted(set(chosen) | set(gif_idx) | {0})  # frame 0: the reference of the motion (camera)
-    meshes = {k: pv.read(entries[k][1]) for k in needed}
-    kind = _kind(meshes[needed[0]])
+    by_frame = {k: pv.read(entries[k][1]) for k in needed}
+    kind = _kind(by_frame[needed[0]])
     if scale != 1.0 and kind != "rod":
         raise ValueError(f"--scale magnifies the deformation of rods and frames; {pvd.name} holds a {kind} series")
     name = pvd.stem
     order = needed
-    mlist, tlist = [meshes[k] for k in order], [entries[k][0] for k in order]
-    mlist = _magnify(mlist, meshes[0], scale)
+    mlist, tlist = [by_frame[k] for k in order], [entries[k][0] for k in order]
+    mlist = _magnify(mlist, by_frame[0], scale)
     scene = (_scene_field(mlist, tlist, size) if kind == "field"
              else _scene_3d(mlist, tlist, kind, size, _scale_title("", scale)))
     images = dict(zip(order, scene))

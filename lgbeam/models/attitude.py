@@ -22,6 +22,7 @@ import logging
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.integrate import solve_ivp
 
 from lgbeam._typing import FloatArray
@@ -75,7 +76,7 @@ class RigidBodySphere:
     def bivector(self, p: FloatArray) -> FloatArray:
         return hat3(np.asarray(p, dtype=float))
 
-    def reference(self, p0: FloatArray, times: FloatArray) -> FloatArray:
+    def reference(self, p0: ArrayLike, times: ArrayLike) -> FloatArray:
         """p at ``times`` by scipy's DOP853 on ``p' = p × I⁻¹p`` in R³ (rtol 1e-13)."""
         sol = solve_ivp(lambda t, p: np.cross(p, p * self._Iinv), (0.0, float(np.max(times))), np.asarray(p0, float),
                         method="DOP853", rtol=1e-13, atol=1e-14, t_eval=np.asarray(times, float))
@@ -128,7 +129,7 @@ class RigidBodyQuaternion:
         ws = self._spatial_velocity(q)
         return gradient_bivector(ws, np.cross(ws, np.asarray(self.m0, dtype=float)), "RigidBodyQuaternion")
 
-    def reference(self, times: FloatArray, q0: FloatArray | None = None) -> FloatArray:
+    def reference(self, times: ArrayLike, q0: ArrayLike | None = None) -> FloatArray:
         """q at ``times`` by scipy's DOP853 on ``q' = ½ (0, w_s) · q`` in R⁴ (rtol 1e-13, atol 1e-14)."""
         q0 = self.initial_state() if q0 is None else np.asarray(q0, dtype=float)
 

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 from scipy.integrate import solve_ivp
 
 from lgbeam._typing import FloatArray
@@ -136,7 +137,8 @@ class HeavyTop:
         return float(0.5 * Om @ (np.asarray(self.inertia) * Om) + 0.5 * self.mass_value * U @ U
                      - self.mass_value * np.dot(self.gravity, x))
 
-    def initial_state(self, omega0: FloatArray = (0.0, 150.0, -4.61538), R0: FloatArray | None = None):
+    def initial_state(self, omega0: ArrayLike = (0.0, 150.0, -4.61538),
+                      R0: ArrayLike | None = None) -> tuple[FloatArray, FloatArray]:
         """Consistent (q0, v0): x0 = R0 X and U0 = Ω0 × X (body) or R0(Ω0 × X) (spatial)."""
         R0 = np.eye(3) if R0 is None else np.asarray(R0, dtype=float)
         X, Om = np.asarray(self.X), np.asarray(omega0, dtype=float)
@@ -150,7 +152,8 @@ class HeavyTop:
         return np.diag(self.inertia) + self.mass_value * (X @ X * np.eye(3) - np.outer(X, X))
 
 
-def reference_solution(top: HeavyTop, t_eval: FloatArray, omega0=(0.0, 150.0, -4.61538), rtol: float = 1e-13):
+def reference_solution(top: HeavyTop, t_eval: ArrayLike, omega0: ArrayLike = (0.0, 150.0, -4.61538),
+                       rtol: float = 1e-13) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Independent reference in minimal coordinates: Euler's equations about the fixed point,
     J₀Ω' = J₀Ω × Ω + m X × Rᵀγ, R' = RΩ̃, integrated by scipy's DOP853.
 
@@ -166,9 +169,10 @@ def reference_solution(top: HeavyTop, t_eval: FloatArray, omega0=(0.0, 150.0, -4
         R, Om = y[:9].reshape(3, 3), y[9:]
         return np.concatenate([(R @ hat3(Om)).ravel(), omega_dot(R, Om)])
 
-    t_eval = np.atleast_1d(np.asarray(t_eval, dtype=float))
+    times = np.atleast_1d(np.asarray(t_eval, dtype=float))
     y0 = np.concatenate([np.eye(3).ravel(), np.asarray(omega0, dtype=float)])
-    sol = solve_ivp(rhs, (0.0, float(np.max(t_eval))), y0, method="DOP853", t_eval=t_eval, rtol=rtol, atol=1e-14)
+    sol = solve_ivp(rhs, (0.0, float(np.max(times))), y0, method="DOP853", t_eval=times, rtol=rtol,
+                    atol=1e-14)
     R = sol.y[:9].T.reshape(-1, 3, 3)
     lam = []
     for Rk, Om in zip(R, sol.y[9:].T):

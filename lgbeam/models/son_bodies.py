@@ -27,6 +27,7 @@ import logging
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.integrate import solve_ivp
 
 from lgbeam._typing import FloatArray
@@ -75,11 +76,15 @@ class _SOnBody:
     def dH_dmu(self, U: FloatArray, mu: FloatArray) -> FloatArray:
         return self._omega(mu)
 
-    def initial_state(self, mu0: FloatArray = (0.5, -0.5, 0.5), g0: FloatArray | None = None) -> FloatArray:
+    def dH_dU(self, U: FloatArray, mu: FloatArray) -> FloatArray:  # pragma: no cover - each body defines it
+        """∂H/∂U, the left-trivialised gradient of the potential (``HamiltonianSOn``)."""
+        raise NotImplementedError
+
+    def initial_state(self, mu0: ArrayLike = (0.5, -0.5, 0.5), g0: ArrayLike | None = None) -> FloatArray:
         """``stack([g₀, μ₀])``; μ₀ a 3-vector (n = 3, hat) or a skew (n, n) matrix; g₀ = I by default."""
         return _state(self.n, mu0, g0)
 
-    def reference(self, times: FloatArray, y0: FloatArray) -> FloatArray:
+    def reference(self, times: ArrayLike, y0: ArrayLike) -> FloatArray:
         """States at ``times`` by scipy's DOP853 on ``g' = gΩ``, ``μ' = [μ, Ω] − ∂H/∂U`` (rtol 1e-13)."""
         return _reference(self, times, y0)
 
@@ -153,7 +158,7 @@ class HeavyTopSOn(_SOnBody):
         return float(self._e @ (y[0] @ vee3(y[1])))
 
 
-def _state(n: int, mu0: FloatArray, g0: FloatArray | None) -> FloatArray:
+def _state(n: int, mu0: ArrayLike, g0: ArrayLike | None) -> FloatArray:
     mu = np.asarray(mu0, dtype=float)
     if mu.shape == (3,) and n == 3:
         mu = hat3(mu)
@@ -164,7 +169,7 @@ def _state(n: int, mu0: FloatArray, g0: FloatArray | None) -> FloatArray:
     return np.stack([g, mu])
 
 
-def _reference(body: _SOnBody, times: FloatArray, y0: FloatArray) -> FloatArray:
+def _reference(body: _SOnBody, times: ArrayLike, y0: ArrayLike) -> FloatArray:
     n = body.n
 
     def rhs(t: float, z: FloatArray) -> FloatArray:

@@ -35,7 +35,7 @@ logger = logging.getLogger(__name__)
 
 
 
-def fig1(out: Path, quick: bool) -> list[list[object]]:
+def fig1(out: Path, quick: bool) -> list[list[float]]:
     """Fig. 1: trajectories of the body momentum on S² (I = diag(1, 2, 3)) by sphere-gonzalez, h = 0.05."""
     body = RigidBodySphere()
     T = 5.0 if quick else 20.0
@@ -43,7 +43,7 @@ def fig1(out: Path, quick: bool) -> list[list[object]]:
               (0.1, -1, 0.4), (0.3, 0.3, -1), (0.05, 1, -0.05)]
     fig = Figure(figsize=(5.5, 5))
     ax = fig.add_subplot(1, 1, 1, projection="3d")
-    rows: list[list[object]] = []
+    rows: list[list[float]] = []  # curve index, p0, H, max |ΔH|, max | |p| − 1 |
     for k, s in enumerate(starts):
         p0 = np.asarray(s, float) / np.linalg.norm(s)
         sol = integrate(body, "sphere-gonzalez", p0, (0.0, T), controller=ConstantStep(0.05))

@@ -17,14 +17,16 @@ from __future__ import annotations
 import logging
 import shutil
 from pathlib import Path
+from typing import Any, TypedDict
 
 import numpy as np
 from matplotlib.figure import Figure
 
+from lgbeam._typing import FloatArray
 from lgbeam.diagnostics import observed_order
 from lgbeam.groups.base import vee3
 from lgbeam.models.son_bodies import FreeRigidBodySOn, HeavyTopSOn
-from lgbeam.solve import ConstantStep, SaveAt, integrate
+from lgbeam.solve import ConstantStep, SaveAt, Solution, integrate
 from lgbeam.studies._output import figures_main, save_figure, write_csv
 
 logger = logging.getLogger(__name__)
@@ -34,9 +36,21 @@ logger = logging.getLogger(__name__)
 
 
 
-def _run(body: FreeRigidBodySOn, method: str, T: float, h: float):  # type: ignore[no-untyped-def]
+class _Figures(TypedDict):
+    """What ``figures`` measured: the horizon, the rows of fig4-3-orders.csv, the (energy, trajectory) slopes
+    per method and the error ratio err(T)/err(T/2)."""
+
+    T: float
+    rows: list[list[Any]]
+    slopes: dict[str, tuple[float, float]]
+    linear: float
+
+
+def _run(body: FreeRigidBodySOn, method: str, T: float,
+         h: float) -> tuple[Solution, FloatArray, FloatArray, FloatArray, FloatArray]:
     ts = np.round(np.arange(0.0, T + 1e-9, 0.4), 12)
-    sol = integrate(body, method, body.initial_state(), (0.0, T), controller=ConstantStep(h), save=SaveAt(times=ts))
+    sol = integrate(body, method, body.initial_state(), (0.0, T), controller=ConstantStep(h),
+                    save=SaveAt(times=ts.tolist()))
     ref = body.reference(ts, body.initial_state())
     m_err = np.linalg.norm(vee3(sol.y[:, 1]) - vee3(ref[:, 1]), axis=1)
     g_err = np.abs(sol.y[:, 0] - ref[:, 0]).max(axis=(1, 2))
@@ -44,7 +58,7 @@ def _run(body: FreeRigidBodySOn, method: str, T: float, h: float):  # type: igno
     return sol, ts, m_err, g_err, E
 
 
-def figures(out: Path, quick: bool) -> dict[str, object]:
+def figures(out: Path, quick: bool) -> _Figures:
     body = FreeRigidBodySOn()
     T = 20.0 if quick else 100.0
     sol, ts, m_err, g_err, E = _run(body, "polar-lp-gl2", T, 0.2)
@@ -73,7 +87,8 @@ def figures(out: Path, quick: bool) -> dict[str, object]:
     linear = float(m_err[-1] / max(m_err[half], 1e-300))  # ≈ 2 for linear growth
     # Fig. 4.3: max errors against h
     hs = np.array([0.4, 0.2, 0.1] if quick else [0.4, 0.2, 0.1, 0.05])
-    rows, slopes = [], {}
+    rows: list[list[Any]] = []
+    slopes: dict[str, tuple[float, float]] = {}
     fig = Figure(figsize=(10, 4))
     a1, a2 = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
     for s in (1, 2, 3):
@@ -103,7 +118,7 @@ def figures(out: Path, quick: bool) -> dict[str, object]:
     return {"T": T, "rows": rows, "slopes": slopes, "linear": linear}
 
 
-def heavy_top(out: Path, quick: bool) -> tuple[float, list[list[object]]]:
+def heavy_top(out: Path, quick: bool) -> tuple[float, list[list[float]]]:
     top = HeavyTopSOn()
     y0 = top.initial_state()
     T = 5.0 if quick else 20.0
@@ -123,7 +138,7 @@ def run(out: Path, summary: Path | None, quick: bool = False) -> list[list[objec
     out.mkdir(parents=True, exist_ok=True)
     f = figures(out, quick)
     T_top, ht = heavy_top(out, quick)
-    gl2 = {r[1]: r for r in f["rows"] if r[0] == "polar-lp-gl2"}  # type: ignore[union-attr]
+    gl2 = {r[1]: r for r in f["rows"] if r[0] == "polar-lp-gl2"}
     sl = f["slopes"]
     rows: list[list[object]] = [
         [f"GL2 h = 0.2 max energy error on [0, {f['T']:g}]", gl2[0.2][2], "bounded, no drift", "2.72e-8"],

@@ -74,7 +74,7 @@ def _diff(a: Any, b: Any) -> float:
     return field_norm(np.asarray(a, dtype=float) - np.asarray(b, dtype=float))
 
 
-def pairwise_orders(h: Sequence[float], errors: Sequence[float]) -> FloatArray:
+def pairwise_orders(h: Sequence[float] | FloatArray, errors: Sequence[float] | FloatArray) -> FloatArray:
     """p_i = log(e_i/e_{i+1}) / log(h_i/h_{i+1}) for consecutive pairs (nan where an error is not positive)."""
     h, e = np.asarray(h, dtype=float), np.asarray(errors, dtype=float)
     if h.size != e.size or h.size < 2:
@@ -85,7 +85,8 @@ def pairwise_orders(h: Sequence[float], errors: Sequence[float]) -> FloatArray:
     return np.where(ok, p, np.nan)
 
 
-def three_grid_order(h: Sequence[float], f: Sequence[Any], *, max_iter: int = 100, tol: float = 1e-12) -> float:
+def three_grid_order(h: Sequence[float] | FloatArray, f: Sequence[Any], *, max_iter: int = 100,
+                     tol: float = 1e-12) -> float:
     """Observed order from three solutions (h coarse → fine, any ratios) without a reference (Celik et al. 2008
     eqs. (3)–(5)); fields use signed RMS differences. nan when the differences vanish (converged to round-off)."""
     h3, h2, h1 = (float(x) for x in h)

@@ -18,7 +18,7 @@ from lgbeam.models.orbit_attitude import BallsInCentralField
 from lgbeam.models.rigid_body import ortolan_problem
 from lgbeam.models.spheres import dipole_array, double_spherical_pendulum, spherical_pendulum
 from lgbeam.solve import ConstantStep, SaveAt, integrate
-from lgbeam.systems import RigidBodyInField, RigidBodySO3
+from lgbeam.systems import ProductOfSpheres, RigidBodyInField, RigidBodySO3
 
 logger = logging.getLogger(__name__)
 
@@ -33,7 +33,8 @@ THESIS_TABLE_3_1 = {"lgvi": 7.46, "lg-stormer-verlet": 7.20, "shake-quat": 11.00
 SPHERE_METHODS = ("spheres-eln", "spheres-rkmk4", "spheres-rkmkgl4", "spheres-rattle")
 
 
-def time_per_step(system: Any, method: str, y0: Any, h: float, n: int, repeats: int) -> float:
+def time_per_step(system: RigidBodySO3 | ProductOfSpheres | RigidBodyInField, method: str, y0: Any, h: float,
+                  n: int, repeats: int) -> float:
     """Best-of-``repeats`` CPU time (``time.process_time``) per step [s] of ``n`` constant steps through ``integrate``;
     CPU rather than wall time, so that other jobs on a shared machine disturb the ratios less."""
     best = float("inf")

@@ -37,7 +37,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from lgbeam._sparse import arpack_start
-from lgbeam._typing import FloatArray
+from lgbeam._typing import FloatArray, IntArray
 from lgbeam.apps import load_case
 from lgbeam.apps.rod import build, linear_beam_data
 from lgbeam.diagnostics import observed_order
@@ -65,12 +65,13 @@ def static_tip(case: dict[str, Any], *, n_load_steps: int = 1) -> FloatArray:
     return rod.G.translation(q[-1])
 
 
-def static_tips(name: str, ns: Sequence[int], overrides: Sequence[str] = ()) -> FloatArray:
+def static_tips(name: str, ns: Sequence[int] | IntArray, overrides: Sequence[str] = ()) -> FloatArray:
     """Static tip positions (len(ns), 3) of case ``name`` for N in ``ns``."""
     return np.array([static_tip(case_with(name, n, overrides)) for n in ns])
 
 
-def spatial_order(ns: Sequence[int], tips: FloatArray, tip_ref: FloatArray) -> tuple[FloatArray, float]:
+def spatial_order(ns: Sequence[int] | IntArray, tips: FloatArray,
+                  tip_ref: FloatArray) -> tuple[FloatArray, float]:
     """Tip errors |x_N − x_ref| and the fitted order −slope of log(error) against log(N)."""
     errs = np.linalg.norm(np.asarray(tips) - np.asarray(tip_ref), axis=-1)
     return errs, -observed_order(ns, errs)

@@ -56,9 +56,9 @@ def _one(plan: StudyPlan, qtext: str, key: str, labelled: list[tuple[Any, np.nda
                              formal_order=plan.formal_order)
     else:  # two runs and no assumed order: errors against the reference and the exact value only
         t = {"h": h[order], "values": np.asarray(vals, dtype=float)[order]}
-        for name, target in (("reference", ref), ("exact", exact)):
-            if target is not None:
-                e = np.array([field_norm(np.asarray(s) - target) for s in sorted_sols])
+        for name, truth in (("reference", ref), ("exact", exact)):
+            if truth is not None:
+                e = np.array([field_norm(np.asarray(s) - truth) for s in sorted_sols])
                 t[f"error_vs_{name}"], t[f"pairwise_{name}"] = e, pairwise_orders(t["h"], e)
     rows = []
     for i, (hv, kv) in enumerate(zip(t["h"], t["values"], strict=True)):

@@ -175,10 +175,15 @@ def external_forces(
     n = p.shape[0]
     body = np.zeros((n, 6))
     spatial: FloatArray | None = None  # (n, 6) once a load acts on every node
-    idx, vec, is_spatial = [], [], []  # nodal loads: rotated at their own nodes only
+    # nodal loads: rotated at their own nodes only
+    idx: list[int] = []
+    vec: list[FloatArray] = []
+    is_spatial: list[bool] = []
     for load, i in zip(loads, node_ids, strict=True):  # loop over load objects, not nodes
         if isinstance(load, NodalLoad):
-            idx.append(i), vec.append(load.time(t) * load.pair), is_spatial.append(load.frame == "spatial")
+            idx.append(i)
+            vec.append(load.time(t) * load.pair)
+            is_spatial.append(load.frame == "spatial")
             continue
         if spatial is None:
             spatial = np.zeros((n, 6))

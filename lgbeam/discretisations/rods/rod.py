@@ -203,12 +203,18 @@ class CosseratRod:
         return self._mass.diagonal()
 
     @cached_property
+    def _nodal_only(self) -> tuple[NodalLoad, ...]:
+        """The loads when every one is a nodal load (the fused paths), else ()."""
+        nodal = tuple(ld for ld in self.loads if isinstance(ld, NodalLoad))
+        return nodal if len(nodal) == len(self.loads) else ()
+
+    @cached_property
     def _nodal_loads(self) -> tuple[np.ndarray, FloatArray, np.ndarray] | None:
         """(nodes, (moment, force) pairs, spatial flags) when every load is a nodal one, else None."""
-        if not self.loads or not all(isinstance(ld, NodalLoad) for ld in self.loads):
+        if not (nodal := self._nodal_only):
             return None
-        return (np.array(self._load_nodes, dtype=np.intp), np.array([ld.pair for ld in self.loads]),
-                np.array([ld.frame == "spatial" for ld in self.loads]))
+        return (np.array(self._load_nodes, dtype=np.intp), np.array([ld.pair for ld in nodal]),
+                np.array([ld.frame == "spatial" for ld in nodal]))
 
     @cached_property
     def _B_gather(self) -> np.ndarray | None:
@@ -225,7 +231,7 @@ class CosseratRod:
         return assembly.CSRPattern(rr, cc, (self.n_constraints, 6 * self.n_nodes))
 
     @cached_property
-    def _memo(self) -> dict[str, Any]:
+    def _memo(self) -> dict[bytes, tuple[FloatArray, FloatArray]]:
         """Two-entry memo of the edge kinematics of the last configurations q (forces and B are evaluated at the same
         stage configurations); a pure cache, never part of the state."""
         return {}
@@ -290,7 +296,7 @@ class CosseratRod:
         xi, JJ = self._edges(q)
         g = self._kernels.internal_forces(xi, JJ, V, *self._kv).ravel()
         if (nodal := self._nodal_loads) is not None:  # −f added in place at the loaded nodes only
-            scale = np.array([-ld.time(t) for ld in self.loads])
+            scale = np.array([-ld.time(t) for ld in self._nodal_only])
             self._kernels.loads.add_nodal_loads(g.reshape(self.n_nodes, 6), q, nodal[0], nodal[1], nodal[2], scale)
         elif self.loads:
             g -= self.external_forces(t, q)
@@ -368,7 +374,7 @@ class CosseratRod:
             return self.forces(t, q, V.ravel()), B.T @ lam, self.constraints_t(t, q), bv
         sr = self.support_rows
         b = sr.base(t)
-        scale = np.array([-ld.time(t) for ld in self.loads]) if self.loads else fused["no_scale"]
+        scale = np.array([-ld.time(t) for ld in self._nodal_only]) if self.loads else fused["no_scale"]
         g, f, phi, bv = step_core.rod_residual(
             q, V, lam, *fused["rows"], sr.nodes, b.p, b.R, b.x, sr.row_entry, sr.row_rot, sr.row_dir,
             fused["s_node"], fused["s_row"], *fused["kv"], *fused["loads"], scale)
@@ -464,7 +470,7 @@ class CosseratRod:
     def _work_loads(self) -> tuple[tuple[tuple[NodalLoad, int], ...], tuple[tuple[Any, int], ...]]:
         """(nodal loads with their nodes, the other non-gravity loads with theirs): the loads that do work."""
         pairs = [(ld, i) for ld, i in zip(self.loads, self._load_nodes, strict=True) if not isinstance(ld, Gravity)]
-        return (tuple(p for p in pairs if isinstance(p[0], NodalLoad)),
+        return (tuple((ld, i) for ld, i in pairs if isinstance(ld, NodalLoad)),
                 tuple(p for p in pairs if not isinstance(p[0], NodalLoad)))
 
     def external_power(self, t: float, q: FloatArray, v: FloatArray) -> float | None:

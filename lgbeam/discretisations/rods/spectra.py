@@ -109,7 +109,7 @@ def _ec8(text: str) -> Spectrum:
 
 def _rows(path: Path) -> FloatArray:
     """The numeric rows of a two-column text file (comma, semicolon or blank separated; header lines skipped)."""
-    rows = []
+    rows: list[list[float]] = []
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         s = line.split("#", 1)[0].strip()
         if not s:

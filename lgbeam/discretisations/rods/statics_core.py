@@ -90,7 +90,9 @@ class BandedKKT:
         nk = R.size - 2 * B.nnz
         flat = (2 * bw + R - C) * N + C
         val = np.concatenate([*(c * K.data for (c, _), K in zip(parts, Ks, strict=True)), B.data, B.data])
-        ab = np.bincount(flat, weights=val, minlength=self.shape[0] * N).reshape(self.shape)
+        # with weights, bincount sums float64 (numpy's stubs type every bincount as intp)
+        counts = np.bincount(flat, weights=val, minlength=self.shape[0] * N)
+        ab = np.asarray(counts, dtype=np.float64).reshape(self.shape)
         kpos = np.stack([flat[:nk], (2 * bw + C[:nk] - R[:nk]) * N + R[:nk]])
         return ab, kpos
 

@@ -302,7 +302,8 @@ def coloured_constraint_stiffness(rod: Any, t: float, q: FloatArray, lam: FloatA
     constraint rows without an analytic Z; error O(ε²)."""
     q = rod._q(q)
     n = rod.n_nodes
-    jac: Callable[[FloatArray], Any] = getattr(rod, "constraint_jacobian_t", None) or (lambda tt, qq: rod.constraint_jacobian(qq))
+    jac: Callable[[float, FloatArray], Any] = (getattr(rod, "constraint_jacobian_t", None)
+                                               or (lambda tt, qq: rod.constraint_jacobian(qq)))
     B = sp.csr_array(jac(t, q))
     active = np.flatnonzero(lam)
     if active.size == 0:
