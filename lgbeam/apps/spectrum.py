@@ -53,10 +53,11 @@ class SpectrumResult:
 def system_of(case: dict[str, Any]) -> Any:
     """The rod of a rod case or the structure of a frame case."""
     if case.get("kind") == "frame":
-        from lgbeam.apps.frame import build, check_size
+        from lgbeam.apps.frame import check_size, model_of
 
-        check_size(case)
-        return build(case)
+        model = model_of(case)
+        check_size(case, model)
+        return model.structure()
     if case.get("kind") == "rod":
         from lgbeam.apps.rod import build as build_rod
 
