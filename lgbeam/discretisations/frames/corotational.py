@@ -53,7 +53,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -183,6 +183,18 @@ def _jacobian(pa: Any, xa: Any, pb: Any, xb: Any, l0: Any, ca: Any, cb: Any) -> 
     return np.swapaxes(np.imag(d) / h, -1, -2)
 
 
+class ElementState(NamedTuple):
+    """The elements at one configuration: nodal forces g (n_nodes, 6), element forces g_e (E, 12), local forces
+    s = K_l d (E, 7), B (E, 7, 12), tangents K_e (E, 12, 12) or None, strain energy V."""
+
+    g: FloatArray
+    g_e: FloatArray
+    s: FloatArray
+    B: FloatArray
+    K_e: FloatArray | None
+    V: float
+
+
 @dataclass(frozen=True)
 class Elements:
     """The corotational elements of a structure: global nodes a, b (E,), reference offsets c_a, c_b (E, 4),
@@ -215,27 +227,51 @@ class Elements:
 
     def deformations(self, q: FloatArray) -> FloatArray:
         """d (E, 7) at configuration q (n_nodes, 7)."""
+        if self.compiled:
+            return _cc.deformations(*self._compiled_args(q))  # type: ignore[no-any-return]
         return np.real(local_deformations(*self.nodes(q), self.ca, self.cb, self.l0))
 
-    def _compiled_args(self, q: FloatArray) -> tuple[FloatArray, ...]:
+    def _compiled_args(self, q: FloatArray) -> tuple[Any, ...]:
+        return (np.ascontiguousarray(q, dtype=float), self.a, self.b, self._c["ca"], self._c["cb"], self._c["l0"])
+
+    @cached_property
+    def _c(self) -> dict[str, Any]:
+        """The constant arrays of the compiled pass, contiguous (built once)."""
         c = np.ascontiguousarray
-        return (*(c(z, dtype=float) for z in self.nodes(q)), c(self.ca, dtype=float), c(self.cb, dtype=float),
-                c(self.l0, dtype=float))
+        return {"ca": c(self.ca, dtype=float), "cb": c(self.cb, dtype=float), "l0": c(self.l0, dtype=float),
+                "K": c(self.K_local)}
+
+    def state(self, q: FloatArray, tangent: bool = False) -> ElementState:
+        """Forces (and with ``tangent`` the element tangents) at q (n_nodes, 7) in one pass: the compiled closed form
+        (``_corot_compiled.element_pass``) or the numpy complex-step reference."""
+        if self.compiled:
+            g, g_e, s, B, Ke, V = _cc.run_pass(*self._compiled_args(q), self._c["K"], tangent)
+            return ElementState(g, g_e, s, B, Ke, V)
+        g_e, s, B = self.forces(q)
+        g = np.zeros((q.shape[0], 6))
+        np.add.at(g, self.a, g_e[:, :6])
+        np.add.at(g, self.b, g_e[:, 6:])
+        Ke = np.swapaxes(B, 1, 2) @ self.K_local @ B + self.geometric(q, s) if tangent else None
+        return ElementState(g, g_e, s, B, Ke, self.energy(q))
 
     def jacobian(self, q: FloatArray) -> FloatArray:
-        """B (E, 7, 12) at q (compiled element loop when numba is on, else the batched numpy complex step)."""
+        """B (E, 7, 12) at q (compiled closed form when numba is on, else the batched numpy complex step)."""
         if self.compiled:
-            return _cc.jacobian(*self._compiled_args(q))  # type: ignore[no-any-return]
+            return self.state(q).B
         return _jacobian(*self.nodes(q), self.l0, self.ca, self.cb)
 
     def forces(self, q: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
         """(g_e (E, 12), local forces s = K_l d (E, 7), B (E, 7, 12)) at q."""
+        if self.compiled:
+            st = self.state(q)
+            return st.g_e, st.s, st.B
         B = self.jacobian(q)
         s = (self.K_local @ self.deformations(q)[:, :, None])[:, :, 0]
         return (np.swapaxes(B, 1, 2) @ s[:, :, None])[:, :, 0], s, B
 
     def geometric(self, q: FloatArray, s: FloatArray) -> FloatArray:
-        """K_σ (E, 12, 12) = Σ_m s_m ∂B_m/∂w (column k: central difference of the exact B along ±e_k)."""
+        """K_σ (E, 12, 12) = Σ_m s_m ∂B_m/∂w: compiled, the complex step of the closed-form B (exact to round-off);
+        numpy reference: the central difference of the complex-step B along ±e_k (ε = 1e-5)."""
         if self.compiled:
             return _cc.geometric(*self._compiled_args(q), np.ascontiguousarray(s, dtype=float))  # type: ignore[no-any-return]
         pa, xa, pb, xb = self.nodes(q)
@@ -254,10 +290,12 @@ class Elements:
 
     def tangent(self, q: FloatArray) -> FloatArray:
         """K_e (E, 12, 12) = Bᵀ K_l B + K_σ(s) at q."""
-        _, s, B = self.forces(q)
-        return np.swapaxes(B, 1, 2) @ self.K_local @ B + self.geometric(q, s)
+        Ke = self.state(q, tangent=True).K_e
+        assert Ke is not None
+        return Ke
 
     def energy(self, q: FloatArray) -> float:
+        """½ Σ_e dᵀ K_l d."""
         d = self.deformations(q)
         return float(0.5 * np.einsum("ei,eij,ej->", d, self.K_local, d))
 
@@ -387,28 +425,25 @@ class CorotationalStructure(Structure):
     def _fused(self) -> None:  # type: ignore[override]
         return None  # the residual through forces() (no fused Cosserat kernel)
 
-    def _element_state(self, q: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
-        """(g_e, s, B) at q, memoised on the last configuration (forces and tangents at the same q)."""
+    def _element_state(self, q: FloatArray, tangent: bool = False) -> ElementState:
+        """The elements' forces (and tangents) at q, memoised on the last configuration (forces and tangents at the
+        same q: one pass)."""
         qa = self._q(q)
         key = qa.tobytes()
         hit = self._cache.get("state")
-        if hit is None or hit[0] != key:
-            hit = (key, self.elements.forces(qa))
+        if hit is None or hit[0] != key or (tangent and hit[1].K_e is None):
+            hit = (key, self.elements.state(qa, tangent))
             self._cache["state"] = hit
-        return hit[1]
+        return hit[1]  # type: ignore[no-any-return]
 
     def elastic_forces(self, q: FloatArray) -> FloatArray:
         """∂V/∂w of all elements, flat (6 n_nodes,)."""
-        g_e = self._element_state(q)[0]
-        g = np.zeros((self.n_nodes, 6))
-        el = self.elements
-        np.add.at(g, el.a, g_e[:, :6])
-        np.add.at(g, el.b, g_e[:, 6:])
-        return g.ravel()
+        return self._element_state(q).g.ravel()
 
     def element_tangents(self, q: FloatArray) -> FloatArray:
-        _, s, B = self._element_state(q)
-        return np.swapaxes(B, 1, 2) @ self.elements.K_local @ B + self.elements.geometric(self._q(q), s)
+        Ke = self._element_state(q, tangent=True).K_e
+        assert Ke is not None
+        return Ke
 
     # ------------------------------------------------------------------ protocol
     @cached_property
@@ -612,7 +647,7 @@ class CorotationalStructure(Structure):
         from lgbeam.discretisations.rods.resultants import from_end_wrenches
 
         qa = self._q(q)
-        g_e = self._element_state(qa)[0] - load_factor * self.end_load_shares(t, qa)
+        g_e = self._element_state(qa).g_e - load_factor * self.end_load_shares(t, qa)
         out, e0 = [], 0
         for r, qr in zip(self.members, self.split_q(qa), strict=True):
             ge = g_e[e0:e0 + r.n_nodes - 1]
@@ -626,7 +661,8 @@ class CorotationalStructure(Structure):
         qa = self._q(q)
         from lgbeam.discretisations.rods import Gravity
 
-        total = self.elements.energy(qa) + self.joint_rows.spring_energy(qa)
+        V = self._element_state(qa).V if self.compiled else self.elements.energy(qa)
+        total = V + self.joint_rows.spring_energy(qa)
         grav = self.load_density(t, "gravity")
         if grav is not None:
             el = self.elements
