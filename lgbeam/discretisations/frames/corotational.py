@@ -423,7 +423,56 @@ class CorotationalStructure(Structure):
 
     @property
     def _fused(self) -> None:  # type: ignore[override]
-        return None  # the residual through forces() (no fused Cosserat kernel)
+        return None  # no fused Cosserat kernel (``_corot_fused`` is this element's)
+
+    @cached_property
+    def _corot_fused(self) -> dict[str, Any] | None:
+        """The constant arguments of ``step_core.corot_residual``, or None where the reference path is needed (numpy
+        kernels, loads other than nodal ones: distributed loads and gravity carry consistent end moments)."""
+        base = Structure._fused.func(self)  # type: ignore[attr-defined]  # the rods' supports, joints, nodal loads
+        if base is None or any(r.n_internal for r in self.members):
+            return None
+        el = self.elements
+        M = sp.csr_array(self.mass(self.q_ref))
+        return {**base, "elements": (el.a, el.b, el._c["ca"], el._c["cb"], el._c["l0"], el._c["K"]),
+                "mass": (M.indptr.astype(np.int64), M.indices.astype(np.int64), np.ascontiguousarray(M.data, dtype=float))}
+
+    def newton_residual(self, t: float, q: FloatArray, v: FloatArray,
+                        lam: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+        """(g, Bᵀλ, Φ, B v + Φ_t) at (t, q, v, λ) (``HasNewtonResidual``): with compiled kernels and nodal loads only,
+        one compiled pass over the elements, the mass's velocity terms, the loads, supports and joints
+        (``frames.step_core.corot_residual``; springs added after; the elements' state memoised for the tangent and
+        the energy); otherwise the protocol methods (the numpy reference)."""
+        fused = self._corot_fused
+        if fused is None:
+            return super().newton_residual(t, q, v, lam)
+        from .step_core import corot_residual
+
+        qa = self._q(q)
+        V = np.ascontiguousarray(v, dtype=float).reshape(self.n_nodes, 6)
+        lam = np.ascontiguousarray(lam, dtype=float)
+        sup, jr = fused["supports"], self.joint_rows
+        base = sup.base(t) if sup is not None else fused["no_base"]
+        scale = np.array([-ld.time(t) for ld in fused["loads_list"]]) if fused["loads_list"] else fused["no_scale"]
+        n_el = self.elements.l0.size
+        g_el, g_e, s_e, B_e = np.zeros((self.n_nodes, 6)), np.empty((n_el, 12)), np.empty((n_el, 7)), np.empty((n_el, 7, 12))
+        g, f, phi, bv, energy = corot_residual(
+            qa, V, lam, *fused["elements"], *fused["mass"], *fused["support_nodes"], base.p, base.R, base.x,
+            *fused["support_rows"], jr.ia, jr.ib, jr.c0, jr.row_entry, jr.row_rot, jr.row_dir, fused["joint_row"],
+            *fused["loads"], scale, g_el, g_e, s_e, B_e)
+        self._cache["state"] = (qa.tobytes(), ElementState(g_el, g_e, s_e, B_e, None, float(energy)))
+        if sup is not None and sup.has_springs:
+            g += sup.spring_forces(t, qa)
+        if jr.has_springs:
+            g += jr.spring_forces(qa)
+        g = g.ravel()
+        if self.viscous is not None:
+            g = g + self.viscous.force(v)
+        if self.ground is not None:
+            g = g + self.ground.force(t, self.G.rotation(qa))
+        if self.rheonomic:
+            bv = bv + self.constraint_rate(t, qa)
+        return g, f.ravel(), phi, bv
 
     def _element_state(self, q: FloatArray, tangent: bool = False) -> ElementState:
         """The elements' forces (and tangents) at q, memoised on the last configuration (forces and tangents at the
@@ -537,7 +586,8 @@ class CorotationalStructure(Structure):
         return self._mass if self.mass_kind == "lumped" else self._consistent_mass
 
     def forces(self, t: float, q: FloatArray, v: FloatArray) -> FloatArray:
-        """g(t, q, v) = ∂V/∂w (elements) + gyroscopic (lumped mass) + springs − loads."""
+        """g(t, q, v) = ∂V/∂w (elements) + velocity terms of the mass + springs − loads (+ C v of damping by ratio,
+        + the ground's effective loads, as ``Structure.forces``)."""
         qa = self._q(q)
         g = self.elastic_forces(qa)
         vv = np.asarray(v, dtype=float).ravel()
@@ -549,6 +599,10 @@ class CorotationalStructure(Structure):
             g = g + sup.spring_forces(t, qa).ravel()
         if self.joint_rows.has_springs:
             g = g + self.joint_rows.spring_forces(qa).ravel()
+        if self.viscous is not None:
+            g = g + self.viscous.force(vv)
+        if self.ground is not None:
+            g = g + self.ground.force(t, self.G.rotation(qa)).ravel()
         return g
 
     def _element_blocks(self, q: FloatArray, v: FloatArray | None) -> FloatArray:
@@ -566,7 +620,7 @@ class CorotationalStructure(Structure):
         return np.concatenate([_cross(W, pi) + _cross(U, p), _cross(W, p)], axis=1).ravel()
 
     def damping(self, t: float, q: FloatArray, v: FloatArray) -> sp.csr_array:
-        """D = ∂/∂v of the gyroscopic terms (``gyroscopic``; no material damping): per node
+        """D = ∂/∂v of the gyroscopic terms (``gyroscopic``; no material damping; plus C of damping by ratio): per node
         [[−π̂, −p̂], [−p̂, 0]] + [[Ŵ, Û], [0, Ŵ]] (M v)' (the second a block row times M)."""
         from lgbeam.groups.base import hat3
 
@@ -580,7 +634,8 @@ class CorotationalStructure(Structure):
         H[:, :3, :3], H[:, :3, 3:], H[:, 3:, 3:] = hw, hat3(V[:, 3:]), hw
         n = self.n_nodes
         Hb = sp.bsr_array((H, np.arange(n), np.arange(n + 1)), shape=(6 * n, 6 * n)).tocsr()
-        return sp.csr_array(self._assemble(None, A) + Hb @ M)
+        D = self._assemble(None, A) + Hb @ M
+        return sp.csr_array(D if self.viscous is None else D + self.viscous.matrix())
 
     def stiffness(self, t: float, q: FloatArray, v: FloatArray) -> sp.csr_array:
         """K = element tangents − ∂f/∂q + springs (the gyroscopic terms do not depend on q)."""
