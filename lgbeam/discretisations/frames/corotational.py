@@ -434,8 +434,18 @@ class CorotationalStructure(Structure):
             return None
         el = self.elements
         M = sp.csr_array(self.mass(self.q_ref))
-        return {**base, "elements": (el.a, el.b, el._c["ca"], el._c["cb"], el._c["l0"], el._c["K"]),
+        moving = any(r.support_rows.has_springs and r.support_rows.rheonomic for r in self.members)
+        return {**base, "moving_springs": moving, "elements": (el.a, el.b, el._c["ca"], el._c["cb"], el._c["l0"], el._c["K"]),
                 "mass": (M.indptr.astype(np.int64), M.indices.astype(np.int64), np.ascontiguousarray(M.data, dtype=float))}
+
+    def _load_scale(self, t: float, fused: dict[str, Any]) -> FloatArray:
+        """−(time factor) of every nodal load at t, memoised on t (a step's Newton iterations share it)."""
+        hit = self._cache.get("scale")
+        if hit is None or hit[0] != t:
+            loads = fused["loads_list"]
+            hit = (t, np.array([-ld.time(t) for ld in loads]) if loads else fused["no_scale"])
+            self._cache["scale"] = hit
+        return hit[1]  # type: ignore[no-any-return]
 
     def newton_residual(self, t: float, q: FloatArray, v: FloatArray,
                         lam: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
@@ -453,7 +463,7 @@ class CorotationalStructure(Structure):
         lam = np.ascontiguousarray(lam, dtype=float)
         sup, jr = fused["supports"], self.joint_rows
         base = sup.base(t) if sup is not None else fused["no_base"]
-        scale = np.array([-ld.time(t) for ld in fused["loads_list"]]) if fused["loads_list"] else fused["no_scale"]
+        scale = self._load_scale(t, fused)
         n_el = self.elements.l0.size
         g_el, g_e, s_e, B_e = np.zeros((self.n_nodes, 6)), np.empty((n_el, 12)), np.empty((n_el, 7)), np.empty((n_el, 7, 12))
         g, f, phi, bv, energy = corot_residual(
@@ -732,12 +742,30 @@ class CorotationalStructure(Structure):
     def external_power(self, t: float, q: FloatArray, v: FloatArray) -> float | None:
         """The rods' load power plus that of the consistent end moments of the distributed loads (gravity's are in
         ``potential_energy``)."""
+        fused = self._corot_fused
+        if fused is not None and not fused["moving_springs"]:
+            return self._nodal_power(t, q, v, fused)
         p = super().external_power(t, q, v)
         cl = self._consistent_loads(t, q, tangent=False, which="distributed")
         if p is None or cl is None:
             return p
         el, V = self.elements, np.asarray(v, dtype=float).reshape(self.n_nodes, 6)
         return p + float(np.sum(cl[0][:, :6] * V[el.a]) + np.sum(cl[0][:, 6:] * V[el.b]))
+
+    def _nodal_power(self, t: float, q: FloatArray, v: FloatArray, fused: dict[str, Any]) -> float:
+        """Σ f·v of the nodal loads (body frame, compiled; the rods' ``external_power`` with nodal loads only) plus
+        the ground's power."""
+        from lgbeam.discretisations.rods._compiled import _add_nodal_loads
+
+        qa = self._q(q)
+        V = np.asarray(v, dtype=float).reshape(self.n_nodes, 6)
+        f = np.zeros((self.n_nodes, 6))
+        if fused["loads_list"]:
+            _add_nodal_loads(f, qa, *fused["loads"], -self._load_scale(t, fused))
+        p = float(np.einsum("ij,ij->", f, V))
+        if self.ground is not None:
+            p += self.ground.power(t, self.G.rotation(qa), v)
+        return p
 
     def momenta(self, q: FloatArray, v: FloatArray) -> tuple[FloatArray, FloatArray]:
         """(linear, angular about the origin) spatial momentum of T = ½vᵀMv: Σ R_i p_i and Σ R_i π_i + x_i × R_i p_i
