@@ -406,8 +406,9 @@ def test_closed_form_b_and_exact_tangent_equal_the_numpy_complex_step():
     assert np.abs(d - d_ref).max() <= 1e-12 and np.abs(d[-1]).max() <= 1e-15
     assert np.abs(B - B_ref).max() <= 1e-12 * np.abs(B_ref).max()
     q = np.concatenate([np.concatenate([pa, xa], 1), np.concatenate([pb, xb], 1)])
-    kw = dict(a=np.arange(E), b=np.arange(E) + E, ca=ca, cb=cb, l0=l0, stiff=rng.uniform(0.5, 2.0, (E, 4)))
-    ref, fast = Elements(**kw, compiled=False), Elements(**kw, compiled=True)
+    a, b, stiff = np.arange(E), np.arange(E) + E, rng.uniform(0.5, 2.0, (E, 4))
+    ref = Elements(a=a, b=b, ca=ca, cb=cb, l0=l0, stiff=stiff, compiled=False)
+    fast = Elements(a=a, b=b, ca=ca, cb=cb, l0=l0, stiff=stiff, compiled=True)
     K_ref = ref.tangent(q)
     assert np.abs(fast.tangent(q) - K_ref).max() <= 1e-8 * np.abs(K_ref).max()
     s = rng.standard_normal((E, 7))
@@ -416,3 +417,33 @@ def test_closed_form_b_and_exact_tangent_equal_the_numpy_complex_step():
     st = fast.state(q)
     assert st.V == pytest.approx(ref.energy(q), rel=1e-12)
     assert np.abs(st.g_e - ref.forces(q)[0]).max() <= 1e-12 * np.abs(st.g_e).max()
+
+
+@pytest.mark.parametrize("mass", ["consistent", "lumped"])
+def test_fused_newton_residual_equals_the_protocol_methods(mass):
+    """``CorotationalStructure.newton_residual`` (one compiled pass: elements, the mass's velocity terms, nodal loads,
+    supports, joints; ``frames.step_core.corot_residual``) against the protocol methods it replaces (``forces``,
+    ``constraint_jacobian_t``, ``constraints_t``: numpy velocity terms and loads, the rods' support and joint rows) on
+    steel-frame-2storey's wind case at a random configuration, velocity and λ: equal to 1e-12 relative; and the
+    energy it memoises is the strain energy of the numpy reference."""
+    from lgbeam.discretisations.frames.corotational import Elements
+    from lgbeam.discretisations.frames.structure import Structure
+
+    case = load_case("steel-frame-2storey", ['model.element="corotational"', f'model.mass="{mass}"',
+                                             "model.n_elements=2", 'analysis.kind="dynamic"', 'analysis.load_case="wind"',
+                                             'integrator.method="gen-alpha"', "integrator.h=1e-3", "time.t_end=0.01"])[0]
+    st = frame_app.problem(case).system
+    assert isinstance(st, CorotationalStructure) and st._corot_fused is not None
+    rng = np.random.default_rng(5)
+    q = st.G.compose(st._q(st.q_ref), st.G.exp(0.05 * rng.standard_normal((st.n_nodes, 6))))
+    v, lam = rng.standard_normal(st.n_dofs), rng.standard_normal(st.n_constraints)
+    fused = st.newton_residual(0.05, q, v, lam)
+    V = st._element_state(q).V
+    st._cache.clear()
+    ref = Structure.newton_residual(st, 0.05, q, v, lam)  # the protocol methods (no fused Cosserat kernel here)
+    for a, b in zip(fused, ref, strict=True):
+        assert np.abs(a - b).max() <= 1e-12 * max(1.0, np.abs(b).max())
+    assert np.abs(fused[0]).max() > 1.0 and np.abs(fused[2]).max() > 1e-3  # loads, velocity terms and Φ are there
+    el = st.elements
+    numpy_el = Elements(a=el.a, b=el.b, ca=el.ca, cb=el.cb, l0=el.l0, stiff=el.stiff, compiled=False)
+    assert V == pytest.approx(numpy_el.energy(q), rel=1e-12)

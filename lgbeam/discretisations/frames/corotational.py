@@ -231,7 +231,8 @@ class Elements:
             return _cc.deformations(*self._compiled_args(q))  # type: ignore[no-any-return]
         return np.real(local_deformations(*self.nodes(q), self.ca, self.cb, self.l0))
 
-    def _compiled_args(self, q: FloatArray) -> tuple[Any, ...]:
+    def _compiled_args(self, q: FloatArray) -> tuple[FloatArray, np.ndarray, np.ndarray, FloatArray, FloatArray,
+                                                      FloatArray]:
         return (np.ascontiguousarray(q, dtype=float), self.a, self.b, self._c["ca"], self._c["cb"], self._c["l0"])
 
     @cached_property
