@@ -432,6 +432,8 @@ def test_fused_newton_residual_equals_the_protocol_methods(mass):
     case = load_case("steel-frame-2storey", ['model.element="corotational"', f'model.mass="{mass}"',
                                              "model.n_elements=2", 'analysis.kind="dynamic"', 'analysis.load_case="wind"',
                                              'integrator.method="gen-alpha"', "integrator.h=1e-3", "time.t_end=0.01"])[0]
+    for k, ld in enumerate(next(c for c in case["loads"]["cases"] if c["name"] == "wind")["nodal"]):
+        ld.update(time="table", times=[0.0, 0.1, 0.2], values=[0.0, 1.0 + (k % 2), 0.0])  # two distinct tables
     st = frame_app.problem(case).system
     assert isinstance(st, CorotationalStructure) and st._corot_fused is not None
     rng = np.random.default_rng(5)
@@ -444,6 +446,12 @@ def test_fused_newton_residual_equals_the_protocol_methods(mass):
     for a, b in zip(fused, ref, strict=True):
         assert np.abs(a - b).max() <= 1e-12 * max(1.0, np.abs(b).max())
     assert np.abs(fused[0]).max() > 1.0 and np.abs(fused[2]).max() > 1e-3  # loads, velocity terms and Φ are there
+    assert len(st._corot_fused["time_functions"][0]) == 2
+    p_fused, e_fused = st.external_power(0.05, q, v), st.potential_energy(q, 0.05)
+    object.__setattr__(st, "_corot_fused", None)  # the reference paths of power and energy
+    st._cache.clear()
+    assert p_fused == pytest.approx(st.external_power(0.05, q, v), rel=1e-12)
+    assert e_fused == pytest.approx(st.potential_energy(q, 0.05), rel=1e-12)
     el = st.elements
     numpy_el = Elements(a=el.a, b=el.b, ca=el.ca, cb=el.cb, l0=el.l0, stiff=el.stiff, compiled=False)
     assert V == pytest.approx(numpy_el.energy(q), rel=1e-12)

@@ -60,6 +60,7 @@ import scipy.sparse as sp
 
 from lgbeam._numba import resolve
 from lgbeam._typing import FloatArray
+from lgbeam.discretisations.rods.loads import TimeFunction
 
 from . import _corot_compiled as _cc
 from .structure import Structure
@@ -435,16 +436,26 @@ class CorotationalStructure(Structure):
             return None
         el = self.elements
         M = sp.csr_array(self.mass(self.q_ref))
+        funcs: list[Any] = []  # the loads' distinct time functions (equal tables evaluated once per time)
+        inv = []
+        for ld in base["loads_list"]:
+            f = ld.time
+            same = [k for k, g in enumerate(funcs) if isinstance(f, TimeFunction) and f.kind != "callable"
+                    and isinstance(g, TimeFunction) and g == f]
+            if not same:
+                funcs.append(f)
+            inv.append(same[0] if same else len(funcs) - 1)
         moving = any(r.support_rows.has_springs and r.support_rows.rheonomic for r in self.members)
-        return {**base, "moving_springs": moving, "elements": (el.a, el.b, el._c["ca"], el._c["cb"], el._c["l0"], el._c["K"]),
+        return {**base, "moving_springs": moving, "time_functions": (tuple(funcs), np.array(inv, dtype=np.intp)),
+                "elements": (el.a, el.b, el._c["ca"], el._c["cb"], el._c["l0"], el._c["K"]),
                 "mass": (M.indptr.astype(np.int64), M.indices.astype(np.int64), np.ascontiguousarray(M.data, dtype=float))}
 
     def _load_scale(self, t: float, fused: dict[str, Any]) -> FloatArray:
         """−(time factor) of every nodal load at t, memoised on t (a step's Newton iterations share it)."""
         hit = self._cache.get("scale")
         if hit is None or hit[0] != t:
-            loads = fused["loads_list"]
-            hit = (t, np.array([-ld.time(t) for ld in loads]) if loads else fused["no_scale"])
+            funcs, inv = fused["time_functions"]
+            hit = (t, -np.array([f(t) for f in funcs])[inv] if inv.size else fused["no_scale"])
             self._cache["scale"] = hit
         return hit[1]  # type: ignore[no-any-return]
 
@@ -729,6 +740,10 @@ class CorotationalStructure(Structure):
 
         V = self._element_state(qa).V if self.compiled else self.elements.energy(qa)
         total = V + self.joint_rows.spring_energy(qa)
+        fused = self._corot_fused
+        if fused is not None:  # nodal loads only: no gravity; springs through the merged support rows
+            sup = fused["supports"]
+            return float(total + (sup.spring_energy(t, qa) if sup is not None and sup.has_springs else 0.0))
         grav = self.load_density(t, "gravity")
         if grav is not None:
             el = self.elements
