@@ -450,6 +450,14 @@ class CorotationalStructure(Structure):
                 "elements": (el.a, el.b, el._c["ca"], el._c["cb"], el._c["l0"], el._c["K"]),
                 "mass": (M.indptr.astype(np.int64), M.indices.astype(np.int64), np.ascontiguousarray(M.data, dtype=float))}
 
+    @property
+    def rheonomic(self) -> bool:
+        """Whether a support row follows a prescribed motion (the rods', read once: it is asked every iteration)."""
+        hit = self._cache.get("rheonomic")
+        if hit is None:
+            hit = self._cache["rheonomic"] = Structure.rheonomic.fget(self)  # type: ignore[attr-defined]
+        return bool(hit)
+
     def _load_scale(self, t: float, fused: dict[str, Any]) -> FloatArray:
         """−(time factor) of every nodal load at t, memoised on t (a step's Newton iterations share it)."""
         hit = self._cache.get("scale")
