@@ -779,13 +779,13 @@ class CorotationalStructure(Structure):
     def _nodal_power(self, t: float, q: FloatArray, v: FloatArray, fused: dict[str, Any]) -> float:
         """Σ f·v of the nodal loads (body frame, compiled; the rods' ``external_power`` with nodal loads only) plus
         the ground's power."""
-        from lgbeam.discretisations.rods._compiled import _add_nodal_loads
+        from .step_core import add_nodal_loads
 
         qa = self._q(q)
         V = np.asarray(v, dtype=float).reshape(self.n_nodes, 6)
         f = np.zeros((self.n_nodes, 6))
         if fused["loads_list"]:
-            _add_nodal_loads(f, qa, *fused["loads"], -self._load_scale(t, fused))
+            add_nodal_loads(f, qa, *fused["loads"], -self._load_scale(t, fused))
         p = float(np.einsum("ij,ij->", f, V))
         if self.ground is not None:
             p += self.ground.power(t, self.G.rotation(qa), v)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import numpy as np
 
 from lgbeam._numba import njit
-from lgbeam.discretisations.rods._compiled import _add_nodal_loads
 from lgbeam.discretisations.rods.step_core import (
     edge_kinematics,
     newton_residual,
@@ -124,6 +123,22 @@ def _joint_rows(q, V, lam, j_ia, j_ib, j_c0, j_entry, j_rot, j_dir, j_row, f, ph
 
 
 @njit
+def add_nodal_loads(g, q, idx, vec, is_spatial, scale):  # type: ignore[no-untyped-def]
+    """g[idx_k] += s_k (moment, force)_k, turned into the body frame by R(p_idx_k)ᵀ first when ``is_spatial[k]`` (in
+    place; the rods' compiled nodal loads, over global nodes)."""
+    for k in range(idx.shape[0]):
+        i = idx[k]
+        s = scale[k]
+        for b in range(0, 6, 3):
+            a0, a1, a2 = s * vec[k, b], s * vec[k, b + 1], s * vec[k, b + 2]
+            if is_spatial[k]:
+                a0, a1, a2 = gk.rotate(q[i, 0], -q[i, 1], -q[i, 2], -q[i, 3], a0, a1, a2)
+            g[i, b] += a0
+            g[i, b + 1] += a1
+            g[i, b + 2] += a2
+
+
+@njit
 def _gyroscopic(V, m_ptr, m_idx, m_val, g):  # type: ignore[no-untyped-def]
     """g_i += (W×π + U×p, W×p) with (π_i, p_i) = (M v)_i, M in CSR over the flat 6n velocities
     (``CorotationalStructure.gyroscopic``)."""
@@ -162,7 +177,7 @@ def corot_residual(q, V, lam, e_a, e_b, e_ca, e_cb, e_l0, e_K, m_ptr, m_idx, m_v
     g = g_el.copy()
     _gyroscopic(V, m_ptr, m_idx, m_val, g)
     if load_idx.shape[0]:
-        _add_nodal_loads(g, q, load_idx, load_vec, load_spatial, load_scale)
+        add_nodal_loads(g, q, load_idx, load_vec, load_spatial, load_scale)
     f = np.zeros_like(g)
     phi = np.zeros(lam.shape[0])
     bv = np.zeros(lam.shape[0])
@@ -173,4 +188,4 @@ def corot_residual(q, V, lam, e_a, e_b, e_ca, e_cb, e_l0, e_K, m_ptr, m_idx, m_v
     return g, f, phi, bv, energy
 
 
-__all__ = ["corot_residual", "joint_eval", "structure_residual"]
+__all__ = ["add_nodal_loads", "corot_residual", "joint_eval", "structure_residual"]
