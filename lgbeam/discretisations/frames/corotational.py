@@ -22,11 +22,15 @@ straight member):
     nodal forces (body frame)  g_e = Bᵀ K_l d,  B = ∂d/∂(w_a, w_b)   (7 × 12)
     tangent                    K_e = Bᵀ K_l B + Σ_m (K_l d)_m ∂²d_m/∂w²
 
-B is computed by complex-step differentiation of d (every operation above is complex-analytic; the rotation
-log uses its Taylor series near zero): exact to round-off (Squire & Trapp 1998). The geometric part
-Σ_m s_m ∂B_m/∂w is the central difference of that exact B along q ∘ exp(±ε e_k), ε = 1e-5 rad (1e-5 l₀ for
-translations): truncation O(ε²) ≈ 1e-10 relative to the geometric part, round-off 1e-16/ε ≈ 1e-11. So the
-material part of the tangent is exact and the geometric part is exact to ~1e-10 (docs/frames.md, "The corotational element").
+B and the tangent run in closed form, compiled, one pass over all elements (``_corot_compiled``: the variations of
+the mean rotation, the smallest rotation onto the chord and the logs, stated there; the tangent is the complex step
+of that closed form, exact to round-off). The numpy functions here are the reference: B by complex-step
+differentiation of d (every operation above is complex-analytic; the rotation log uses its Taylor series near
+zero), exact to round-off (Squire & Trapp 1998), and the geometric part Σ_m s_m ∂B_m/∂w by the central difference
+of that B along q ∘ exp(±ε e_k), ε = 1e-5 rad (1e-5 l₀ for translations): truncation O(ε²) ≈ 1e-10 relative,
+round-off 1e-16/ε ≈ 1e-11 (docs/frames.md, "The corotational element"). With nodal loads only,
+``CorotationalStructure.newton_residual`` fuses the element pass with the mass's velocity terms, the loads, the
+supports and the joints in one compiled call (``step_core.corot_residual``).
 
 Mass (``model.mass``): "lumped" = the rods' diagonal lumped mass; "consistent" (default) = the cubic Hermite
 consistent mass of translations and bending rotary inertia (Rayleigh beam) plus the linear axial and torsional
