@@ -389,24 +389,69 @@ def test_the_equations_of_motion_conserve_energy_and_momenta_of_a_free_beam_with
         assert np.abs(Jp - Jm).max() / (2 * h) <= 1e-8 * np.abs(M @ a).max() * 2.0
 
 
-def test_compiled_b_and_geometric_stiffness_equal_the_numpy_complex_step():
-    """The compiled element loops (``_corot_compiled``) against the batched numpy reference at random, strongly
-    rotated elements with offsets: B to 1e-14 relative, K_σ to 1e-9 (central differences of B: round-off/ε)."""
+def test_closed_form_b_and_exact_tangent_equal_the_numpy_complex_step():
+    """The compiled closed form (``_corot_compiled``: d, B = ∂d/∂w, the tangent by the complex step of the closed
+    form) against the batched numpy reference (complex step of d; central differences, ε = 1e-5, of that B for the
+    geometric part) at random, strongly rotated elements with offsets and one straight unstrained element: d and B
+    to 1e-12 relative (measured 2e-15), K_e = Bᵀ K_l B + K_σ and K_σ(s) for a random s to 1e-8 (the reference's
+    own truncation and round-off, ~1e-10; measured 4e-10)."""
     from lgbeam.discretisations.frames import _corot_compiled as cc
-    from lgbeam.discretisations.frames.corotational import Elements, _jacobian, qexp, qmul
+    from lgbeam.discretisations.frames.corotational import Elements
 
     rng = np.random.default_rng(4)
-    E = 6
-    pa = qexp(0.7 * rng.standard_normal((E, 3)))
-    pb = qmul(pa, qexp(0.3 * rng.standard_normal((E, 3))))
-    xa = rng.standard_normal((E, 3))
-    xb = xa + np.array([0.0, 0.0, 1.0]) + 0.2 * rng.standard_normal((E, 3))
-    ca, cb = qexp(0.1 * rng.standard_normal((E, 3))), qexp(0.1 * rng.standard_normal((E, 3)))
-    l0 = np.full(E, 1.05)
-    B = _jacobian(pa, xa, pb, xb, l0, ca, cb)
-    assert np.abs(cc.jacobian(pa, xa, pb, xb, ca, cb, l0) - B).max() <= 1e-14 * np.abs(B).max()
+    pa, xa, pb, xb, ca, cb, l0 = cc._sample(rng)
+    E = l0.size
+    d, B = cc._closed_db(pa, xa, pb, xb, ca, cb, l0)
+    d_ref, B_ref = cc._reference_db(pa, xa, pb, xb, ca, cb, l0)
+    assert np.abs(d - d_ref).max() <= 1e-12 and np.abs(d[-1]).max() <= 1e-15
+    assert np.abs(B - B_ref).max() <= 1e-12 * np.abs(B_ref).max()
     q = np.concatenate([np.concatenate([pa, xa], 1), np.concatenate([pb, xb], 1)])
+    a, b, stiff = np.arange(E), np.arange(E) + E, rng.uniform(0.5, 2.0, (E, 4))
+    ref = Elements(a=a, b=b, ca=ca, cb=cb, l0=l0, stiff=stiff, compiled=False)
+    fast = Elements(a=a, b=b, ca=ca, cb=cb, l0=l0, stiff=stiff, compiled=True)
+    K_ref = ref.tangent(q)
+    assert np.abs(fast.tangent(q) - K_ref).max() <= 1e-8 * np.abs(K_ref).max()
     s = rng.standard_normal((E, 7))
-    ref = Elements(a=np.arange(E), b=np.arange(E) + E, ca=ca, cb=cb, l0=l0, stiff=np.ones((E, 4)), compiled=False)
-    K = ref.geometric(q, s)
-    assert np.abs(cc.geometric(pa, xa, pb, xb, ca, cb, l0, s) - K).max() <= 1e-9 * np.abs(K).max()
+    Ks_ref = ref.geometric(q, s)
+    assert np.abs(fast.geometric(q, s) - Ks_ref).max() <= 1e-8 * np.abs(Ks_ref).max()
+    st = fast.state(q)
+    assert st.V == pytest.approx(ref.energy(q), rel=1e-12)
+    assert np.abs(st.g_e - ref.forces(q)[0]).max() <= 1e-12 * np.abs(st.g_e).max()
+
+
+@pytest.mark.parametrize("mass", ["consistent", "lumped"])
+def test_fused_newton_residual_equals_the_protocol_methods(mass):
+    """``CorotationalStructure.newton_residual`` (one compiled pass: elements, the mass's velocity terms, nodal loads,
+    supports, joints; ``frames.step_core.corot_residual``) against the protocol methods it replaces (``forces``,
+    ``constraint_jacobian_t``, ``constraints_t``: numpy velocity terms and loads, the rods' support and joint rows) on
+    steel-frame-2storey's wind case at a random configuration, velocity and λ: equal to 1e-12 relative; and the
+    energy it memoises is the strain energy of the numpy reference."""
+    from lgbeam.discretisations.frames.corotational import Elements
+    from lgbeam.discretisations.frames.structure import Structure
+
+    case = load_case("steel-frame-2storey", ['model.element="corotational"', f'model.mass="{mass}"',
+                                             "model.n_elements=2", 'analysis.kind="dynamic"', 'analysis.load_case="wind"',
+                                             'integrator.method="gen-alpha"', "integrator.h=1e-3", "time.t_end=0.01"])[0]
+    for k, ld in enumerate(next(c for c in case["loads"]["cases"] if c["name"] == "wind")["nodal"]):
+        ld.update(time="table", times=[0.0, 0.1, 0.2], values=[0.0, 1.0 + (k % 2), 0.0])  # two distinct tables
+    st = frame_app.problem(case).system
+    assert isinstance(st, CorotationalStructure) and st._corot_fused is not None
+    rng = np.random.default_rng(5)
+    q = st.G.compose(st._q(st.q_ref), st.G.exp(0.05 * rng.standard_normal((st.n_nodes, 6))))
+    v, lam = rng.standard_normal(st.n_dofs), rng.standard_normal(st.n_constraints)
+    fused = st.newton_residual(0.05, q, v, lam)
+    V = st._element_state(q).V
+    st._cache.clear()
+    ref = Structure.newton_residual(st, 0.05, q, v, lam)  # the protocol methods (no fused Cosserat kernel here)
+    for a, b in zip(fused, ref, strict=True):
+        assert np.abs(a - b).max() <= 1e-12 * max(1.0, np.abs(b).max())
+    assert np.abs(fused[0]).max() > 1.0 and np.abs(fused[2]).max() > 1e-3  # loads, velocity terms and Φ are there
+    assert len(st._corot_fused["time_functions"][0]) == 2
+    p_fused, e_fused = st.external_power(0.05, q, v), st.potential_energy(q, 0.05)
+    object.__setattr__(st, "_corot_fused", None)  # the reference paths of power and energy
+    st._cache.clear()
+    assert p_fused == pytest.approx(st.external_power(0.05, q, v), rel=1e-12)
+    assert e_fused == pytest.approx(st.potential_energy(q, 0.05), rel=1e-12)
+    el = st.elements
+    numpy_el = Elements(a=el.a, b=el.b, ca=el.ca, cb=el.cb, l0=el.l0, stiff=el.stiff, compiled=False)
+    assert V == pytest.approx(numpy_el.energy(q), rel=1e-12)

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from lgbeam import _numba
+from lgbeam.discretisations.frames import _corot_compiled as corot_compiled
 from lgbeam.discretisations.rods import _compiled as rod_compiled
 from lgbeam.discretisations.rods import kernels
 from lgbeam.groups import S3R3, Product
@@ -20,7 +21,7 @@ from lgbeam.groups.s3r3 import COMPILED_TWINS as GROUP_TWINS
 from lgbeam.integrators import _compiled as stage_compiled
 from lgbeam.models.heavy_top import HeavyTop
 
-TWINS = (*GROUP_TWINS, *rod_compiled.TWINS, *stage_compiled.TWINS)
+TWINS = (*GROUP_TWINS, *rod_compiled.TWINS, *stage_compiled.TWINS, *corot_compiled.TWINS)
 
 
 def close(a, b, rtol=1e-13):  # type: ignore[no-untyped-def]
@@ -148,11 +149,13 @@ def test_nodal_and_field_loads_match_numpy() -> None:
 
     rng = np.random.default_rng(4)
     p = S3R3(compiled=False).exp(rng.normal(size=(6, 6)))
-    loads = (NodalLoad(node=2, force=[1, 2, 3], moment=[0, 1, 0]), NodalLoad(node=2, force=[0, 0, 5], frame="body"),
-             NodalLoad(node=5, moment=[4, 0, 1]), Gravity([0, 0, -9.81]), DistributedLoad(force=[0, 1, 0], frame="body"))
+    a = np.array
+    loads = (NodalLoad(node=2, force=a([1.0, 2, 3]), moment=a([0.0, 1, 0])),
+             NodalLoad(node=2, force=a([0.0, 0, 5]), frame="body"), NodalLoad(node=5, moment=a([4.0, 0, 1])),
+             Gravity(a([0.0, 0, -9.81])), DistributedLoad(force=a([0.0, 1, 0]), frame="body"))
     w = np.full(6, 0.2)
     for sub in (loads[:3], loads):
-        ids = tuple(ld.node if isinstance(ld, NodalLoad) else -1 for ld in sub)
+        ids = tuple(int(ld.node) if isinstance(ld, NodalLoad) else -1 for ld in sub)
         close(external_forces(0.5, p, sub, ids, w, 2.0, rod_compiled.LOADS), external_forces(0.5, p, sub, ids, w, 2.0))
     # independent check of one spatial nodal load: R_2ᵀ F, on both paths
     R = S3R3(compiled=False).rotation(p)

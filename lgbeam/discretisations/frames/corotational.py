@@ -22,11 +22,15 @@ straight member):
     nodal forces (body frame)  g_e = Bᵀ K_l d,  B = ∂d/∂(w_a, w_b)   (7 × 12)
     tangent                    K_e = Bᵀ K_l B + Σ_m (K_l d)_m ∂²d_m/∂w²
 
-B is computed by complex-step differentiation of d (every operation above is complex-analytic; the rotation
-log uses its Taylor series near zero): exact to round-off (Squire & Trapp 1998). The geometric part
-Σ_m s_m ∂B_m/∂w is the central difference of that exact B along q ∘ exp(±ε e_k), ε = 1e-5 rad (1e-5 l₀ for
-translations): truncation O(ε²) ≈ 1e-10 relative to the geometric part, round-off 1e-16/ε ≈ 1e-11. So the
-material part of the tangent is exact and the geometric part is exact to ~1e-10 (docs/frames.md, "The corotational element").
+B and the tangent run in closed form, compiled, one pass over all elements (``_corot_compiled``: the variations of
+the mean rotation, the smallest rotation onto the chord and the logs, stated there; the tangent is the complex step
+of that closed form, exact to round-off). The numpy functions here are the reference: B by complex-step
+differentiation of d (every operation above is complex-analytic; the rotation log uses its Taylor series near
+zero), exact to round-off (Squire & Trapp 1998), and the geometric part Σ_m s_m ∂B_m/∂w by the central difference
+of that B along q ∘ exp(±ε e_k), ε = 1e-5 rad (1e-5 l₀ for translations): truncation O(ε²) ≈ 1e-10 relative,
+round-off 1e-16/ε ≈ 1e-11 (docs/frames.md, "The corotational element"). With nodal loads only,
+``CorotationalStructure.newton_residual`` fuses the element pass with the mass's velocity terms, the loads, the
+supports and the joints in one compiled call (``step_core.corot_residual``).
 
 Mass (``model.mass``): "lumped" = the rods' diagonal lumped mass; "consistent" (default) = the cubic Hermite
 consistent mass of translations and bending rotary inertia (Rayleigh beam) plus the linear axial and torsional
@@ -53,13 +57,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 
 from lgbeam._numba import resolve
 from lgbeam._typing import FloatArray
+from lgbeam.discretisations.rods.loads import TimeFunction
 
 from . import _corot_compiled as _cc
 from .structure import Structure
@@ -183,6 +188,18 @@ def _jacobian(pa: Any, xa: Any, pb: Any, xb: Any, l0: Any, ca: Any, cb: Any) -> 
     return np.swapaxes(np.imag(d) / h, -1, -2)
 
 
+class ElementState(NamedTuple):
+    """The elements at one configuration: nodal forces g (n_nodes, 6), element forces g_e (E, 12), local forces
+    s = K_l d (E, 7), B (E, 7, 12), tangents K_e (E, 12, 12) or None, strain energy V."""
+
+    g: FloatArray
+    g_e: FloatArray
+    s: FloatArray
+    B: FloatArray
+    K_e: FloatArray | None
+    V: float
+
+
 @dataclass(frozen=True)
 class Elements:
     """The corotational elements of a structure: global nodes a, b (E,), reference offsets c_a, c_b (E, 4),
@@ -215,27 +232,52 @@ class Elements:
 
     def deformations(self, q: FloatArray) -> FloatArray:
         """d (E, 7) at configuration q (n_nodes, 7)."""
+        if self.compiled:
+            return _cc.deformations(*self._compiled_args(q))  # type: ignore[no-any-return]
         return np.real(local_deformations(*self.nodes(q), self.ca, self.cb, self.l0))
 
-    def _compiled_args(self, q: FloatArray) -> tuple[FloatArray, ...]:
+    def _compiled_args(self, q: FloatArray) -> tuple[FloatArray, np.ndarray, np.ndarray, FloatArray, FloatArray,
+                                                      FloatArray]:
+        return (np.ascontiguousarray(q, dtype=float), self.a, self.b, self._c["ca"], self._c["cb"], self._c["l0"])
+
+    @cached_property
+    def _c(self) -> dict[str, Any]:
+        """The constant arrays of the compiled pass, contiguous (built once)."""
         c = np.ascontiguousarray
-        return (*(c(z, dtype=float) for z in self.nodes(q)), c(self.ca, dtype=float), c(self.cb, dtype=float),
-                c(self.l0, dtype=float))
+        return {"ca": c(self.ca, dtype=float), "cb": c(self.cb, dtype=float), "l0": c(self.l0, dtype=float),
+                "K": c(self.K_local)}
+
+    def state(self, q: FloatArray, tangent: bool = False) -> ElementState:
+        """Forces (and with ``tangent`` the element tangents) at q (n_nodes, 7) in one pass: the compiled closed form
+        (``_corot_compiled.element_pass``) or the numpy complex-step reference."""
+        if self.compiled:
+            g, g_e, s, B, Ke, V = _cc.run_pass(*self._compiled_args(q), self._c["K"], tangent)
+            return ElementState(g, g_e, s, B, Ke, V)
+        g_e, s, B = self.forces(q)
+        g = np.zeros((q.shape[0], 6))
+        np.add.at(g, self.a, g_e[:, :6])
+        np.add.at(g, self.b, g_e[:, 6:])
+        Ke = np.swapaxes(B, 1, 2) @ self.K_local @ B + self.geometric(q, s) if tangent else None
+        return ElementState(g, g_e, s, B, Ke, self.energy(q))
 
     def jacobian(self, q: FloatArray) -> FloatArray:
-        """B (E, 7, 12) at q (compiled element loop when numba is on, else the batched numpy complex step)."""
+        """B (E, 7, 12) at q (compiled closed form when numba is on, else the batched numpy complex step)."""
         if self.compiled:
-            return _cc.jacobian(*self._compiled_args(q))  # type: ignore[no-any-return]
+            return self.state(q).B
         return _jacobian(*self.nodes(q), self.l0, self.ca, self.cb)
 
     def forces(self, q: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
         """(g_e (E, 12), local forces s = K_l d (E, 7), B (E, 7, 12)) at q."""
+        if self.compiled:
+            st = self.state(q)
+            return st.g_e, st.s, st.B
         B = self.jacobian(q)
         s = (self.K_local @ self.deformations(q)[:, :, None])[:, :, 0]
         return (np.swapaxes(B, 1, 2) @ s[:, :, None])[:, :, 0], s, B
 
     def geometric(self, q: FloatArray, s: FloatArray) -> FloatArray:
-        """K_σ (E, 12, 12) = Σ_m s_m ∂B_m/∂w (column k: central difference of the exact B along ±e_k)."""
+        """K_σ (E, 12, 12) = Σ_m s_m ∂B_m/∂w: compiled, the complex step of the closed-form B (exact to round-off);
+        numpy reference: the central difference of the complex-step B along ±e_k (ε = 1e-5)."""
         if self.compiled:
             return _cc.geometric(*self._compiled_args(q), np.ascontiguousarray(s, dtype=float))  # type: ignore[no-any-return]
         pa, xa, pb, xb = self.nodes(q)
@@ -254,10 +296,12 @@ class Elements:
 
     def tangent(self, q: FloatArray) -> FloatArray:
         """K_e (E, 12, 12) = Bᵀ K_l B + K_σ(s) at q."""
-        _, s, B = self.forces(q)
-        return np.swapaxes(B, 1, 2) @ self.K_local @ B + self.geometric(q, s)
+        Ke = self.state(q, tangent=True).K_e
+        assert Ke is not None
+        return Ke
 
     def energy(self, q: FloatArray) -> float:
+        """½ Σ_e dᵀ K_l d."""
         d = self.deformations(q)
         return float(0.5 * np.einsum("ei,eij,ej->", d, self.K_local, d))
 
@@ -385,30 +429,104 @@ class CorotationalStructure(Structure):
 
     @property
     def _fused(self) -> None:  # type: ignore[override]
-        return None  # the residual through forces() (no fused Cosserat kernel)
+        return None  # no fused Cosserat kernel (``_corot_fused`` is this element's)
 
-    def _element_state(self, q: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
-        """(g_e, s, B) at q, memoised on the last configuration (forces and tangents at the same q)."""
+    @cached_property
+    def _corot_fused(self) -> dict[str, Any] | None:
+        """The constant arguments of ``step_core.corot_residual``, or None where the reference path is needed (numpy
+        kernels, loads other than nodal ones: distributed loads and gravity carry consistent end moments)."""
+        base = Structure._fused.func(self)  # type: ignore[attr-defined]  # the rods' supports, joints, nodal loads
+        if base is None or any(r.n_internal for r in self.members):
+            return None
+        el = self.elements
+        M = sp.csr_array(self.mass(self.q_ref))
+        funcs: list[Any] = []  # the loads' distinct time functions (equal tables evaluated once per time)
+        inv = []
+        for ld in base["loads_list"]:
+            f = ld.time
+            same = [k for k, g in enumerate(funcs) if isinstance(f, TimeFunction) and f.kind != "callable"
+                    and isinstance(g, TimeFunction) and g == f]
+            if not same:
+                funcs.append(f)
+            inv.append(same[0] if same else len(funcs) - 1)
+        moving = any(r.support_rows.has_springs and r.support_rows.rheonomic for r in self.members)
+        return {**base, "moving_springs": moving, "time_functions": (tuple(funcs), np.array(inv, dtype=np.intp)),
+                "elements": (el.a, el.b, el._c["ca"], el._c["cb"], el._c["l0"], el._c["K"]),
+                "mass": (M.indptr.astype(np.int64), M.indices.astype(np.int64), np.ascontiguousarray(M.data, dtype=float))}
+
+    @property
+    def rheonomic(self) -> bool:
+        """Whether a support row follows a prescribed motion (the rods', read once: it is asked every iteration)."""
+        hit = self._cache.get("rheonomic")
+        if hit is None:
+            hit = self._cache["rheonomic"] = Structure.rheonomic.fget(self)  # type: ignore[attr-defined]
+        return bool(hit)
+
+    def _load_scale(self, t: float, fused: dict[str, Any]) -> FloatArray:
+        """−(time factor) of every nodal load at t, memoised on t (a step's Newton iterations share it)."""
+        hit = self._cache.get("scale")
+        if hit is None or hit[0] != t:
+            funcs, inv = fused["time_functions"]
+            hit = (t, -np.array([f(t) for f in funcs])[inv] if inv.size else fused["no_scale"])
+            self._cache["scale"] = hit
+        return hit[1]  # type: ignore[no-any-return]
+
+    def newton_residual(self, t: float, q: FloatArray, v: FloatArray,
+                        lam: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+        """(g, Bᵀλ, Φ, B v + Φ_t) at (t, q, v, λ) (``HasNewtonResidual``): with compiled kernels and nodal loads only,
+        one compiled pass over the elements, the mass's velocity terms, the loads, supports and joints
+        (``frames.step_core.corot_residual``; springs added after; the elements' state memoised for the tangent and
+        the energy); otherwise the protocol methods (the numpy reference)."""
+        fused = self._corot_fused
+        if fused is None:
+            return super().newton_residual(t, q, v, lam)
+        from .step_core import corot_residual
+
+        qa = self._q(q)
+        V = np.ascontiguousarray(v, dtype=float).reshape(self.n_nodes, 6)
+        lam = np.ascontiguousarray(lam, dtype=float)
+        sup, jr = fused["supports"], self.joint_rows
+        base = sup.base(t) if sup is not None else fused["no_base"]
+        scale = self._load_scale(t, fused)
+        n_el = self.elements.l0.size
+        g_el, g_e, s_e, B_e = np.zeros((self.n_nodes, 6)), np.empty((n_el, 12)), np.empty((n_el, 7)), np.empty((n_el, 7, 12))
+        g, f, phi, bv, energy = corot_residual(
+            qa, V, lam, *fused["elements"], *fused["mass"], *fused["support_nodes"], base.p, base.R, base.x,
+            *fused["support_rows"], jr.ia, jr.ib, jr.c0, jr.row_entry, jr.row_rot, jr.row_dir, fused["joint_row"],
+            *fused["loads"], scale, g_el, g_e, s_e, B_e)
+        self._cache["state"] = (qa.tobytes(), ElementState(g_el, g_e, s_e, B_e, None, float(energy)))
+        if sup is not None and sup.has_springs:
+            g += sup.spring_forces(t, qa)
+        if jr.has_springs:
+            g += jr.spring_forces(qa)
+        g = g.ravel()
+        if self.viscous is not None:
+            g = g + self.viscous.force(v)
+        if self.ground is not None:
+            g = g + self.ground.force(t, self.G.rotation(qa))
+        if self.rheonomic:
+            bv = bv + self.constraint_rate(t, qa)
+        return g, f.ravel(), phi, bv
+
+    def _element_state(self, q: FloatArray, tangent: bool = False) -> ElementState:
+        """The elements' forces (and tangents) at q, memoised on the last configuration (forces and tangents at the
+        same q: one pass)."""
         qa = self._q(q)
         key = qa.tobytes()
         hit = self._cache.get("state")
-        if hit is None or hit[0] != key:
-            hit = (key, self.elements.forces(qa))
+        if hit is None or hit[0] != key or (tangent and hit[1].K_e is None):
+            hit = (key, self.elements.state(qa, tangent))
             self._cache["state"] = hit
-        return hit[1]
+        return hit[1]  # type: ignore[no-any-return]
 
     def elastic_forces(self, q: FloatArray) -> FloatArray:
         """∂V/∂w of all elements, flat (6 n_nodes,)."""
-        g_e = self._element_state(q)[0]
-        g = np.zeros((self.n_nodes, 6))
-        el = self.elements
-        np.add.at(g, el.a, g_e[:, :6])
-        np.add.at(g, el.b, g_e[:, 6:])
-        return g.ravel()
+        return self._element_state(q).g.ravel()
 
     def element_tangents(self, q: FloatArray) -> FloatArray:
-        _, s, B = self._element_state(q)
-        return np.swapaxes(B, 1, 2) @ self.elements.K_local @ B + self.elements.geometric(self._q(q), s)
+        Ke = self._element_state(q, tangent=True).K_e
+        assert Ke is not None
+        return Ke
 
     # ------------------------------------------------------------------ protocol
     @cached_property
@@ -502,7 +620,8 @@ class CorotationalStructure(Structure):
         return self._mass if self.mass_kind == "lumped" else self._consistent_mass
 
     def forces(self, t: float, q: FloatArray, v: FloatArray) -> FloatArray:
-        """g(t, q, v) = ∂V/∂w (elements) + gyroscopic (lumped mass) + springs − loads."""
+        """g(t, q, v) = ∂V/∂w (elements) + velocity terms of the mass + springs − loads (+ C v of damping by ratio,
+        + the ground's effective loads, as ``Structure.forces``)."""
         qa = self._q(q)
         g = self.elastic_forces(qa)
         vv = np.asarray(v, dtype=float).ravel()
@@ -514,6 +633,10 @@ class CorotationalStructure(Structure):
             g = g + sup.spring_forces(t, qa).ravel()
         if self.joint_rows.has_springs:
             g = g + self.joint_rows.spring_forces(qa).ravel()
+        if self.viscous is not None:
+            g = g + self.viscous.force(vv)
+        if self.ground is not None:
+            g = g + self.ground.force(t, self.G.rotation(qa)).ravel()
         return g
 
     def _element_blocks(self, q: FloatArray, v: FloatArray | None) -> FloatArray:
@@ -531,7 +654,7 @@ class CorotationalStructure(Structure):
         return np.concatenate([_cross(W, pi) + _cross(U, p), _cross(W, p)], axis=1).ravel()
 
     def damping(self, t: float, q: FloatArray, v: FloatArray) -> sp.csr_array:
-        """D = ∂/∂v of the gyroscopic terms (``gyroscopic``; no material damping): per node
+        """D = ∂/∂v of the gyroscopic terms (``gyroscopic``; no material damping; plus C of damping by ratio): per node
         [[−π̂, −p̂], [−p̂, 0]] + [[Ŵ, Û], [0, Ŵ]] (M v)' (the second a block row times M)."""
         from lgbeam.groups.base import hat3
 
@@ -545,7 +668,8 @@ class CorotationalStructure(Structure):
         H[:, :3, :3], H[:, :3, 3:], H[:, 3:, 3:] = hw, hat3(V[:, 3:]), hw
         n = self.n_nodes
         Hb = sp.bsr_array((H, np.arange(n), np.arange(n + 1)), shape=(6 * n, 6 * n)).tocsr()
-        return sp.csr_array(self._assemble(None, A) + Hb @ M)
+        D = self._assemble(None, A) + Hb @ M
+        return sp.csr_array(D if self.viscous is None else D + self.viscous.matrix())
 
     def stiffness(self, t: float, q: FloatArray, v: FloatArray) -> sp.csr_array:
         """K = element tangents − ∂f/∂q + springs (the gyroscopic terms do not depend on q)."""
@@ -612,7 +736,7 @@ class CorotationalStructure(Structure):
         from lgbeam.discretisations.rods.resultants import from_end_wrenches
 
         qa = self._q(q)
-        g_e = self._element_state(qa)[0] - load_factor * self.end_load_shares(t, qa)
+        g_e = self._element_state(qa).g_e - load_factor * self.end_load_shares(t, qa)
         out, e0 = [], 0
         for r, qr in zip(self.members, self.split_q(qa), strict=True):
             ge = g_e[e0:e0 + r.n_nodes - 1]
@@ -626,7 +750,12 @@ class CorotationalStructure(Structure):
         qa = self._q(q)
         from lgbeam.discretisations.rods import Gravity
 
-        total = self.elements.energy(qa) + self.joint_rows.spring_energy(qa)
+        V = self._element_state(qa).V if self.compiled else self.elements.energy(qa)
+        total = V + self.joint_rows.spring_energy(qa)
+        fused = self._corot_fused
+        if fused is not None:  # nodal loads only: no gravity; springs through the merged support rows
+            sup = fused["supports"]
+            return float(total + (sup.spring_energy(t, qa) if sup is not None and sup.has_springs else 0.0))
         grav = self.load_density(t, "gravity")
         if grav is not None:
             el = self.elements
@@ -641,12 +770,30 @@ class CorotationalStructure(Structure):
     def external_power(self, t: float, q: FloatArray, v: FloatArray) -> float | None:
         """The rods' load power plus that of the consistent end moments of the distributed loads (gravity's are in
         ``potential_energy``)."""
+        fused = self._corot_fused
+        if fused is not None and not fused["moving_springs"]:
+            return self._nodal_power(t, q, v, fused)
         p = super().external_power(t, q, v)
         cl = self._consistent_loads(t, q, tangent=False, which="distributed")
         if p is None or cl is None:
             return p
         el, V = self.elements, np.asarray(v, dtype=float).reshape(self.n_nodes, 6)
         return p + float(np.sum(cl[0][:, :6] * V[el.a]) + np.sum(cl[0][:, 6:] * V[el.b]))
+
+    def _nodal_power(self, t: float, q: FloatArray, v: FloatArray, fused: dict[str, Any]) -> float:
+        """Σ f·v of the nodal loads (body frame, compiled; the rods' ``external_power`` with nodal loads only) plus
+        the ground's power."""
+        from .step_core import add_nodal_loads
+
+        qa = self._q(q)
+        V = np.asarray(v, dtype=float).reshape(self.n_nodes, 6)
+        f = np.zeros((self.n_nodes, 6))
+        if fused["loads_list"]:
+            add_nodal_loads(f, qa, *fused["loads"], -self._load_scale(t, fused))
+        p = float(np.einsum("ij,ij->", f, V))
+        if self.ground is not None:
+            p += self.ground.power(t, self.G.rotation(qa), v)
+        return p
 
     def momenta(self, q: FloatArray, v: FloatArray) -> tuple[FloatArray, FloatArray]:
         """(linear, angular about the origin) spatial momentum of T = ½vᵀMv: Σ R_i p_i and Σ R_i π_i + x_i × R_i p_i

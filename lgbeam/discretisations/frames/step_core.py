@@ -1,6 +1,7 @@
 """The joints' rows of Φ and B in one compiled pass (the numpy reference: ``JointRows.phi``/``jacobian_data``), and
 the fused Newton residual of a whole structure (``structure_residual``; the reference: ``Structure``'s protocol
-methods).
+methods) and of a structure of corotational elements (``corot_residual``; the reference:
+``CorotationalStructure``'s protocol methods).
 
 Per joint k (joints.py, module docstring): pQ = p̄_a p_b c̄₀ (the quaternion of Q = R_aᵀ R_b C₀ᵀ), ψ = log pQ, then
 per row with b = T(ψ)⁻ᵀ n = T(−ψ)⁻¹ n
@@ -19,11 +20,14 @@ from lgbeam._numba import njit
 from lgbeam.discretisations.rods.step_core import (
     edge_kinematics,
     newton_residual,
+    node_rows,
     product_log,
     qmul,
     support_eval,
 )
 from lgbeam.groups import compiled_kernels as gk
+
+from ._corot_compiled import element_pass
 
 
 @njit
@@ -98,4 +102,90 @@ def structure_residual(q, V, lam, ia, C_ds, Cw0, Cd_ds, damped, J, mass,  # type
     return g, f, phi, bv
 
 
-__all__ = ["joint_eval", "structure_residual"]
+@njit
+def _joint_rows(q, V, lam, j_ia, j_ib, j_c0, j_entry, j_rot, j_dir, j_row, f, phi, bv):  # type: ignore[no-untyped-def]
+    """The joint rows into f (Bᵀλ), Φ and B v (as ``structure_residual``)."""
+    if not j_row.shape[0]:
+        return
+    j_phi, j_data = joint_eval(q, j_ia, j_ib, j_c0, j_entry, j_rot, j_dir)
+    for r in range(j_row.shape[0]):
+        a = j_ia[j_entry[r]]
+        bb = j_ib[j_entry[r]]
+        row = j_row[r]
+        lr = lam[row]
+        b = 0.0
+        for j in range(6):
+            b += j_data[r, j] * V[a, j] + j_data[r, 6 + j] * V[bb, j]
+            f[a, j] += j_data[r, j] * lr
+            f[bb, j] += j_data[r, 6 + j] * lr
+        phi[row] = j_phi[r]
+        bv[row] = b
+
+
+@njit
+def add_nodal_loads(g, q, idx, vec, is_spatial, scale):  # type: ignore[no-untyped-def]
+    """g[idx_k] += s_k (moment, force)_k, turned into the body frame by R(p_idx_k)ᵀ first when ``is_spatial[k]`` (in
+    place; the rods' compiled nodal loads, over global nodes)."""
+    for k in range(idx.shape[0]):
+        i = idx[k]
+        s = scale[k]
+        for b in range(0, 6, 3):
+            a0, a1, a2 = s * vec[k, b], s * vec[k, b + 1], s * vec[k, b + 2]
+            if is_spatial[k]:
+                a0, a1, a2 = gk.rotate(q[i, 0], -q[i, 1], -q[i, 2], -q[i, 3], a0, a1, a2)
+            g[i, b] += a0
+            g[i, b + 1] += a1
+            g[i, b + 2] += a2
+
+
+@njit
+def _gyroscopic(V, m_ptr, m_idx, m_val, g):  # type: ignore[no-untyped-def]
+    """g_i += (W×π + U×p, W×p) with (π_i, p_i) = (M v)_i, M in CSR over the flat 6n velocities
+    (``CorotationalStructure.gyroscopic``)."""
+    n = V.shape[0]
+    v = V.ravel()
+    P = np.empty(6)
+    for i in range(n):
+        for k in range(6):
+            row = 6 * i + k
+            acc = 0.0
+            for z in range(m_ptr[row], m_ptr[row + 1]):
+                acc += m_val[z] * v[m_idx[z]]
+            P[k] = acc
+        w0, w1, w2, u0, u1, u2 = V[i, 0], V[i, 1], V[i, 2], V[i, 3], V[i, 4], V[i, 5]
+        a0, a1, a2 = gk.cross(w0, w1, w2, P[0], P[1], P[2])
+        b0, b1, b2 = gk.cross(u0, u1, u2, P[3], P[4], P[5])
+        c0, c1, c2 = gk.cross(w0, w1, w2, P[3], P[4], P[5])
+        g[i, 0] += a0 + b0
+        g[i, 1] += a1 + b1
+        g[i, 2] += a2 + b2
+        g[i, 3] += c0
+        g[i, 4] += c1
+        g[i, 5] += c2
+
+
+@njit
+def corot_residual(q, V, lam, e_a, e_b, e_ca, e_cb, e_l0, e_K, m_ptr, m_idx, m_val,  # type: ignore[no-untyped-def]
+                   s_nodes, base_p, base_R, base_x, s_entry, s_rot, s_dir, s_row,
+                   j_ia, j_ib, j_c0, j_entry, j_rot, j_dir, j_row,
+                   load_idx, load_vec, load_spatial, load_scale, g_el, g_e, s_e, B_e):
+    """(g (n, 6), Bᵀλ (n, 6), Φ (m,), B v (m,), strain energy) of a corotational structure at one iterate in one
+    pass: the elements' closed form (``_corot_compiled.element_pass``; their nodal forces also into g_el, and
+    g_e, s_e, B_e filled), the Euler–Poincaré terms of the mass M (CSR), the nodal loads (−scale·f), the support
+    rows (merged, global nodes) and the joint rows. Springs are not included (the caller adds them)."""
+    energy = element_pass(q, e_a, e_b, e_ca, e_cb, e_l0, e_K, False, g_el, g_e, s_e, B_e, np.empty((0, 12, 12)))
+    g = g_el.copy()
+    _gyroscopic(V, m_ptr, m_idx, m_val, g)
+    if load_idx.shape[0]:
+        add_nodal_loads(g, q, load_idx, load_vec, load_spatial, load_scale)
+    f = np.zeros_like(g)
+    phi = np.zeros(lam.shape[0])
+    bv = np.zeros(lam.shape[0])
+    if s_row.shape[0]:
+        s_phi, s_data, _ = support_eval(q, s_nodes, base_p, base_R, base_x, s_entry, s_rot, s_dir)
+        node_rows(s_phi, s_data, s_nodes[s_entry], s_row, V, lam, f, phi, bv)
+    _joint_rows(q, V, lam, j_ia, j_ib, j_c0, j_entry, j_rot, j_dir, j_row, f, phi, bv)
+    return g, f, phi, bv, energy
+
+
+__all__ = ["add_nodal_loads", "corot_residual", "joint_eval", "structure_residual"]
