@@ -15,12 +15,17 @@ Semilinear Poisson systems (seed 003 ch. 2): y' = S (A y + ∇U(y)), H = ½⟨y,
 
 from __future__ import annotations
 
-import functools
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeGuard, TypeVar, runtime_checkable
 from typing import Generic as Generic_
 
 from lgbeam._typing import Array, FloatArray, Matrix
+
+if TYPE_CHECKING:  # typing.TypeIs is Python 3.13; mypy reads it from typing_extensions (no run-time import)
+    from typing_extensions import TypeIs
+
+P = TypeVar("P")
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,10 +99,10 @@ class RheonomicConstraints(Protocol):
     def constraint_jacobian_t(self, t: float, q: FloatArray) -> Matrix: ...
 
 
-def is_rheonomic(system: Any) -> bool:
+def is_rheonomic(system: object) -> TypeGuard[RheonomicConstraints]:
     """True when ``system`` has time-dependent constraints that the integrator must account for."""
     # the cheap attribute test first: a runtime Protocol isinstance costs ~50 µs (called per step)
-    return bool(getattr(system, "rheonomic", False)) and isinstance(system, RheonomicConstraints)
+    return bool(getattr(system, "rheonomic", False)) and supports(system, RheonomicConstraints)
 
 
 @runtime_checkable
@@ -462,23 +467,36 @@ def protocol_members(protocol: type) -> tuple[str, ...]:
     return tuple(names)
 
 
-def missing_members(obj: Any, protocol: type) -> tuple[str, ...]:
+def missing_members(obj: object, protocol: type) -> tuple[str, ...]:
     """The members of ``protocol`` that ``obj`` lacks (empty when it satisfies the protocol)."""
     return tuple(name for name in protocol_members(protocol) if not hasattr(obj, name))
 
 
-@functools.cache
-def _class_supports(cls: Any, protocol: Any) -> bool | None:
+_CLASS_SUPPORTS: dict[tuple[type, type], bool | None] = {}
+
+
+def _class_supports(cls: type, protocol: type) -> bool | None:
     """Whether the class has every member of ``protocol``; None when only an instance can tell (the
-    protocol has data members, which may be set in ``__init__``)."""
-    methods_only = all(callable(getattr(protocol, name, None)) and not isinstance(getattr(protocol, name), property)
-                       for name in protocol_members(protocol))
-    has_all = all(hasattr(cls, name) for name in protocol_members(protocol))
-    return has_all if methods_only or has_all else None
+    protocol has data members, which may be set in ``__init__``). Memoised per (class, protocol)."""
+    key = (cls, protocol)
+    if key not in _CLASS_SUPPORTS:
+        members = protocol_members(protocol)
+        methods_only = all(callable(getattr(protocol, name, None))
+                           and not isinstance(getattr(protocol, name), property) for name in members)
+        has_all = all(hasattr(cls, name) for name in members)
+        _CLASS_SUPPORTS[key] = has_all if methods_only or has_all else None
+    return _CLASS_SUPPORTS[key]
 
 
-def supports(obj: Any, protocol: type) -> bool:
+def supports(obj: object, protocol: Callable[..., P]) -> TypeIs[P]:
     """``isinstance(obj, protocol)`` for a runtime protocol, memoised per class when the protocol names
-    methods only (a runtime protocol check costs microseconds; this one is a dictionary lookup)."""
-    known = _class_supports(type(obj), protocol)  # type: ignore[arg-type]  # classes are hashable
-    return isinstance(obj, protocol) if known is None else known
+    methods only (a runtime protocol check costs microseconds; this one is a dictionary lookup).
+
+    For mypy it narrows like ``isinstance``: after ``if supports(system, HasTangents):`` the system has both
+    its declared protocol and ``HasTangents``. ``protocol`` is typed as the class object's constructor
+    (``Callable[..., P]``) because mypy refuses a protocol class where ``type[P]`` is expected
+    ([type-abstract], python/mypy#4717); every caller passes a runtime-checkable protocol class.
+    """
+    cls: type = protocol  # type: ignore[assignment]  # a protocol class, seen by mypy as Callable[..., P]
+    known = _class_supports(type(obj), cls)
+    return isinstance(obj, cls) if known is None else known

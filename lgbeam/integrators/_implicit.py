@@ -32,7 +32,7 @@ import logging
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import scipy.linalg as sla
@@ -41,7 +41,7 @@ import scipy.sparse.linalg as spla
 
 from lgbeam._typing import FloatArray
 from lgbeam.integrators._banded import BandedLU, band_order, band_positions, band_width
-from lgbeam.systems import HasMassBlocks, HasTangents, supports
+from lgbeam.systems import ConstrainedMechanicalSystem, HasMassBlocks, HasTangents, LieGroup, supports
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +51,13 @@ FD_EPS = 1e-6  # central-difference step (truncation ~ε² relative)
 
 class SingularNewtonMatrix(RuntimeError):
     """The Newton (KKT) matrix is singular: redundant constraints, or a step far too large."""
+
+
+@runtime_checkable
+class BlockDiagonalGroup(LieGroup, Protocol):
+    """A product group whose tangent operator is block diagonal, one block per factor (``Product``)."""
+
+    def block_diag(self, blocks: FloatArray) -> sp.csr_array: ...
 
 
 def _sparse(A: Any) -> sp.csr_array:
@@ -190,7 +197,7 @@ def _lost() -> None:
     return None
 
 
-def block_size(system: Any) -> int:
+def block_size(system: object) -> int:
     """The mass matrix's block size (``HasMassBlocks``; 6 otherwise)."""
     return int(system.mass_block) if supports(system, HasMassBlocks) else 6
 
@@ -253,7 +260,7 @@ class FiniteDifferenceTangents:
     colouring: _Colouring
 
     @staticmethod
-    def build(system: Any, t: float, q: FloatArray, v: FloatArray, lam: FloatArray,
+    def build(system: ConstrainedMechanicalSystem, t: float, q: FloatArray, v: FloatArray, lam: FloatArray,
               rng: np.random.Generator | None = None) -> FiniteDifferenceTangents:
         n = v.size
         blk = block_size(system)
@@ -269,22 +276,26 @@ class FiniteDifferenceTangents:
             col = _Colouring(n, blk, b)
             J = col.jacobian(fq, FD_EPS)
             gap = np.linalg.norm(J @ r - exact)
-            if col.b is None or 2 * b + 1 >= -(-n // blk) or gap <= 1e-6 * max(np.linalg.norm(exact), 1e-300):
+            scale = max(float(np.linalg.norm(exact)), 1e-300)
+            if col.b is None or 2 * b + 1 >= -(-n // blk) or gap <= 1e-6 * scale:
                 logger.info("finite-difference tangents: block bandwidth %s (%d colours)", col.b,
                             len(col.groups))
                 return FiniteDifferenceTangents(col)
             b *= 2
 
-    def position(self, system: Any, t: float, q: FloatArray, v: FloatArray, lam: FloatArray) -> sp.csr_array:
+    def position(self, system: ConstrainedMechanicalSystem, t: float, q: FloatArray, v: FloatArray,
+                 lam: FloatArray) -> sp.csr_array:
         """K_q = ∂/∂w [g + Bᵀλ] at (t, q, v, λ) along left-translated directions."""
         return self.colouring.jacobian(_position_map(system, t, q, v, lam), FD_EPS)
 
-    def velocity(self, system: Any, t: float, q: FloatArray, v: FloatArray) -> sp.csr_array:
+    def velocity(self, system: ConstrainedMechanicalSystem, t: float, q: FloatArray,
+                 v: FloatArray) -> sp.csr_array:
         """C = ∂g/∂v at (t, q, v)."""
         return self.colouring.jacobian(lambda u: system.forces(t, q, v + u), FD_EPS)
 
 
-def _position_map(system: Any, t: float, q: FloatArray, v: FloatArray, lam: FloatArray) -> Callable[[FloatArray], FloatArray]:
+def _position_map(system: ConstrainedMechanicalSystem, t: float, q: FloatArray, v: FloatArray,
+                  lam: FloatArray) -> Callable[[FloatArray], FloatArray]:
     G = system.group
     m = system.n_constraints
 
@@ -298,33 +309,39 @@ def _position_map(system: Any, t: float, q: FloatArray, v: FloatArray, lam: Floa
     return f
 
 
-def position_tangent(system: Any, fd: FiniteDifferenceTangents | None, t: float, q: FloatArray, v: FloatArray,
-                     lam: FloatArray) -> sp.csr_array:
+def position_tangent(system: ConstrainedMechanicalSystem, fd: FiniteDifferenceTangents | None, t: float,
+                     q: FloatArray, v: FloatArray, lam: FloatArray) -> sp.csr_array:
     """K + Z (exact with ``HasTangents``, else by finite differences)."""
-    if fd is None:
-        K = _sparse(system.stiffness(t, q, v))
-        if system.n_constraints:
-            K = K + _sparse(system.constraint_stiffness(t, q, lam))
-        return _sparse(K)
-    return fd.position(system, t, q, v, lam)
+    if fd is not None:
+        return fd.position(system, t, q, v, lam)
+    assert supports(system, HasTangents), "fd is None only for a system with exact tangents (tangents_for)"
+    K = _sparse(system.stiffness(t, q, v))
+    if system.n_constraints:
+        K = K + _sparse(system.constraint_stiffness(t, q, lam))
+    return _sparse(K)
 
 
-def velocity_tangent(system: Any, fd: FiniteDifferenceTangents | None, t: float, q: FloatArray,
-                     v: FloatArray) -> sp.csr_array:
+def velocity_tangent(system: ConstrainedMechanicalSystem, fd: FiniteDifferenceTangents | None, t: float,
+                     q: FloatArray, v: FloatArray) -> sp.csr_array:
     """C = ∂g/∂v (exact with ``HasTangents``, else by finite differences)."""
-    return _sparse(system.damping(t, q, v)) if fd is None else fd.velocity(system, t, q, v)
+    if fd is not None:
+        return fd.velocity(system, t, q, v)
+    assert supports(system, HasTangents), "fd is None only for a system with exact tangents (tangents_for)"
+    return _sparse(system.damping(t, q, v))
 
 
-def tangents_for(system: Any, t: float, q: FloatArray, v: FloatArray, lam: FloatArray) -> FiniteDifferenceTangents | None:
+def tangents_for(system: ConstrainedMechanicalSystem, t: float, q: FloatArray, v: FloatArray,
+                 lam: FloatArray) -> FiniteDifferenceTangents | None:
     """None when the system has exact tangents (``HasTangents``), else the finite-difference helper."""
     return None if supports(system, HasTangents) else FiniteDifferenceTangents.build(system, t, q, v, lam)
 
 
-def tangent_blocks(G: Any, theta: FloatArray) -> sp.csr_array:
+def tangent_blocks(G: LieGroup, theta: FloatArray) -> sp.csr_array:
     """T(θ) as a sparse block-diagonal matrix (one block for a single group, ``Product``: one per node)."""
     T = np.asarray(G.tangent(theta), dtype=float)
     if T.ndim == 2:
         return sp.csr_array(T)
+    assert supports(G, BlockDiagonalGroup), f"{type(G).__name__}: batched T(θ) needs block_diag (Product)"
     return G.block_diag(T)
 
 
@@ -332,6 +349,7 @@ __all__ = [
     "DENSE_LIMIT",
     "FD_EPS",
     "STAGNATION",
+    "BlockDiagonalGroup",
     "FiniteDifferenceTangents",
     "KKTFactor",
     "SingularNewtonMatrix",

@@ -148,6 +148,7 @@ def _combine(first: Step[Any, Any], second: Step[Any, Any]) -> Step[Any, Any]:
     """Two accepted half steps as one step t → t + h (summed local errors, piecewise dense output)."""
     error = magnitude = None
     if first.error is not None and second.error is not None:
+        assert first.magnitude is not None and second.magnitude is not None, "error comes with magnitude"
         error = np.abs(first.error) + np.abs(second.error)
         magnitude = np.maximum(first.magnitude, second.magnitude)
     d1, d2 = first.dense, second.dense

@@ -25,6 +25,9 @@ from lgbeam._typing import FloatArray
 
 StateT = TypeVar("StateT")
 CacheT = TypeVar("CacheT")
+SysT_contra = TypeVar("SysT_contra", contravariant=True)  # the system protocol a method integrates
+StateT_contra = TypeVar("StateT_contra", contravariant=True)  # the same, where only taken (capabilities)
+CacheT_contra = TypeVar("CacheT_contra", contravariant=True)
 
 
 class Status(StrEnum):
@@ -101,11 +104,14 @@ class Step(Generic[StateT, CacheT]):
 
 
 @runtime_checkable
-class Integrator(Protocol[StateT, CacheT]):
+class Integrator(Protocol[SysT_contra, StateT, CacheT]):
     """A one-step method: ``init`` once, then ``step`` (pure) for every trial step.
 
     ``system_type`` is the protocol (``lgbeam.systems``) a system must satisfy; ``requires`` the
-    optional capability protocols this method also needs. The driver checks both before the first step.
+    optional capability protocols this method also needs. The driver checks both before the first step
+    (``lgbeam.solve.contracts``, ``isinstance`` on the runtime protocols). ``SysT_contra`` is what the
+    method's ``init``/``step``/``diagnostics`` annotate ``system`` with: ``system_type`` itself, or a
+    protocol composed of it and ``requires`` (``tests/test_registry_types.py`` checks that they agree).
     ``dense_output``: whether ``Step.dense`` is given (otherwise the driver steps onto output times).
     """
 
@@ -119,9 +125,10 @@ class Integrator(Protocol[StateT, CacheT]):
     def order(self) -> int: ...
     @property
     def error_order(self) -> int | None: ...
-    def init(self, system: Any, t0: float, y0: StateT) -> tuple[StateT, CacheT]: ...
-    def step(self, system: Any, t: float, h: float, y: StateT, cache: CacheT) -> Step[StateT, CacheT]: ...
-    def diagnostics(self, system: Any, t: float, y: StateT, cache: CacheT) -> dict[str, float]: ...
+    def init(self, system: SysT_contra, t0: float, y0: StateT) -> tuple[StateT, CacheT]: ...
+    def step(self, system: SysT_contra, t: float, h: float, y: StateT,
+             cache: CacheT) -> Step[StateT, CacheT]: ...
+    def diagnostics(self, system: SysT_contra, t: float, y: StateT, cache: CacheT) -> dict[str, float]: ...
 
 
 class TableauOrders:
@@ -148,12 +155,12 @@ def check_iteration_options(tol: Any, max_iter: Any) -> None:
 
 
 @runtime_checkable
-class HasCheckpoint(Protocol):
+class HasCheckpoint(Protocol[SysT_contra, StateT_contra, CacheT]):
     """Optional capability of a method: its cache in a picklable, compact form and back (checkpoint and
-    restart); without it the cache itself is pickled."""
+    restart); without it the cache itself is pickled. The compact form is plain data (arrays, numbers)."""
 
-    def checkpoint(self, cache: Any) -> Any: ...
-    def restore(self, system: Any, y: Any, data: Any) -> Any: ...
+    def checkpoint(self, cache: CacheT) -> Any: ...
+    def restore(self, system: SysT_contra, y: StateT_contra, data: Any) -> CacheT: ...
 
 
 @runtime_checkable
@@ -167,11 +174,12 @@ class HasBlowupFactor(Protocol):
 
 
 @runtime_checkable
-class HasInitialStep(Protocol):
-    """Optional capability of a method: a starting step size for adaptive runs (else ``h0`` is needed)."""
+class HasInitialStep(Protocol[SysT_contra, StateT_contra, CacheT_contra]):
+    """Optional capability of a method: a starting step size for adaptive runs (else ``h0`` is needed).
+    ``rtol``/``atol``: scalars or arrays shaped like the error vector (``AdaptiveStep``)."""
 
-    def initial_step(self, system: Any, t0: float, y0: Any, cache: Any, rtol: Any, atol: Any,
-                     h_max: float) -> float: ...
+    def initial_step(self, system: SysT_contra, t0: float, y0: StateT_contra, cache: CacheT_contra,
+                     rtol: FloatArray | float, atol: FloatArray | float, h_max: float) -> float: ...
 
 
 __all__ = ["HasBlowupFactor", "HasCheckpoint", "HasInitialStep", "Integrator", "Status", "Step"]

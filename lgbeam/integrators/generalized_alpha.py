@@ -90,6 +90,7 @@ from lgbeam.integrators.mechanics import (
     hermite,
     initial_step,
     jac,
+    multipliers,
     newton_residual_fn,
     residuals,
     stage_solver,
@@ -236,7 +237,8 @@ class GeneralizedAlpha:
         """(α_m, α_f, β, γ)."""
         return chung_hulbert(self.rho_inf)
 
-    def init(self, system: Any, t0: float, y0: MechanicalState) -> tuple[MechanicalState, GACache]:
+    def init(self, system: ConstrainedMechanicalSystem, t0: float,
+             y0: MechanicalState) -> tuple[MechanicalState, GACache]:
         """Check the initial data, compute λ₀ (index-1 condition) and the consistent acceleration a₀ = v̇₀."""
         q = np.asarray(y0.q, dtype=float)
         lin = stage_solver(system, q)
@@ -247,11 +249,12 @@ class GeneralizedAlpha:
             r = r - jac(system, t0, y.q).T @ y.lam
         vdot = lin.explicit(r)
         lin.products_only()  # the steps multiply by B only: drop the Schur arrays of the initial λ₀ solve
-        fd = tangents_for(system, t0, y.q, y.v, y.lam)
+        fd = tangents_for(system, t0, y.q, y.v, multipliers(y))
         M = dense_if_small(system.mass(y.q))
         return y, GACache(M, lin, vdot, vdot, fd, None, math.nan, is_rheonomic(system), mdiag=_diagonal(M))
 
-    def diagnostics(self, system: Any, t: float, y: MechanicalState, cache: GACache) -> dict[str, float]:
+    def diagnostics(self, system: ConstrainedMechanicalSystem, t: float, y: MechanicalState,
+                    cache: GACache) -> dict[str, float]:
         """‖Φ‖, ‖B v‖ and the energy after a step."""
         return residuals(system, t, y.q, y.v, cache.lin, cache.rheonomic)
 
@@ -262,15 +265,18 @@ class GeneralizedAlpha:
         return {"a": cache.a, "vdot": cache.vdot, "rheonomic": cache.rheonomic,
                 "n_factorisations": cache.n_factorisations, "force_floor": cache.force_floor}
 
-    def restore(self, system: Any, y: MechanicalState, data: dict[str, Any]) -> GACache:
+    def restore(self, system: ConstrainedMechanicalSystem, y: MechanicalState,
+                data: dict[str, Any]) -> GACache:
         q = np.asarray(y.q, dtype=float)
         M = dense_if_small(system.mass(q))
+        fd = tangents_for(system, 0.0, q, y.v, multipliers(y))
         return GACache(M, stage_solver(system, q), np.asarray(data["a"], dtype=float),
-                       np.asarray(data["vdot"], dtype=float), tangents_for(system, 0.0, q, y.v, y.lam), None, math.nan,
+                       np.asarray(data["vdot"], dtype=float), fd, None, math.nan,
                        bool(data["rheonomic"]), int(data["n_factorisations"]), float(data["force_floor"]),
                        mdiag=_diagonal(M))
 
-    def initial_step(self, system: Any, t0: float, y0: MechanicalState, cache: GACache, rtol: Any, atol: Any,
+    def initial_step(self, system: ConstrainedMechanicalSystem, t0: float, y0: MechanicalState,
+                     cache: GACache, rtol: FloatArray | float, atol: FloatArray | float,
                      h_max: float) -> float:
         """Starting step size of adaptive runs (Hairer, Nørsett & Wanner I, §II.4)."""
         return initial_step(system, cache.lin, t0, y0, 2, rtol, atol, h_max)
@@ -280,13 +286,15 @@ class GeneralizedAlpha:
         """The Newton controller (``_newton``) of this configuration."""
         return NewtonControl(self.tol, self.max_iter)
 
-    def step(self, system: Any, t: float, h: float, y: MechanicalState, cache: GACache) -> Step[MechanicalState, GACache]:
+    def step(self, system: ConstrainedMechanicalSystem, t: float, h: float, y: MechanicalState,
+             cache: GACache) -> Step[MechanicalState, GACache]:
         """One step t → t + h; a step whose Newton iteration fails is cut into halves (``_newton.cut_steps``, down
         to h/2^max_cuts); only a failure below that floor is returned as a failed step (never raised)."""
         return cut_steps(functools.partial(self._attempt, system), t, h, y, cache, self.newton.max_cuts,
                          on_cut=lambda c: replace(c, n_cuts=c.n_cuts + 1))
 
-    def _attempt(self, system: Any, t: float, h: float, y: MechanicalState, cache: GACache) -> Step[MechanicalState, GACache]:
+    def _attempt(self, system: ConstrainedMechanicalSystem, t: float, h: float, y: MechanicalState,
+                 cache: GACache) -> Step[MechanicalState, GACache]:
         """One step at h exactly; Newton failures, singular matrices and floating-point errors as failed steps."""
         try:
             return self._step(system, t, h, y, cache)
@@ -299,8 +307,9 @@ class GeneralizedAlpha:
             return Step(y, cache, status=Status.NONFINITE, detail=f"floating-point error in the Newton iteration at "
                         f"t = {t + h:.6g} (h = {h:.3g}): {exc}", retry_cache=replace(cache, factor=None, factor_h=math.nan))
 
-    def _matrix(self, system: Any, cache: GACache, t1: float, q1: FloatArray, v1: FloatArray, lam1: FloatArray,
-                theta: FloatArray, B1: Any, Bn: Any, s: float, gp: float) -> tuple[KKTFactor, float]:
+    def _matrix(self, system: ConstrainedMechanicalSystem, cache: GACache, t1: float, q1: FloatArray,
+                v1: FloatArray, lam1: FloatArray, theta: FloatArray, B1: Any, Bn: Any, s: float,
+                gp: float) -> tuple[KKTFactor, float]:
         """Factorise the scaled iteration matrix at the current iterate (module docstring); also return the
         round-off level of the forces, 1e-14 max|K_t| max(1, |q|), below which λ corrections are noise."""
         T = tangent_blocks(system.group, theta)
@@ -317,10 +326,11 @@ class GeneralizedAlpha:
         BnT = sp.csr_array(Bn).T
         return KKTFactor.build([[A, s * (KT @ BnT), B1.T], [BT, BT @ BnT, None], [B1, None, None]], bs), floor
 
-    def _step(self, system: Any, t: float, h: float, y: MechanicalState, cache: GACache) -> Step[MechanicalState, GACache]:
+    def _step(self, system: ConstrainedMechanicalSystem, t: float, h: float, y: MechanicalState,
+              cache: GACache) -> Step[MechanicalState, GACache]:
         am, af, be, ga = self.parameters
         G, M = system.group, cache.M
-        q, v, lam = y.q, y.v, y.lam
+        q, v, lam = y.q, y.v, multipliers(y)
         a_n, vd_n = cache.a, cache.vdot
         n, m = v.size, system.n_constraints
         idx2 = self.index == "2-stabilised" and m > 0
@@ -337,9 +347,9 @@ class GeneralizedAlpha:
         nu = np.zeros(m)
         Bnu = np.zeros(n)
         Bn = jac(system, t, q) if idx2 else None
-        if idx2:
+        if Bn is not None:  # idx2
             Bc = Bn if type(Bn) is sp.csr_array else sp.csr_array(Bn)
-            bn = (Bc.indptr, Bc.indices, np.ascontiguousarray(Bc.data, dtype=float))
+            bn = (Bc.indptr, Bc.indices, np.ascontiguousarray(Bc.data, dtype=np.float64))
         else:
             bn = _NO_CSR
         residual = newton_residual_fn(system, cache.lin, cache.rheonomic)
@@ -361,11 +371,12 @@ class GeneralizedAlpha:
             return (theta, v1, vd1, q1, *_rhs(mv, mvd, g1, btl, ph, bv, s, gp, m, idx2))
 
         # predictor: the better by scaled residual of v̇_{n+1} = v̇_n and θ = 0 (module docstring)
-        first = evaluate(th)
+        start = evaluate(th)
         still = evaluate(base * 0.0)
         n_eval += 2
-        if np.linalg.norm(still[4]) < np.linalg.norm(first[4]):
-            th, first = base * 0.0, still
+        if np.linalg.norm(still[4]) < np.linalg.norm(start[4]):
+            th, start = base * 0.0, still
+        first: tuple[Any, ...] | None = start  # None: evaluate at the new iterate
         while True:
             if first is None:
                 first = evaluate(th)

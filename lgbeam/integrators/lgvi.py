@@ -74,7 +74,7 @@ def solve_quaternion(J: FloatArray, c: FloatArray, sign: float, scheme: str, tol
         if scheme == "3.26":
             new = (c - sign * cross(rv, J * rv)) / (rs * J)
         else:  # (3.25): (r_s I + sign r_v^) J r_v^{k+1} = c, a 3×3 solve
-            new = np.linalg.solve((rs * np.eye(3) + sign * hat(rv)) * J, c)
+            new = np.asarray(np.linalg.solve((rs * np.eye(3) + sign * hat(rv)) * J, c), dtype=np.float64)
         n2 = float(new @ new)
         if not n2 < 1.0:
             raise SolverFailure(f"quaternion fixed point ({scheme}): |r_v| ≥ 1, step too large", k, math.sqrt(n2))
@@ -99,7 +99,7 @@ class _FieldMethod:
     def __post_init__(self) -> None:
         Newton(self.tol, self.max_iter)
 
-    def init(self, system: Any, t0: float, y0: FloatArray) -> tuple[FloatArray, FieldCache]:
+    def init(self, system: RigidBodyInField, t0: float, y0: FloatArray) -> tuple[FloatArray, FieldCache]:
         y = np.array(y0, dtype=float)
         if y.shape != (13,) or not np.all(np.isfinite(y)):
             raise ValueError(f"{self.name}: the state is y = [x, q, p, Π] (13,) finite, got shape {y.shape}")
@@ -118,11 +118,12 @@ class _FieldMethod:
         return y, self._cache(system, float(system.mass), J, y[0:3], quat_to_matrix(y[3:7]))
 
     @staticmethod
-    def _cache(system: Any, m: float, J: FloatArray, x: FloatArray, R: FloatArray) -> FieldCache:
+    def _cache(system: RigidBodyInField, m: float, J: FloatArray, x: FloatArray, R: FloatArray) -> FieldCache:
         dVx, D = system.potential_gradients(x, R)
         return FieldCache(m, J, np.asarray(dVx, dtype=float), torque(R, np.asarray(D, dtype=float)))
 
-    def step(self, system: Any, t: float, h: float, y: FloatArray, cache: FieldCache) -> Step[Any, Any]:
+    def step(self, system: RigidBodyInField, t: float, h: float, y: FloatArray,
+             cache: FieldCache) -> Step[Any, Any]:
         try:
             y1, c1, k = self._advance(system, h, y, cache)
         except SolverFailure as exc:
@@ -132,18 +133,19 @@ class _FieldMethod:
     def _translate(self, h: float, y: FloatArray, c: FieldCache) -> FloatArray:
         return y[0:3] + h / c.m * (y[7:10] - 0.5 * h * c.dVx)
 
-    def _finish(self, system: Any, h: float, y: FloatArray, c: FieldCache, x1: FloatArray, q1: FloatArray,
-                R1: FloatArray, Pi_part: FloatArray) -> tuple[FloatArray, FieldCache]:
+    def _finish(self, system: RigidBodyInField, h: float, y: FloatArray, c: FieldCache, x1: FloatArray,
+                q1: FloatArray, R1: FloatArray, Pi_part: FloatArray) -> tuple[FloatArray, FieldCache]:
         """p₁ = m(x₁ − x₀)/h − h/2 ∂V/∂x₁ and Π₁ = Pi_part + h/2 τ₁."""
         c1 = self._cache(system, c.m, c.J, x1, R1)
         p1 = c.m * (x1 - y[0:3]) / h - 0.5 * h * c1.dVx
         return np.concatenate([x1, q1, p1, Pi_part + 0.5 * h * c1.tau]), c1
 
-    def _advance(self, system: Any, h: float, y: FloatArray,
+    def _advance(self, system: RigidBodyInField, h: float, y: FloatArray,
                  c: FieldCache) -> tuple[FloatArray, FieldCache, int]:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def diagnostics(self, system: Any, t: float, y: FloatArray, cache: FieldCache) -> dict[str, float]:
+    def diagnostics(self, system: RigidBodyInField, t: float, y: FloatArray,
+                    cache: FieldCache) -> dict[str, float]:
         x, q, p, Pi = y[0:3], y[3:7], y[7:10], y[10:13]
         V = system.potential(x, quat_to_matrix(q))
         return {"energy": float(p @ p / (2 * cache.m) + 0.5 * Pi @ (Pi / cache.J) + V),

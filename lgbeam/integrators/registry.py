@@ -58,10 +58,10 @@ class MethodEntry:
 
     name: str
     family: str
-    factory: Callable[..., Integrator[Any, Any]]
+    factory: Callable[..., Integrator[Any, Any, Any]]
     summary: str
     options: tuple[str, ...] = ()
-    _probe: Integrator[Any, Any] = field(init=False, repr=False, compare=False)
+    _probe: Integrator[Any, Any, Any] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_probe", self.factory())
@@ -85,7 +85,7 @@ class MethodEntry:
         """True when the method has an embedded error estimate (``AdaptiveStep`` allowed)."""
         return self._probe.error_order is not None
 
-    def make(self, **options: Any) -> Integrator[Any, Any]:
+    def make(self, **options: Any) -> Integrator[Any, Any, Any]:
         unknown = sorted(set(options) - set(self.options))
         if unknown:
             valid = ", ".join(self.options) or "none"
@@ -155,7 +155,7 @@ def method_entry(name: str) -> MethodEntry:
         raise ValueError(f"unknown integrator method {name!r}; known methods — {known}") from None
 
 
-def make_method(name: str, **options: Any) -> Integrator[Any, Any]:
+def make_method(name: str, **options: Any) -> Integrator[Any, Any, Any]:
     """Build the registered method ``name`` with the family's options (see the module docstring)."""
     return method_entry(name).make(**options)
 

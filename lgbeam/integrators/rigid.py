@@ -164,7 +164,8 @@ class _RigidMethod:
         Retraction(self.retraction)  # type: ignore[arg-type]
         Newton(self.tol, self.max_iter)
 
-    def init(self, system: Any, t0: float, y0: MechanicalState) -> tuple[MechanicalState, RigidCache]:
+    def init(self, system: RigidBodySO3, t0: float,
+             y0: MechanicalState) -> tuple[MechanicalState, RigidCache]:
         J = inertia_matrix(system.inertia, f"{type(system).__name__}.inertia")
         R = np.array(y0.q, dtype=float)
         w = np.array(y0.v, dtype=float)
@@ -174,24 +175,27 @@ class _RigidMethod:
         check_orthonormal(self.name, R, f"attitude R (tolerance {UNIT_NORM_TOL:g})")
         if not np.all(np.isfinite(w)):
             raise ValueError(f"{self.name}: angular velocity ω must be finite, got {w}")
-        return MechanicalState(R, w), RigidCache(J, np.linalg.inv(J), self._torque(system, R))
+        return MechanicalState(R, w), RigidCache(J, np.asarray(np.linalg.inv(J), dtype=np.float64),
+                                                 self._torque(system, R))
 
     @staticmethod
-    def _torque(system: Any, R: FloatArray) -> FloatArray:
+    def _torque(system: RigidBodySO3, R: FloatArray) -> FloatArray:
         return np.asarray(system.torque(R), dtype=float)
 
-    def step(self, system: Any, t: float, h: float, y: MechanicalState, cache: RigidCache) -> Step[Any, Any]:
+    def step(self, system: RigidBodySO3, t: float, h: float, y: MechanicalState,
+             cache: RigidCache) -> Step[Any, Any]:
         try:
             R1, w1, tau1, iters = self._advance(system, h, y.q, y.v, cache)
         except SolverFailure as exc:
             return Step(y, cache, status=Status.SOLVER_FAILED, detail=f"{self.name}: {exc}", iterations=exc.iterations)
         return Step(MechanicalState(R1, w1), RigidCache(cache.J, cache.Jinv, tau1), iterations=iters, evaluations=1)
 
-    def _advance(self, system: Any, h: float, R: FloatArray, w: FloatArray,
+    def _advance(self, system: RigidBodySO3, h: float, R: FloatArray, w: FloatArray,
                  c: RigidCache) -> tuple[FloatArray, FloatArray, FloatArray, int]:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def diagnostics(self, system: Any, t: float, y: MechanicalState, cache: RigidCache) -> dict[str, float]:
+    def diagnostics(self, system: RigidBodySO3, t: float, y: MechanicalState,
+                    cache: RigidCache) -> dict[str, float]:
         return {"energy": float(0.5 * y.v @ cache.J @ y.v + system.potential(y.q))}
 
 

@@ -62,7 +62,11 @@ class HasCoupledParts(Protocol):
     def coupled_parts(self, q: FloatArray) -> tuple[FloatArray, FloatArray]: ...
 
 
-def _check_state(name: str, model: Any, y: MechanicalState) -> MechanicalState:
+class CoupledSpheres(ProductOfSpheres, HasCoupledParts, Protocol):
+    """A ``ProductOfSpheres`` with ``HasCoupledParts`` (what spheres-ELN's exact ω-Jacobian needs)."""
+
+
+def _check_state(name: str, model: ProductOfSpheres, y: MechanicalState) -> MechanicalState:
     q, w = np.array(y.q, dtype=float), np.array(y.v, dtype=float)
     n = model.n_spheres
     if q.shape != (n, 3) or w.shape != (n, 3):
@@ -94,11 +98,12 @@ class _SpheresMethod:
     def __post_init__(self) -> None:
         Newton(self.tol, self.max_iter)  # validates tol and max_iter
 
-    def init(self, model: Any, t0: float, y0: MechanicalState) -> tuple[MechanicalState, Any]:
+    def init(self, model: ProductOfSpheres, t0: float, y0: MechanicalState) -> tuple[MechanicalState, Any]:
         y = _check_state(self.name, model, y0)
         return y, model.angular_acceleration(y.q, y.v)
 
-    def diagnostics(self, model: Any, t: float, y: MechanicalState, cache: Any) -> dict[str, float]:
+    def diagnostics(self, model: ProductOfSpheres, t: float, y: MechanicalState,
+                    cache: Any) -> dict[str, float]:
         return {"energy": float(model.energy(y.q, y.v)) if hasattr(model, "energy") else float("nan")}
 
     def _failed(self, y: MechanicalState, cache: Any, exc: SolverFailure) -> Step[Any, Any]:
@@ -115,7 +120,8 @@ class SpheresELN(_SpheresMethod):
     def order(self) -> int:
         return 2
 
-    def step(self, model: Any, t: float, h: float, y: MechanicalState, cache: FloatArray) -> Step[Any, Any]:
+    def step(self, model: ProductOfSpheres, t: float, h: float, y: MechanicalState,
+             cache: FloatArray) -> Step[Any, Any]:
         wh = y.v + 0.5 * h * cache
         q1 = rotate(h * wh, y.q)
         if not model.velocity_dependent:
@@ -134,7 +140,7 @@ class SpheresELN(_SpheresMethod):
         return Step(MechanicalState(q1, w1), model.angular_acceleration(q1, w1), iterations=k, evaluations=k + 1)
 
     @staticmethod
-    def _coupled_residual(model: Any, q1: FloatArray, wh: FloatArray, h: float) -> tuple[Any, Any]:
+    def _coupled_residual(model: CoupledSpheres, q1: FloatArray, wh: FloatArray, h: float) -> tuple[Any, Any]:
         """(f, J) of ω₁ = Ω½ + h/2 α(q₁, ω₁) with M̄(q₁)⁻¹ formed once: α = M̄⁻¹(c + Σ_j M_ij |ω_j|² q_i × q_j),
         ∂/∂ω_j of the sum = 2 M_ij (q_i × q_j) ω_jᵀ (exact Jacobian, one small solve per Newton iteration)."""
         n = q1.shape[0]
@@ -179,14 +185,16 @@ class SpheresRKMK(_SpheresMethod):
     def order(self) -> int:
         return 4
 
-    def _stage(self, model: Any, y: MechanicalState, uR: FloatArray, uW: FloatArray) -> tuple[FloatArray, FloatArray]:
+    def _stage(self, model: ProductOfSpheres, y: MechanicalState, uR: FloatArray,
+               uW: FloatArray) -> tuple[FloatArray, FloatArray]:
         """k̃ = dexp⁻¹_u(y(λ(u, y₀))) for one stage u = (u_R, u_W) (n, 3) each; dexp⁻¹ truncated after three
         Bernoulli terms, W − ½ u × W + 1/12 u × (u × W) (``groups.cayley.dexp_inv_series``, order 4)."""
         q, W = rotate(uR, y.q), y.v + uW
         uW_ = cross(uR, W)
         return W - 0.5 * uW_ + cross(uR, uW_) / 12.0, model.angular_acceleration(q, W)
 
-    def step(self, model: Any, t: float, h: float, y: MechanicalState, cache: Any) -> Step[Any, Any]:
+    def step(self, model: ProductOfSpheres, t: float, h: float, y: MechanicalState,
+             cache: Any) -> Step[Any, Any]:
         A, b = RK4_TABLEAU if self.tableau == "rk4" else GL4_TABLEAU
         s = b.size
         KR = np.zeros((s,) + y.q.shape)
@@ -227,11 +235,12 @@ class SpheresRattle(_SpheresMethod):
     def order(self) -> int:
         return 2
 
-    def init(self, model: Any, t0: float, y0: MechanicalState) -> tuple[MechanicalState, Any]:
+    def init(self, model: ProductOfSpheres, t0: float, y0: MechanicalState) -> tuple[MechanicalState, Any]:
         y = _check_state(self.name, model, y0)
         return y, (np.linalg.inv(model.mass_matrix), model.potential_gradient(y.q))
 
-    def step(self, model: Any, t: float, h: float, y: MechanicalState, cache: Any) -> Step[Any, Any]:
+    def step(self, model: ProductOfSpheres, t: float, h: float, y: MechanicalState,
+             cache: Any) -> Step[Any, Any]:
         Minv, dV = cache
         q, v = y.q, cross(y.v, y.q)  # q' = ω × q
         a = q + h * v - 0.5 * h * h * (Minv @ dV)  # q₁ = a − h² M⁻¹(λ ⊙ q): F(q)ᵀλ = 2λ_i q_i, halved by h/2

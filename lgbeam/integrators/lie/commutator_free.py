@@ -40,6 +40,7 @@ from lgbeam._typing import FloatArray
 from lgbeam.integrators.base import Step
 from lgbeam.integrators.lie.rkmk import _OnSpace
 from lgbeam.integrators.tableaux import classical_order
+from lgbeam.systems import HomogeneousSpaceODE
 
 logger = logging.getLogger(__name__)
 
@@ -164,7 +165,8 @@ class CommutatorFree(_OnSpace):
             m = space.exp_act(h * (np.asarray(row) @ F), m)
         return m
 
-    def step(self, ode: Any, t: float, h: float, y: FloatArray, cache: None) -> Step[FloatArray, None]:
+    def step(self, ode: HomogeneousSpaceODE, t: float, h: float, y: FloatArray,
+             cache: None) -> Step[FloatArray, None]:
         sc, sp = self.scheme, ode.space
         s = len(sc.stages)
         F = np.zeros((s, sp.dim))

@@ -52,12 +52,12 @@ class _OnSpace:
     requires: ClassVar[tuple[type, ...]] = ()
     dense_output: ClassVar[bool] = False
 
-    def init(self, ode: Any, t0: float, y0: FloatArray) -> tuple[FloatArray, None]:
+    def init(self, ode: HomogeneousSpaceODE, t0: float, y0: FloatArray) -> tuple[FloatArray, None]:
         """y0 validated on the space (ValueError off the manifold beyond ``MANIFOLD_TOL``)."""
         return np.array(ode.space.validate(y0), dtype=float), None
 
-    def initial_step(self, ode: Any, t0: float, y0: FloatArray, cache: Any, rtol: Any, atol: Any,
-                     h_max: float) -> float:
+    def initial_step(self, ode: HomogeneousSpaceODE, t0: float, y0: FloatArray, cache: Any, rtol: Any,
+                     atol: Any, h_max: float) -> float:
         """A first trial step for ``AdaptiveStep`` without ``h0``: h₀ = 0.1 tol^{1/(p+1)} / ‖f(t₀, y₀)‖_∞
         (the controller corrects it after one trial; the seed's code uses T/100 instead)."""
         tol = float(np.min(np.asarray(rtol, dtype=float)))
@@ -65,7 +65,7 @@ class _OnSpace:
         size = float(np.abs(np.asarray(ode.algebra_field(t0, y0), dtype=float)).max(initial=0.0))
         return float(min(h_max, 0.1 * tol ** (1.0 / (order + 1)) / max(size, 1e-10)))
 
-    def diagnostics(self, ode: Any, t: float, y: FloatArray, cache: Any) -> dict[str, float]:
+    def diagnostics(self, ode: HomogeneousSpaceODE, t: float, y: FloatArray, cache: Any) -> dict[str, float]:
         """The space's residuals (e.g. max | |q_i| − 1 |, max |q_i·w_i|) and the system's invariants."""
         out = dict(ode.space.deviation(y))
         if supports(ode, HasInvariants):
@@ -101,13 +101,15 @@ class HomogeneousRKMK(TableauOrders, _OnSpace):
             return space.dexp_inv(sigma, v)
         return dexp_inv_series(space.bracket, sigma, v, self.dexp_degree)
 
-    def _stage(self, ode: Any, t: float, h: float, y: FloatArray, K: FloatArray, i: int) -> FloatArray:
+    def _stage(self, ode: HomogeneousSpaceODE, t: float, h: float, y: FloatArray, K: FloatArray,
+               i: int) -> FloatArray:
         tab, space = self.tableau, ode.space
         s_i = h * (tab.A[i, :i] @ K[:i])
         f = np.asarray(ode.algebra_field(t + tab.c[i] * h, space.exp_act(s_i, y)), dtype=float)
         return self._dexp_inv(space, s_i, f)
 
-    def step(self, ode: Any, t: float, h: float, y: FloatArray, cache: None) -> Step[FloatArray, None]:
+    def step(self, ode: HomogeneousSpaceODE, t: float, h: float, y: FloatArray,
+             cache: None) -> Step[FloatArray, None]:
         """One step t → t + h; with b̃ a lazy estimate σ_1 − σ̃_1 (the extra stages only when asked)."""
         tab, space = self.tableau, ode.space
         s = tab.s
@@ -136,7 +138,8 @@ class CasasOwren4(_OnSpace):
     order: int = 4
     error_order: None = None
 
-    def step(self, ode: Any, t: float, h: float, y: FloatArray, cache: None) -> Step[FloatArray, None]:
+    def step(self, ode: HomogeneousSpaceODE, t: float, h: float, y: FloatArray,
+             cache: None) -> Step[FloatArray, None]:
         sp, f = ode.space, ode.algebra_field
         F1 = h * np.asarray(f(t, y), dtype=float)
         F2 = h * np.asarray(f(t + h / 2, sp.exp_act(0.5 * F1, y)), dtype=float)
@@ -157,7 +160,8 @@ class AmbientRK(TableauOrders, _OnSpace):
         if not self.name:
             object.__setattr__(self, "name", f"ambient-{self.tableau.name}")
 
-    def step(self, ode: Any, t: float, h: float, y: FloatArray, cache: None) -> Step[FloatArray, None]:
+    def step(self, ode: HomogeneousSpaceODE, t: float, h: float, y: FloatArray,
+             cache: None) -> Step[FloatArray, None]:
         tab, sp = self.tableau, ode.space
         K = np.zeros((tab.stages, sp.size))
         for i in range(tab.stages):

@@ -117,7 +117,7 @@ class SLGI:
     def order(self) -> int:
         return 2 if self.theta == 0.5 else 1
 
-    def init(self, system: Any, t0: float, y0: FloatArray) -> tuple[FloatArray, Any]:
+    def init(self, system: CotangentHamiltonian, t0: float, y0: FloatArray) -> tuple[FloatArray, Any]:
         G = system.group
         y = np.array(y0, dtype=float)
         n = int(np.prod(G.param_shape))
@@ -127,7 +127,8 @@ class SLGI:
         G.validate(y[:n].reshape(G.param_shape))
         return y, None
 
-    def _map(self, system: Any, h: float, g0: FloatArray, mu0: FloatArray, z: FloatArray) -> FloatArray:
+    def _map(self, system: CotangentHamiltonian, h: float, g0: FloatArray, mu0: FloatArray,
+             z: FloatArray) -> FloatArray:
         """h f(exp(θξ) g₀, M_θ) of (15)–(16) as a function of z = (ξ, n̄)."""
         G, th = _kit(system.group), self.theta
         d = system.group.dim
@@ -138,7 +139,8 @@ class SLGI:
         a, b = system.hamiltonian_field(G.compose(E, g0), M)
         return h * np.concatenate([np.asarray(a, dtype=float), np.asarray(b, dtype=float)])
 
-    def step(self, system: Any, t: float, h: float, y: FloatArray, cache: Any) -> Step[FloatArray, Any]:
+    def step(self, system: CotangentHamiltonian, t: float, h: float, y: FloatArray,
+             cache: Any) -> Step[FloatArray, Any]:
         """One step; ``cache`` carries (h, Jacobian) for reuse by the next step's simplified Newton."""
         G = system.group
         g0, mu0 = split_cotangent(G, y)
@@ -166,7 +168,8 @@ class SLGI:
                     detail=f"SLGI stage equations (15)–(16) did not converge in {self.max_iter} iterations "
                            f"(|Δz| = {np.linalg.norm(dz):.2e})")
 
-    def _jacobian(self, system: Any, h: float, g0: FloatArray, mu0: FloatArray, z: FloatArray) -> tuple[FloatArray, int]:
+    def _jacobian(self, system: CotangentHamiltonian, h: float, g0: FloatArray, mu0: FloatArray,
+                  z: FloatArray) -> tuple[FloatArray, int]:
         """I − ∂(h f ∘ (15))/∂z by forward differences (2·dim evaluations; the Jacobian only sets the rate of
         the simplified Newton iteration, not the solution)."""
         n = z.size
@@ -188,7 +191,8 @@ class SLGI:
         mu1 = K.Ad(K.exp((self.theta - 1.0) * xi)).T @ nb + K.Ad(K.exp(-xi)).T @ mu0
         return np.concatenate([np.asarray(g1).ravel(), mu1])
 
-    def diagnostics(self, system: Any, t: float, y: FloatArray, cache: Any) -> dict[str, float]:
+    def diagnostics(self, system: CotangentHamiltonian, t: float, y: FloatArray,
+                    cache: Any) -> dict[str, float]:
         g, mu = split_cotangent(system.group, y)
         out = {"energy": float(system.hamiltonian(g, mu))}
         if supports(system, HasInvariants):
