@@ -36,7 +36,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
@@ -62,10 +62,11 @@ LEGACY_CHECKPOINT = "checkpoint.pkl"
 RESUMABLE_KEYS = ("time.t_end", "integrator.max_steps", "output.checkpoint_seconds", "output.checkpoint_steps",
                   "output.max_memory_gb", "output.max_disk_gb", "output.max_frames")  # may differ on a resume
 GIB = 1024**3
+SystemT = TypeVar("SystemT")  # the app's system (CosseratRod, Structure, NLS, ...); ``Problem`` alone: any
 
 
 @dataclass(frozen=True)
-class Problem:
+class Problem(Generic[SystemT]):
     """What an app's ``problem(case)`` hands the runner.
 
     ``frame(y)`` is the ParaView frame of a state; ``arrays(sol)`` the arrays of solution.npz;
@@ -75,7 +76,7 @@ class Problem:
     memory the integration needs besides the saved frames (for the up-front estimate).
     """
 
-    system: Any
+    system: SystemT  # the method's protocols are checked at the door (``check_compatible``)
     y0: Any
     frame: Callable[[Any], Frame]
     arrays: Callable[[Solution], dict[str, Any]]

@@ -55,7 +55,7 @@ import threading
 import time as _time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -71,6 +71,7 @@ from lgbeam.systems import (
     ConstrainedMechanicalSystem,
     HasEnergyBudget,
     MechanicalState,
+    RheonomicConstraints,
     is_rheonomic,
     supports,
 )
@@ -190,7 +191,7 @@ def blowup_error(exc: BaseException) -> bool:
     return isinstance(exc, ValueError) and str(exc) in ("math domain error", "math range error")
 
 
-def advice(status: Status, method: Any, system: Any, controller: Any, y: Any) -> str:
+def advice(status: Status, method: Any, system: object, controller: Any, y: Any) -> str:
     """What to change after a run stopped with ``status`` at the last good state ``y``: an element of a rod or frame
     turned by ``MESH_ANGLE`` or more relative to its neighbour names the mesh (a smaller step stops at the same
     instant); else the status's advice, with the adaptive switch and the methods that hold the position
@@ -216,7 +217,7 @@ def advice(status: Status, method: Any, system: Any, controller: Any, y: Any) ->
     return text
 
 
-def adaptive_methods(system: Any) -> list[str]:
+def adaptive_methods(system: object) -> list[str]:
     """The registered methods with an embedded error estimate that can integrate ``system``."""
     from lgbeam.integrators.registry import method_entry
     from lgbeam.solve.contracts import compatible_methods
@@ -286,7 +287,8 @@ class _Signals:
                 signal.signal(s, h)
 
 
-def _setup(system: Any, method: Any, t_span: tuple[float, float], controller: Any) -> tuple[Any, float, float]:
+def _setup(system: object, method: Any, t_span: tuple[float, float],
+           controller: Any) -> tuple[Any, float, float]: 
     method = make_method(method) if isinstance(method, str) else method
     check_compatible(method, system)
     t0, t_end = (float(x) for x in t_span)
@@ -305,7 +307,8 @@ def _setup(system: Any, method: Any, t_span: tuple[float, float], controller: An
     return method, t0, t_end
 
 
-def _start(system: Any, method: Any, controller: Any, t0: float, y0: Any, resume: LoopState | None) -> LoopState:
+def _start(system: object, method: Any, controller: Any, t0: float, y0: Any,
+           resume: LoopState | None) -> LoopState: 
     """The loop state at t0 (or the resumed one, with the method's cache restored)."""
     if resume is not None:
         if resume.method != method.name:
@@ -324,7 +327,7 @@ def _start(system: Any, method: Any, controller: Any, t0: float, y0: Any, resume
     return LoopState(method.name, t0, y, cache, h)
 
 
-def integrate(system: Any, method: Any, y0: Any, t_span: tuple[float, float], *,
+def integrate(system: object, method: Any, y0: Any, t_span: tuple[float, float], *,
               controller: ConstantStep | AdaptiveStep, save: SaveAt | None = None,
               diagnostics: Diagnostics | bool = True, progress: Progress | None = None,
               max_steps: int = 1_000_000, energy_growth: float | None = BY_METHOD, record: Any = None,
@@ -355,10 +358,10 @@ def integrate(system: Any, method: Any, y0: Any, t_span: tuple[float, float], *,
     return sol
 
 
-def _integrate(system: Any, method: Any, y0: Any, t_span: tuple[float, float], controller: Any, save: SaveAt | None,
-               diagnostics: Any, progress: Progress | None, max_steps: int, energy_growth: Any, record: Any,
-               checkpoint: Checkpointing | None, resume: LoopState | None, constraint_tol: Any,
-               drift_factor: float | None) -> tuple[Solution, int | None]:
+def _integrate(system: object, method: Any, y0: Any, t_span: tuple[float, float], controller: Any,
+               save: SaveAt | None, diagnostics: Any, progress: Progress | None, max_steps: int,
+               energy_growth: Any, record: Any, checkpoint: Checkpointing | None, resume: LoopState | None,
+               constraint_tol: Any, drift_factor: float | None) -> tuple[Solution, int | None]:
     # SIGINT/SIGTERM are recorded from here on (not only in the loop): the first compiled calls (λ₀, the
     # first diagnostics) may compile or load kernels, and an interrupt must not surface inside them
     with _Signals().installed() as signals:
@@ -428,10 +431,11 @@ def _integrate(system: Any, method: Any, y0: Any, t_span: tuple[float, float], c
 class _Loop:
     """The step loop of ``integrate`` (one object so that its state can be checkpointed and resumed)."""
 
-    def __init__(self, system: Any, method: Any, controller: Any, save: SaveAt, save_times: np.ndarray | None,
-                 diag: Callable[..., dict[str, float]], rec: Any, t0: float, t_end: float, max_steps: int,
-                 energy_growth: float | None, measure: bool, progress: Progress | None,
-                 checkpoint: Checkpointing | None, out_t: list[float], out_y: list[Any], guard: _Guard) -> None:
+    def __init__(self, system: object, method: Any, controller: Any, save: SaveAt,
+                 save_times: np.ndarray | None, diag: Callable[..., dict[str, float]], rec: Any, t0: float,
+                 t_end: float, max_steps: int, energy_growth: float | None, measure: bool,
+                 progress: Progress | None, checkpoint: Checkpointing | None, out_t: list[float],
+                 out_y: list[Any], guard: _Guard) -> None:
         self.guard = guard
         self.system, self.method, self.ctl, self.save, self.save_times = system, method, controller, save, save_times
         self.diag, self.rec, self.t0, self.t_end, self.max_steps = diag, rec, t0, t_end, max_steps
@@ -621,19 +625,29 @@ class _Loop:
         self.ckpt.save(replace(s, cache=cache, record=self.rec.state()))
 
 
+class _BudgetedSystem(ConstrainedMechanicalSystem, HasEnergyBudget, Protocol):
+    """A mechanical system that books its energy (the budget form of the energy check)."""
+
+
 class _Guard:
     """The checks of the module docstring that hold whatever ``diagnostics`` is: the values (from the diagnostics
     when they hold them, else one cheap evaluation), the constraint residual and the energy check."""
 
-    def __init__(self, system: Any, method: Any, y0: Any, constraint_tol: Any, drift_factor: float | None) -> None:
+    def __init__(self, system: object, method: Any, y0: Any, constraint_tol: Any,
+                 drift_factor: float | None) -> None: 
         self.system, self.method = system, method
-        self.mech = isinstance(y0, MechanicalState) and supports(system, ConstrainedMechanicalSystem)
+        state = isinstance(y0, MechanicalState)
+        mech = system if state and supports(system, ConstrainedMechanicalSystem) else None
+        budget = mech if mech is not None and supports(mech, HasEnergyBudget) else None
+        self.mechanical: ConstrainedMechanicalSystem | None = mech
+        self.budgeted: _BudgetedSystem | None = budget  # set: the energy budget can be checked
+        self.driven: RheonomicConstraints | None = None  # set: prescribed motions book λ·Φ_t
+        if budget is not None and is_rheonomic(budget):
+            self.driven = budget
         self.own = getattr(method, "blowup_invariants", None)  # a method's cheap invariants (e.g. NLS's mass)
-        self.budget = self.mech and supports(system, HasEnergyBudget)
-        self.driven = self.budget and is_rheonomic(system)
         if constraint_tol is BY_METHOD:
-            length = float(system.length_scale) if self.budget else max(1.0, float(np.abs(y0.q).max())) \
-                if self.mech else math.inf
+            length = float(budget.length_scale) if budget is not None \
+                else max(1.0, float(np.abs(y0.q).max())) if mech is not None else math.inf
             constraint_tol = PHI_FACTOR * length
         if constraint_tol is not None and not constraint_tol > 0:
             raise ValueError(f"constraint_tol must be > 0 (or None to disable), got {constraint_tol!r}")
@@ -650,20 +664,21 @@ class _Guard:
             return d
         if self.own is not None:
             return dict(self.own(self.system, t, y, cache))
-        if self.mech and (self.rtol is not None or math.isfinite(self.phi_tol)):
-            return residuals(self.system, t, y.q, y.v, velocity=False)
+        if self.mechanical is not None and (self.rtol is not None or math.isfinite(self.phi_tol)):
+            return residuals(self.mechanical, t, y.q, y.v, velocity=False)
         return d
 
     def power(self, t: float, y: Any) -> float | None:
         """P = f·v of the loads not in the potential (with ∂V/∂t of moving spring anchors) plus λ·Φ_t, the power of
         the prescribed motions (M v' + g + Bᵀλ = 0 and B v + Φ_t = 0 give dE/dt = P + λ·Φ_t); None when the system
         cannot say or a driven state carries no λ."""
-        p = self.system.external_power(t, y.q, y.v)
-        if p is None or not self.driven:
+        assert self.budgeted is not None, "power() only for a system with HasEnergyBudget (the budget check)"
+        p = self.budgeted.external_power(t, y.q, y.v)
+        if p is None or self.driven is None:
             return p
         if y.lam is None:
             return None
-        return float(p) + float(np.dot(y.lam, self.system.constraint_rate(t, y.q)))
+        return float(p) + float(np.dot(y.lam, self.driven.constraint_rate(t, y.q)))
 
     def content(self, s: LoopState, y: Any, g: dict[str, float]) -> float:
         """The state's energy content, the scale of the energy check: the invariant's ``energy_scale`` (kinetic plus
@@ -671,7 +686,8 @@ class _Guard:
         the same rod at z = 0 and at z = 10⁵ m has the same content)."""
         if self.mode == "invariant":
             return float(g.get("energy_scale", math.nan))
-        kinetic = float(self.system.kinetic_energy(y.v))
+        assert self.budgeted is not None, "the budget form needs HasEnergyBudget (resume() picks it so)"
+        kinetic = float(self.budgeted.kinetic_energy(y.v))
         return kinetic + abs(g.get("energy", math.nan) - kinetic - s.potential0)
 
     def scale(self, s: LoopState, content: float) -> float:
@@ -688,8 +704,10 @@ class _Guard:
             return
         energy = g0["energy"]
         if self.mode == "budget":
-            s.power = float(self.power(t0, s.y))  # type: ignore[arg-type]  # not None: resume() checked it
-            s.potential0 = energy - float(self.system.kinetic_energy(s.y.v))
+            power = self.power(t0, s.y)
+            assert power is not None and self.budgeted is not None, "resume() picks the budget form only then"
+            s.power = float(power)
+            s.potential0 = energy - float(self.budgeted.kinetic_energy(s.y.v))
         else:
             s.power = 0.0
         s.energy0 = energy
@@ -705,7 +723,7 @@ class _Guard:
         if math.isfinite(g.get("energy_scale", math.nan)):
             self.mode = "invariant"
             self.bound = self.rtol * INVARIANT_SCALE
-        elif self.budget and self.power(t, y) is not None:
+        elif self.budgeted is not None and self.power(t, y) is not None:
             self.mode, self.bound = "budget", self.rtol
 
     def check(self, s: LoopState, t_new: float, h: float, y: Any, g: dict[str, float]) -> tuple[Status | None, str]:
