@@ -1,11 +1,12 @@
 """The registry's contract check and the methods' annotations agree (issue 36).
 
-Each method class declares the protocol it integrates once (``system_type``, plus optional ``requires``); the driver
-checks a system against them with ``isinstance`` on the runtime-checkable protocols (``lgbeam.solve.contracts``),
-and mypy checks each method body against the protocol its ``system`` parameter is annotated with. These tests tie
-the two together: the annotation of ``init``/``step``/``diagnostics`` must be ``system_type`` (or a protocol composed
-of it and ``requires``, or a union with such a member), so a system the registry accepts is one mypy accepts, and
-``supports`` (the memoised check) answers exactly as ``isinstance``.
+Each method class declares the protocol it integrates once (``system_type``, plus optional ``requires``);
+the driver checks a system against them with ``isinstance`` on the runtime-checkable protocols
+(``lgbeam.solve.contracts``), and mypy checks each method body against the protocol its ``system``
+parameter is annotated with. These tests tie the two together: the annotation of ``init``/``step``/
+``diagnostics`` must be ``system_type`` (or a protocol composed of it and ``requires``, or a union with such
+a member), so a system the registry accepts is one mypy accepts, and ``supports`` (the memoised check)
+answers exactly as ``isinstance``.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from lgbeam.systems import ConstrainedMechanicalSystem, HasEnergyBudget, missing
 
 # The Poisson family (lgbeam/integrators/poisson) is typed in its own part of #36: it joins this list once its
 # methods annotate ``system`` with their protocol (today ``Any`` there).
-TYPED = sorted(n for n, e in METHODS.items() if not type(e.make()).__module__.startswith("lgbeam.integrators.poisson"))
+TYPED = sorted(n for n, e in METHODS.items()
+               if not type(e.make()).__module__.startswith("lgbeam.integrators.poisson"))
 
 
 def _system_annotation(cls: type, name: str) -> object:
@@ -48,7 +50,8 @@ def test_system_annotation_is_the_registered_protocol(name: str) -> None:
         ann = _system_annotation(cls, fn)
         members = _members(ann)
         assert ann is not typing.Any, f"{name}.{fn}: system is typed Any"
-        assert all(getattr(m, "_is_runtime_protocol", False) for m in members), f"{name}.{fn}: {ann} not a protocol"
+        runtime = all(getattr(m, "_is_runtime_protocol", False) for m in members)
+        assert runtime, f"{name}.{fn}: {ann} is not a runtime-checkable protocol"
         # some member of the annotation is (a composition of) exactly what the registry checks
         assert any(all(p in getattr(m, "__mro__", ()) for p in needed) for m in members), (
             f"{name}.{fn} annotates system as {ann}, the registry checks {[p.__name__ for p in needed]}")

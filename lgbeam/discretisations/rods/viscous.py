@@ -104,7 +104,7 @@ def _ratios(ratio: Any, n: int, where: str) -> FloatArray:
 
 
 class DampedModel(ConstrainedMechanicalSystem, Protocol):
-    """What damping by ratio reads of a rod or frame model besides ``modal``'s modes: its size and reference."""
+    """What damping by ratio reads of a rod or frame model besides its modes (``modal``): size, reference."""
 
     @property
     def n_dofs(self) -> int: ...
