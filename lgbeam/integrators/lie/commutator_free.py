@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -40,7 +39,7 @@ from lgbeam._typing import FloatArray
 from lgbeam.integrators.base import Step
 from lgbeam.integrators.lie.rkmk import _OnSpace
 from lgbeam.integrators.tableaux import classical_order
-from lgbeam.systems import HomogeneousSpaceODE
+from lgbeam.systems import HomogeneousSpace, HomogeneousSpaceODE
 
 logger = logging.getLogger(__name__)
 
@@ -159,7 +158,8 @@ class CommutatorFree(_OnSpace):
         return self.scheme.error_order
 
     @staticmethod
-    def _point(space: Any, p: Exponentials, h: float, F: FloatArray, y: FloatArray, Y: list[FloatArray]) -> FloatArray:
+    def _point(space: HomogeneousSpace, p: Exponentials, h: float, F: FloatArray, y: FloatArray,
+               Y: list[FloatArray]) -> FloatArray: 
         m = y if p.start < 0 else Y[p.start]
         for row in p.factors:
             m = space.exp_act(h * (np.asarray(row) @ F), m)

@@ -40,7 +40,7 @@ from lgbeam._typing import FloatArray
 from lgbeam.groups.homogeneous import dexp_inv_series
 from lgbeam.integrators.base import Step, TableauOrders
 from lgbeam.integrators.tableaux import HalfExplicitTableau
-from lgbeam.systems import HasInvariants, HomogeneousSpaceODE, supports
+from lgbeam.systems import HasInvariants, HomogeneousSpace, HomogeneousSpaceODE, supports
 
 logger = logging.getLogger(__name__)
 
@@ -96,7 +96,7 @@ class HomogeneousRKMK(TableauOrders, _OnSpace):
             object.__setattr__(self, "name", f"hs-rkmk-{self.tableau.name}")
         _check_degree(self.name, self.dexp_degree)
 
-    def _dexp_inv(self, space: Any, sigma: FloatArray, v: FloatArray) -> FloatArray:
+    def _dexp_inv(self, space: HomogeneousSpace, sigma: FloatArray, v: FloatArray) -> FloatArray:
         if self.dexp_degree is None:
             return space.dexp_inv(sigma, v)
         return dexp_inv_series(space.bracket, sigma, v, self.dexp_degree)
@@ -119,13 +119,14 @@ class HomogeneousRKMK(TableauOrders, _OnSpace):
             K[i] = self._stage(ode, t, h, y, K, i)
         sigma = h * (tab.b[:s] @ K[:s])
         y1 = space.exp_act(sigma, y)
-        if tab.b_hat is None:
+        b_hat = tab.b_hat
+        if b_hat is None:
             return Step(y1, None, evaluations=s)
 
         def estimate() -> tuple[FloatArray, FloatArray]:
             for i in range(s, tab.stages):
                 K[i] = self._stage(ode, t, h, y, K, i)
-            return sigma - h * (tab.b_hat @ K), np.abs(sigma)
+            return sigma - h * (b_hat @ K), np.abs(sigma)
 
         return Step(y1, None, estimate=estimate, evaluations=s)
 
