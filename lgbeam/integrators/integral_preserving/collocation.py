@@ -127,8 +127,8 @@ class EPCollocation(_LieGroupMethod):
             return k.ravel()
 
         try:
-            res = fixed_point(self.solver, update, np.tile(field_of(system, y), s))
-            theta = h * (data.integrated(np.array([1.0]))[0] @ res.x.reshape(s, G.dim))
+            x, res = fixed_point(self.solver, update, np.tile(field_of(system, y), s))
+            theta = h * (data.integrated(np.array([1.0]))[0] @ x.reshape(s, G.dim))
             check_injectivity(G, theta, "EP collocation step")
         except ValueError as exc:
             return _failed(y, exc)

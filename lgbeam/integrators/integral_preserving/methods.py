@@ -57,11 +57,14 @@ DEFAULT_SOLVER = FixedPoint(tol=1e-14, max_iter=500)
 
 
 def fixed_point(solver: FixedPoint, update: Callable[[FloatArray], FloatArray],
-                x0: FloatArray) -> FixedPointResult:
-    """``solver.solve(update, x0)`` for a float64 map. ``FixedPoint.solve`` and ``poisson.base.solved`` are
-    typed on the Poisson methods' generic ``Array``; every iterate here stays float64 (x0 is, and so is each
-    ``update``), so the casts only restate that. TODO(#36): make both generic in the array type."""
-    return solver.solve(cast(Callable[[Array], Array], update), x0)
+                x0: FloatArray) -> tuple[FloatArray, FixedPointResult]:
+    """(last iterate, result) of ``solver.solve(update, x0)`` for a float64 map.
+
+    ``FixedPoint.solve`` and ``poisson.base.solved`` are typed on the Poisson methods' generic ``Array``; every
+    iterate here stays float64 (x0 is, and so is each ``update``), so the casts only restate that.
+    TODO(#36): make both generic in the array type."""
+    res = solver.solve(cast(Callable[[Array], Array], update), x0)
+    return np.asarray(res.x, dtype=np.float64), res  # no copy: the iterate is float64
 
 
 def solved_float(y: FloatArray, res: FixedPointResult) -> Step[FloatArray, None]:
@@ -111,10 +114,10 @@ class LieDiscreteGradient(_LieGroupMethod):
             return h * (midpoint_bivector(system, y, eta) @ diff.from_step(system, y, eta))
 
         try:
-            res = fixed_point(self.solver, update, h * field_of(system, y))
+            x, res = fixed_point(self.solver, update, h * field_of(system, y))
         except ValueError as exc:
             return _failed(y, exc)
-        return solved_float(G.compose(G.exp(res.x), y), res)
+        return solved_float(G.compose(G.exp(x), y), res)
 
 
 @dataclass(frozen=True)
@@ -132,8 +135,8 @@ class LieMidpoint(_LieGroupMethod):
         def update(eta: FloatArray) -> FloatArray:
             return h * field_of(system, G.compose(G.exp(0.5 * eta), y))
 
-        res = fixed_point(self.solver, update, h * field_of(system, y))
-        return solved_float(G.compose(G.exp(res.x), y), res)
+        x, res = fixed_point(self.solver, update, h * field_of(system, y))
+        return solved_float(G.compose(G.exp(x), y), res)
 
 
 @dataclass(frozen=True)
@@ -183,10 +186,10 @@ class SphereRetractionMethod:
         P = sr.tangent_projector(y)
         try:
             x0 = sr.retract(y, h * (P @ system.bivector(y) @ system.gradient(y)))
-            res = fixed_point(self.solver, update, x0)
+            x, res = fixed_point(self.solver, update, x0)
         except ValueError as exc:
             return _failed(y, exc)
-        return solved_float(np.asarray(res.x, dtype=np.float64), res)
+        return solved_float(x, res)
 
     def diagnostics(self, system: SphereFirstIntegral, t: float, y: FloatArray,
                     cache: Any) -> dict[str, float]:
