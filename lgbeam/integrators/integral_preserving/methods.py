@@ -60,8 +60,8 @@ def fixed_point(solver: FixedPoint, update: Callable[[FloatArray], FloatArray],
                 x0: FloatArray) -> tuple[FloatArray, FixedPointResult]:
     """(last iterate, result) of ``solver.solve(update, x0)`` for a float64 map.
 
-    iterate here stays float64 (x0 is, and so is each ``update``), so the casts only restate it.
-    iterate here stays float64 (x0 is, and so is each ``update``), so the casts only restate that.
+    ``FixedPoint.solve`` and ``poisson.base.solved`` are typed on the Poisson methods' generic ``Array``;
+    every iterate here stays float64 (x0 is, and so is each ``update``), so the casts only restate that.
     TODO(#36): make both generic in the array type."""
     res = solver.solve(cast(Callable[[Array], Array], update), x0)
     return np.asarray(res.x, dtype=np.float64), res  # no copy: the iterate is float64
