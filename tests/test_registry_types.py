@@ -23,16 +23,37 @@ from lgbeam.integrators.registry import METHODS
 from lgbeam.solve.contracts import IncompatibleSystem, check_compatible, compatible_methods
 from lgbeam.systems import ConstrainedMechanicalSystem, HasEnergyBudget, missing_members, supports
 
-# The Poisson family (lgbeam/integrators/poisson) is typed in its own part of #36: it joins this list once its
-# methods annotate ``system`` with their protocol (today ``Any`` there).
+# The Poisson family (lgbeam/integrators/poisson) is typed in its own part of #36 (generic bases,
+# ``PoissonMethod[SysT]``, resolved below): drop this filter once that part is merged.
 TYPED = sorted(n for n, e in METHODS.items()
                if not type(e.make()).__module__.startswith("lgbeam.integrators.poisson"))
+
+
+def _typevar_bindings(cls: type) -> dict[object, object]:
+    """TypeVar → argument along the generic bases of ``cls``, the most derived binding first
+    (``class M(Base[P])`` with ``Base(Generic[SysT])``: SysT → P)."""
+    env: dict[object, object] = {}
+
+    def walk(klass: type, outer: dict[object, object]) -> None:
+        for base in getattr(klass, "__orig_bases__", ()):
+            origin = typing.get_origin(base)
+            if not isinstance(origin, type):
+                continue
+            args = [outer.get(a, a) for a in typing.get_args(base)]
+            inner = dict(zip(getattr(origin, "__parameters__", ()), args, strict=False))
+            for tv, arg in inner.items():
+                env.setdefault(tv, arg)
+            walk(origin, inner)
+
+    walk(cls, {})
+    return env
 
 
 def _system_annotation(cls: type, name: str) -> object:
     fn = getattr(cls, name)
     param = list(inspect.signature(fn).parameters)[1]  # (self, system, ...)
-    return typing.get_type_hints(fn)[param]
+    ann = typing.get_type_hints(fn)[param]
+    return _typevar_bindings(cls).get(ann, ann) if isinstance(ann, typing.TypeVar) else ann
 
 
 def _members(annotation: object) -> tuple[object, ...]:
