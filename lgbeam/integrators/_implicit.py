@@ -85,7 +85,9 @@ class KKTFactor:
             lu, piv = sla.lu_factor(Kd, check_finite=False)
             d = np.abs(np.diag(lu))
             if d.min() <= 1e-14 * max(d.max(), 1e-300):
-                raise SingularNewtonMatrix(f"the Newton matrix is numerically singular (pivot ratio {d.min() / d.max():.1e})")
+                raise SingularNewtonMatrix(
+                    f"the Newton matrix is numerically singular (pivot ratio {d.min() / d.max():.1e})"
+                )
             return KKTFactor(n, lambda rhs: sla.lu_solve((lu, piv), rhs, check_finite=False))
         if not np.all(np.isfinite(v)):
             raise SingularNewtonMatrix("the Newton matrix has non-finite entries")
@@ -131,8 +133,12 @@ def _coo_blocks(blocks: list[list[Any]]) -> tuple[np.ndarray, np.ndarray, FloatA
             rows.append(rr + r0[i])
             cols.append(cc + c0[j])
             vals.append(np.asarray(vv, dtype=float))
-    return (np.concatenate(rows).astype(np.int64), np.concatenate(cols).astype(np.int64), np.concatenate(vals),
-            int(r0[-1]))
+    return (
+        np.concatenate(rows).astype(np.int64),
+        np.concatenate(cols).astype(np.int64),
+        np.concatenate(vals),
+        int(r0[-1]),
+    )
 
 
 _ORDERS: dict[tuple[int, int, int], tuple[bytes, np.ndarray, int, int, np.ndarray]] = {}
@@ -144,7 +150,9 @@ def _fingerprint(r: np.ndarray, c: np.ndarray) -> bytes:
         np.ascontiguousarray(c).data, digest_size=16).digest()
 
 
-def _banded_factor(r: np.ndarray, c: np.ndarray, v: FloatArray, n: int, nv: int, block: int) -> BandedLU | None:
+def _banded_factor(
+    r: np.ndarray, c: np.ndarray, v: FloatArray, n: int, nv: int, block: int
+) -> BandedLU | None:
     """The banded LU of the matrix with entries (r, c, v) (``_banded``) when its node-block ordering gives a narrow
     band, else None (SuperLU). The ordering, bandwidth and band positions are kept per pattern (a
     refactorisation reuses them and only scatters the values)."""
@@ -168,7 +176,9 @@ def _banded_factor(r: np.ndarray, c: np.ndarray, v: FloatArray, n: int, nv: int,
     return lu
 
 
-STAGNATION = 1e-7  # relative size of a correction below which a non-contracting Newton iteration is at round-off
+STAGNATION = (
+    1e-7  # relative size of a correction below which a non-contracting Newton iteration is at round-off
+)
 
 
 def at_round_off(err: float, prev: float, tol: float) -> bool:
@@ -233,7 +243,9 @@ class _Colouring:
             cols = np.broadcast_to(j[:, None, None], rr.shape)[keep]
             rows = rr[keep]
         object.__setattr__(self, "colour_of_col", colour)
-        object.__setattr__(self, "groups", tuple(np.flatnonzero(colour == c) for c in range(int(colour.max()) + 1)))
+        object.__setattr__(
+            self, "groups", tuple(np.flatnonzero(colour == c) for c in range(int(colour.max()) + 1))
+        )
         object.__setattr__(self, "rows", np.asarray(rows, dtype=np.intp))
         object.__setattr__(self, "cols", np.asarray(cols, dtype=np.intp))
 

@@ -56,12 +56,12 @@ _ADVICE: dict[Status, str] = {
     Status.STEP_UNDERFLOW: "loosen rtol/atol, lower h_min, or check the model (a step blew up at every size tried)",
     Status.NONFINITE: "reduce the step size (integrator.h)",
     Status.SINGULAR: "reduce the step (integrator.h) when earlier steps or the start solved, else check the "
-                     "constraints and supports (redundant or contradictory rows)",
+    "constraints and supports (redundant or contradictory rows)",
     Status.SOLVER_FAILED: "use a smaller integrator.h, raise integrator.max_iter, or another method",
     Status.ENERGY_GROWTH: "the solution blew up: reduce integrator.h",
     Status.MASS_GROWTH: "the solution blew up (its mass grew): reduce integrator.h or use another method",
     Status.CONSTRAINT_DRIFT: "the solution left its constraints (a blow-up, or the drift of a method that holds them only "
-                             "at velocity level): reduce integrator.h",
+    "at velocity level): reduce integrator.h",
     Status.INTERRUPTED: "the run was interrupted; the files hold everything up to the last accepted step",
     Status.STOPPED: "an observer asked the run to stop",
 }

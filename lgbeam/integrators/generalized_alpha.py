@@ -175,8 +175,10 @@ def chung_hulbert(rho_inf: float) -> tuple[float, float, float, float]:
     """(α_m, α_f, β, γ) of the spectral radius at infinity ρ∞ ∈ [0, 1] (Chung & Hulbert 1993, eqs. (25)–(27))."""
     r = float(rho_inf)
     if not (math.isfinite(r) and 0.0 <= r <= 1.0):
-        raise ValueError(f"rho_inf must lie in [0, 1] (spectral radius at infinity: 1 no numerical damping, 0 "
-                         f"the most), got {rho_inf!r}; e.g. integrator.rho_inf = 0.9")
+        raise ValueError(
+            f"rho_inf must lie in [0, 1] (spectral radius at infinity: 1 no numerical damping, 0 "
+            f"the most), got {rho_inf!r}; e.g. integrator.rho_inf = 0.9"
+        )
     am = (2 * r - 1) / (r + 1)
     af = r / (r + 1)
     gamma = 0.5 + af - am
@@ -228,8 +230,10 @@ class GeneralizedAlpha:
     def __post_init__(self) -> None:
         chung_hulbert(self.rho_inf)
         if self.index not in INDEX_FORMS:
-            raise ValueError(f"generalized-α index must be one of {', '.join(map(repr, INDEX_FORMS))} (constraints at "
-                             f"position level, or stabilised index 2), got {self.index!r}")
+            raise ValueError(
+                f"generalized-α index must be one of {', '.join(map(repr, INDEX_FORMS))} (constraints at "
+                f"position level, or stabilised index 2), got {self.index!r}"
+            )
         check_iteration_options(self.tol, self.max_iter)
 
     @property
@@ -300,12 +304,23 @@ class GeneralizedAlpha:
             return self._step(system, t, h, y, cache)
         except SingularNewtonMatrix as exc:
             retry = replace(cache, factor=None, factor_h=math.nan)
-            return Step(y, cache, status=Status.SINGULAR, detail=f"generalized-α Newton matrix at t = {t + h:.6g} "
-                        f"(h = {h:.3g}): {exc}", retry_cache=retry,
-                        advice="check the constraints and supports (redundant or contradictory rows)")
+            return Step(
+                y,
+                cache,
+                status=Status.SINGULAR,
+                detail=f"generalized-α Newton matrix at t = {t + h:.6g} (h = {h:.3g}): {exc}",
+                retry_cache=retry,
+                advice="check the constraints and supports (redundant or contradictory rows)",
+            )
         except FloatingPointError as exc:
-            return Step(y, cache, status=Status.NONFINITE, detail=f"floating-point error in the Newton iteration at "
-                        f"t = {t + h:.6g} (h = {h:.3g}): {exc}", retry_cache=replace(cache, factor=None, factor_h=math.nan))
+            return Step(
+                y,
+                cache,
+                status=Status.NONFINITE,
+                detail=f"floating-point error in the Newton iteration at "
+                f"t = {t + h:.6g} (h = {h:.3g}): {exc}",
+                retry_cache=replace(cache, factor=None, factor_h=math.nan),
+            )
 
     def _matrix(self, system: ConstrainedMechanicalSystem, cache: GACache, t1: float, q1: FloatArray,
                 v1: FloatArray, lam1: FloatArray, theta: FloatArray, B1: Any, Bn: Any, s: float,
@@ -408,8 +423,16 @@ class GeneralizedAlpha:
                 detail = (f"generalized-α Newton {newton.describe()} at t = {t1:.6g} (h = {h:.3g}), scaled "
                           f"residual {res:.3e}")
                 new_cache = replace(cache, factor=None, factor_h=math.nan, n_factorisations=n_fact)
-                return Step(y, new_cache, status=Status.SOLVER_FAILED, detail=detail, evaluations=n_eval,
-                            iterations=newton.it, retry_cache=new_cache, advice=newton.advice("generalized-α"))
+                return Step(
+                    y,
+                    new_cache,
+                    status=Status.SOLVER_FAILED,
+                    detail=detail,
+                    evaluations=n_eval,
+                    iterations=newton.it,
+                    retry_cache=new_cache,
+                    advice=newton.advice("generalized-α"),
+                )
             if verdict is Verdict.REFRESH:
                 factor = None
         theta, v1, vd1 = _iterate(th, Bnu, base, bh2, v_base, c_v, vd_base, c_vd)
@@ -422,8 +445,15 @@ class GeneralizedAlpha:
         def dense(sigma: float) -> MechanicalState:
             return hermite(G, q, v, lam, theta, q1, v1, lam1, vd_n, vd1, h, sigma)
 
-        return Step(MechanicalState(q1, v1, lam1), new_cache, error=error, magnitude=np.abs(theta), dense=dense,
-                    evaluations=n_eval, iterations=newton.it)
+        return Step(
+            MechanicalState(q1, v1, lam1),
+            new_cache,
+            error=error,
+            magnitude=np.abs(theta),
+            dense=dense,
+            evaluations=n_eval,
+            iterations=newton.it,
+        )
 
 
 __all__ = ["INDEX_FORMS", "GACache", "GeneralizedAlpha", "chung_hulbert"]

@@ -155,9 +155,15 @@ class HalfExplicitRK(TableauOrders):
 
             def estimate() -> tuple[FloatArray, FloatArray]:
                 return err_fn(), np.concatenate([np.abs(theta), np.maximum(np.abs(v), np.abs(v1))])
-        return Step(MechanicalState(q1, v1, st.lam), HERKCache(lin, vdot_end, cache.rheonomic), estimate=estimate,
-                    dense=dense, evaluations=st.n_force_evals,
-                    retry_cache=HERKCache(lin, st.vdot_start, cache.rheonomic))
+
+        return Step(
+            MechanicalState(q1, v1, st.lam),
+            HERKCache(lin, vdot_end, cache.rheonomic),
+            estimate=estimate,
+            dense=dense,
+            evaluations=st.n_force_evals,
+            retry_cache=HERKCache(lin, st.vdot_start, cache.rheonomic),
+        )
 
     def checkpoint(self, cache: HERKCache) -> dict[str, Any]:
         """The cache without its stage solver (rebuilt from the constant M on restore)."""

@@ -77,7 +77,9 @@ def solve_quaternion(J: FloatArray, c: FloatArray, sign: float, scheme: str, tol
             new = np.asarray(np.linalg.solve((rs * np.eye(3) + sign * hat(rv)) * J, c), dtype=np.float64)
         n2 = float(new @ new)
         if not n2 < 1.0:
-            raise SolverFailure(f"quaternion fixed point ({scheme}): |r_v| ≥ 1, step too large", k, math.sqrt(n2))
+            raise SolverFailure(
+                f"quaternion fixed point ({scheme}): |r_v| ≥ 1, step too large", k, math.sqrt(n2)
+            )
         delta = float(np.abs(new - rv).max())
         rv, rs = new, math.sqrt(1.0 - n2)
         if delta <= tol:
@@ -105,8 +107,10 @@ class _FieldMethod:
             raise ValueError(f"{self.name}: the state is y = [x, q, p, Π] (13,) finite, got shape {y.shape}")
         dev = abs(float(np.linalg.norm(y[3:7])) - 1.0)
         if dev > QUAT_TOL:
-            raise ValueError(f"{self.name}: q must be a unit quaternion (| |q| − 1 | = {dev:.2e} > {QUAT_TOL:g}); "
-                             "normalise it (or build it from R with groups.base.matrix_to_quat)")
+            raise ValueError(
+                f"{self.name}: q must be a unit quaternion (| |q| − 1 | = {dev:.2e} > {QUAT_TOL:g}); "
+                "normalise it (or build it from R with groups.base.matrix_to_quat)"
+            )
         J = np.asarray(system.inertia, dtype=float)
         if J.shape != (3,) or not np.all(J > 0):
             raise ValueError(f"{self.name}: inertia must be 3 positive principal moments, got {J}")
@@ -127,7 +131,9 @@ class _FieldMethod:
         try:
             y1, c1, k = self._advance(system, h, y, cache)
         except SolverFailure as exc:
-            return Step(y, cache, status=Status.SOLVER_FAILED, detail=f"{self.name}: {exc}", iterations=exc.iterations)
+            return Step(
+                y, cache, status=Status.SOLVER_FAILED, detail=f"{self.name}: {exc}", iterations=exc.iterations
+            )
         return Step(y1, c1, iterations=k, evaluations=1)
 
     def _translate(self, h: float, y: FloatArray, c: FieldCache) -> FloatArray:
@@ -274,15 +280,30 @@ class LieStormerVerlet(_FieldMethod):
         return y1, c1, k
 
 
-LGVI_METHODS: dict[str, Any] = {cls.name: cls for cls in (QuaternionLGVI, RattleSO3, ShakeQuaternion, LieStormerVerlet)}
+LGVI_METHODS: dict[str, Any] = {
+    cls.name: cls for cls in (QuaternionLGVI, RattleSO3, ShakeQuaternion, LieStormerVerlet)
+}
 LGVI_SUMMARIES: dict[str, str] = {
     "lgvi": "quaternion Lie group variational integrator, fixed point (3.26) (seed 003 (3.23))",
     "rattle-so3": "RATTLE on rotation matrices, quaternion fixed point, closed-form Λ₁ (seed 003 (3.28))",
     "shake-quat": "SHAKE/RATTLE in R⁴ with |q|² = 1, Newton on (q₁, λ) (seed 003 Table 3.1)",
     "lg-stormer-verlet": "Lie group Störmer–Verlet: Verlet in x, Lie–Verlet (cay) in R (seed 003 Table 3.1)",
 }
-LGVI_OPTIONS: dict[str, tuple[str, ...]] = {"lgvi": ("tol", "max_iter", "update"), "rattle-so3": ("tol", "max_iter"),
-                                             "shake-quat": ("tol", "max_iter"), "lg-stormer-verlet": ("tol", "max_iter")}
+LGVI_OPTIONS: dict[str, tuple[str, ...]] = {
+    "lgvi": ("tol", "max_iter", "update"),
+    "rattle-so3": ("tol", "max_iter"),
+    "shake-quat": ("tol", "max_iter"),
+    "lg-stormer-verlet": ("tol", "max_iter"),
+}
 
-__all__ = ["LGVI_METHODS", "LGVI_OPTIONS", "LGVI_SUMMARIES", "LieStormerVerlet", "QuaternionLGVI", "RattleSO3",
-           "ShakeQuaternion", "solve_quaternion", "torque"]
+__all__ = [
+    "LGVI_METHODS",
+    "LGVI_OPTIONS",
+    "LGVI_SUMMARIES",
+    "LieStormerVerlet",
+    "QuaternionLGVI",
+    "RattleSO3",
+    "ShakeQuaternion",
+    "solve_quaternion",
+    "torque",
+]

@@ -39,14 +39,18 @@ def check_finite(name: str, x: FloatArray) -> None:
     """ValueError naming the first non-finite entry of an initial-data array."""
     if not np.all(np.isfinite(x)):
         bad = np.flatnonzero(~np.isfinite(np.ravel(x)))
-        raise ValueError(f"{name} contains non-finite values (first at flat index {bad[0]}); fix the initial data")
+        raise ValueError(
+            f"{name} contains non-finite values (first at flat index {bad[0]}); fix the initial data"
+        )
 
 
 def stage_solver(system: ConstrainedMechanicalSystem, q: FloatArray) -> SaddlePointSolver:
     """The saddle-point solver of a constant, block-diagonal mass matrix M(q0)."""
     if isinstance(system, HasVariableMass) and system.mass_is_constant is False:
-        raise ValueError(f"{type(system).__name__} has a configuration-dependent mass matrix; this method needs "
-                         "a constant one (mass_is_constant = True)")
+        raise ValueError(
+            f"{type(system).__name__} has a configuration-dependent mass matrix; this method needs "
+            "a constant one (mass_is_constant = True)"
+        )
     block = system.mass_block if isinstance(system, HasMassBlocks) else 6
     compiled = system.compiled if isinstance(system, HasCompiledChoice) else None
     return SaddlePointSolver(mass_inverse(system.mass(q), block), compiled=compiled)
@@ -65,7 +69,9 @@ def phi(system: ConstrainedMechanicalSystem, t: float, q: FloatArray) -> FloatAr
 
 def jac(system: ConstrainedMechanicalSystem, t: float, q: FloatArray) -> Any:
     """B(t, q) for rheonomic systems, else B(q)."""
-    return as_matrix(system.constraint_jacobian_t(t, q) if is_rheonomic(system) else system.constraint_jacobian(q))
+    return as_matrix(
+        system.constraint_jacobian_t(t, q) if is_rheonomic(system) else system.constraint_jacobian(q)
+    )
 
 
 # (g, Bᵀλ, Φ, B v + Φ_t); Bᵀλ is the scalar 0.0 for a system without constraints
@@ -184,14 +190,21 @@ def residuals(system: ConstrainedMechanicalSystem, t: float, q: FloatArray, v: F
     pattern. A system may compute all three at once (``HasStepResiduals``, e.g. the rod's compiled pass).
     ``velocity=False`` skips B v where it costs a Jacobian (the driver's always-on blow-up check needs Φ and E)."""
     rheo = is_rheonomic(system) if rheonomic is None else rheonomic
-    if not rheo and supports(system, HasStepResiduals) and (fused := system.step_residuals(t, q, v)) is not None:
+    if (
+        not rheo
+        and supports(system, HasStepResiduals)
+        and (fused := system.step_residuals(t, q, v)) is not None
+    ):
         return {"phi": fused[0], "bv": fused[1], "energy": fused[2]}
     driven = system if rheo and supports(system, RheonomicConstraints) else None
     res = bv = 0.0
     if system.n_constraints:
         res = norm(driven.constraints_t(t, q) if driven is not None else system.constraints(q))
         if not velocity:
-            return {"phi": res, "energy": float(system.energy(t, q, v)) if supports(system, HasEnergy) else math.nan}
+            return {
+                "phi": res,
+                "energy": float(system.energy(t, q, v)) if supports(system, HasEnergy) else math.nan,
+            }
         B = jac(system, t, q)
         hid = lin.matvec(B, v) if lin is not None else B @ v
         if driven is not None:

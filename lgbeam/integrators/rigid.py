@@ -76,8 +76,13 @@ class Newton:
         if not (isinstance(self.max_iter, int) and self.max_iter >= 1):
             raise ValueError(f"Newton max_iter must be an integer >= 1, got {self.max_iter!r}")
 
-    def solve(self, f: Callable[[FloatArray], FloatArray], x0: FloatArray,
-              jac: Callable[[FloatArray], FloatArray] | None = None, what: str = "Newton") -> tuple[FloatArray, int]:
+    def solve(
+        self,
+        f: Callable[[FloatArray], FloatArray],
+        x0: FloatArray,
+        jac: Callable[[FloatArray], FloatArray] | None = None,
+        what: str = "Newton",
+    ) -> tuple[FloatArray, int]:
         """(root, iterations); ``SolverFailure`` after ``max_iter`` iterations or on a non-finite iterate."""
         x = np.array(x0, dtype=float)
         r = f(x)
@@ -119,10 +124,14 @@ def inertia_matrix(inertia: Any, name: str = "inertia") -> FloatArray:
     if J.shape == (3,):
         J = np.diag(J)
     if J.shape != (3, 3) or not np.all(np.isfinite(J)):
-        raise ValueError(f"{name} must be 3 principal moments (3,) or a finite (3, 3) matrix, got shape {J.shape}")
+        raise ValueError(
+            f"{name} must be 3 principal moments (3,) or a finite (3, 3) matrix, got shape {J.shape}"
+        )
     if not np.allclose(J, J.T, rtol=1e-12, atol=1e-14 * np.abs(J).max()):
-        raise ValueError(f"{name} must be symmetric, got J − Jᵀ with max |entry| {np.abs(J - J.T).max():.3e}; "
-                         "pass the symmetric inertia tensor (or its principal moments)")
+        raise ValueError(
+            f"{name} must be symmetric, got J − Jᵀ with max |entry| {np.abs(J - J.T).max():.3e}; "
+            "pass the symmetric inertia tensor (or its principal moments)"
+        )
     if np.linalg.eigvalsh(J).min() <= 0:
         raise ValueError(f"{name} must be positive definite, got eigenvalues {np.linalg.eigvalsh(J)}; "
                          "principal moments of a rigid body are > 0")
@@ -187,11 +196,16 @@ class _RigidMethod:
         try:
             R1, w1, tau1, iters = self._advance(system, h, y.q, y.v, cache)
         except SolverFailure as exc:
-            return Step(y, cache, status=Status.SOLVER_FAILED, detail=f"{self.name}: {exc}", iterations=exc.iterations)
-        return Step(MechanicalState(R1, w1), RigidCache(cache.J, cache.Jinv, tau1), iterations=iters, evaluations=1)
+            return Step(
+                y, cache, status=Status.SOLVER_FAILED, detail=f"{self.name}: {exc}", iterations=exc.iterations
+            )
+        return Step(
+            MechanicalState(R1, w1), RigidCache(cache.J, cache.Jinv, tau1), iterations=iters, evaluations=1
+        )
 
-    def _advance(self, system: RigidBodySO3, h: float, R: FloatArray, w: FloatArray,
-                 c: RigidCache) -> tuple[FloatArray, FloatArray, FloatArray, int]:  # pragma: no cover - abstract
+    def _advance(
+        self, system: RigidBodySO3, h: float, R: FloatArray, w: FloatArray, c: RigidCache
+    ) -> tuple[FloatArray, FloatArray, FloatArray, int]:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def diagnostics(self, system: RigidBodySO3, t: float, y: MechanicalState,
@@ -227,7 +241,11 @@ class LieNewmarkTrapezoidal(_RigidMethod):
         rhs = J @ w - 0.5 * h * cross(w, J @ w) + 0.5 * h * c.tau
 
         def f(x: FloatArray) -> FloatArray:
-            return -(J @ x + 0.5 * h * cross(x, J @ x)) + 0.5 * h * self._torque(system, R @ F.map(0.5 * h * (w + x))) + rhs
+            return (
+                -(J @ x + 0.5 * h * cross(x, J @ x))
+                + 0.5 * h * self._torque(system, R @ F.map(0.5 * h * (w + x)))
+                + rhs
+            )
 
         x, k = self.newton.solve(f, w, None, "TLN (4.3a)")
         R1 = R @ F.map(0.5 * h * (w + x))
@@ -337,7 +355,9 @@ class VariationalLieVerlet(_RigidMethod):
 
         def jac(x: FloatArray) -> FloatArray:
             Jx = J @ x
-            return J + 0.5 * h * (hat(x) @ J - hat(Jx)) + 0.25 * h * h * (2.0 * np.outer(x, Jx) + (x @ Jx) * _I3)
+            return (
+                J + 0.5 * h * (hat(x) @ J - hat(Jx)) + 0.25 * h * h * (2.0 * np.outer(x, Jx) + (x @ Jx) * _I3)
+            )
 
         x, k = self.newton.solve(f, w, jac if self.retraction == "cay" else None, "VLV (4.11a)")
         R1 = R @ F.map(h * x)

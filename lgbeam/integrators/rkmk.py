@@ -63,7 +63,9 @@ class RKMK(TableauOrders):
                 K[0] = ode.generator(t, y)
             else:
                 theta = h * (A[i, :i] @ K[:i])
-                K[i] = G.tangent_inv_apply(theta, np.asarray(ode.generator(t + c[i] * h, G.retract(y, theta)), float))
+                K[i] = G.tangent_inv_apply(
+                    theta, np.asarray(ode.generator(t + c[i] * h, G.retract(y, theta)), float)
+                )
         b = A[s, :s]
         theta = h * (b @ K[:s])
         err = None if tab.b_hat is None else theta - h * (tab.b_hat @ K)

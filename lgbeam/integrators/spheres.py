@@ -70,11 +70,15 @@ def _check_state(name: str, model: ProductOfSpheres, y: MechanicalState) -> Mech
     q, w = np.array(y.q, dtype=float), np.array(y.v, dtype=float)
     n = model.n_spheres
     if q.shape != (n, 3) or w.shape != (n, 3):
-        raise ValueError(f"{name}: the state is MechanicalState(q (n, 3), v=ω (n, 3)) with n = {n}, got shapes "
-                         f"{q.shape} and {w.shape}")
+        raise ValueError(
+            f"{name}: the state is MechanicalState(q (n, 3), v=ω (n, 3)) with n = {n}, got shapes "
+            f"{q.shape} and {w.shape}"
+        )
     dev = np.abs(np.linalg.norm(q, axis=1) - 1.0).max()
     if not dev <= 1e-10:
-        raise ValueError(f"{name}: every q_i must be a unit vector (| |q_i| − 1 | = {dev:.2e} > 1e-10); normalise q")
+        raise ValueError(
+            f"{name}: every q_i must be a unit vector (| |q_i| − 1 | = {dev:.2e} > 1e-10); normalise q"
+        )
     return MechanicalState(q, w)
 
 
@@ -107,7 +111,9 @@ class _SpheresMethod:
         return {"energy": float(model.energy(y.q, y.v)) if hasattr(model, "energy") else float("nan")}
 
     def _failed(self, y: MechanicalState, cache: Any, exc: SolverFailure) -> Step[Any, Any]:
-        return Step(y, cache, status=Status.SOLVER_FAILED, detail=f"{self.name}: {exc}", iterations=exc.iterations)
+        return Step(
+            y, cache, status=Status.SOLVER_FAILED, detail=f"{self.name}: {exc}", iterations=exc.iterations
+        )
 
 
 @dataclass(frozen=True)
@@ -131,13 +137,22 @@ class SpheresELN(_SpheresMethod):
         if isinstance(model, HasCoupledParts):
             f, jac = self._coupled_residual(model, q1, wh, h)
         else:
-            f, jac = (lambda x: -x + wh.ravel() + 0.5 * h * model.angular_acceleration(q1, x.reshape(shape)).ravel()), None
+            f, jac = (
+                (
+                    lambda x: (
+                        -x + wh.ravel() + 0.5 * h * model.angular_acceleration(q1, x.reshape(shape)).ravel()
+                    )
+                ),
+                None,
+            )
         try:
             x, k = Newton(self.tol, self.max_iter).solve(f, wh.ravel(), jac, "spheres-ELN (7.1d)")
         except SolverFailure as exc:
             return self._failed(y, cache, exc)
         w1 = x.reshape(shape)
-        return Step(MechanicalState(q1, w1), model.angular_acceleration(q1, w1), iterations=k, evaluations=k + 1)
+        return Step(
+            MechanicalState(q1, w1), model.angular_acceleration(q1, w1), iterations=k, evaluations=k + 1
+        )
 
     @staticmethod
     def _coupled_residual(model: CoupledSpheres, q1: FloatArray, wh: FloatArray, h: float) -> tuple[Any, Any]:
@@ -280,4 +295,11 @@ SPHERES_SUMMARIES: dict[str, str] = {
 }
 SPHERES_OPTIONS = ("tol", "max_iter")
 
-__all__ = ["SPHERES_METHODS", "SPHERES_OPTIONS", "SPHERES_SUMMARIES", "SpheresELN", "SpheresRKMK", "SpheresRattle"]
+__all__ = [
+    "SPHERES_METHODS",
+    "SPHERES_OPTIONS",
+    "SPHERES_SUMMARIES",
+    "SpheresELN",
+    "SpheresRKMK",
+    "SpheresRattle",
+]

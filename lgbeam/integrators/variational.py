@@ -153,8 +153,10 @@ def _growing_mode_note(v: FloatArray, v_half: FloatArray | None) -> str:
     ratio = np.abs(v).max(initial=0.0) / mean if mean > 0.0 else 0.0
     if ratio <= GROWTH_RATIO:
         return ""
-    return (f"; the state's velocities are {ratio:.0f}× the last step's mean velocity f/h: a {GROWING} at this h "
-            "(docs/implicit.md, 'rattle-lgvi: large steps and cost')")
+    return (
+        f"; the state's velocities are {ratio:.0f}× the last step's mean velocity f/h: a {GROWING} at this h "
+        "(docs/implicit.md, 'rattle-lgvi: large steps and cost')"
+    )
 
 
 def _block_jacobian(fun: Callable[[FloatArray], FloatArray], f: FloatArray, d: int) -> FloatArray:
@@ -199,7 +201,9 @@ def _check_conservative(system: ConstrainedMechanicalSystem, t0: float, q: Float
     G = system.group
     rng = np.random.default_rng(2024)
     u = rng.normal(size=v.size) * (1.0 + np.abs(v).max(initial=0.0))
-    dg = np.asarray(system.forces(t0, q, u), dtype=float) - np.asarray(system.forces(t0, q, np.zeros_like(u)), dtype=float)
+    dg = np.asarray(system.forces(t0, q, u), dtype=float) - np.asarray(
+        system.forces(t0, q, np.zeros_like(u)), dtype=float
+    )
     gyro = -_bmv(_blocks(G.ad(u), d), M @ u, transpose=True)
     scale = np.abs(dg).max(initial=0.0) + np.abs(gyro).max(initial=0.0) + 1e-300
     gap = np.abs(dg - gyro).max(initial=0.0)
@@ -231,8 +235,10 @@ class RattleLGVI:
 
     def __post_init__(self) -> None:
         if self.quadrature not in QUADRATURES:
-            raise ValueError(f"rattle-lgvi quadrature must be one of {', '.join(map(repr, QUADRATURES))}, got "
-                             f"{self.quadrature!r}")
+            raise ValueError(
+                f"rattle-lgvi quadrature must be one of {', '.join(map(repr, QUADRATURES))}, got "
+                f"{self.quadrature!r}"
+            )
         check_iteration_options(self.tol, self.max_iter)
 
     def init(self, system: ConstrainedMechanicalSystem, t0: float,
@@ -264,9 +270,20 @@ class RattleLGVI:
                 data: dict[str, Any]) -> VICache:
         q = np.asarray(y.q, dtype=float)
         fd = tangents_for(system, 0.0, q, np.zeros_like(y.v), np.zeros(system.n_constraints))
-        return VICache(dense_if_small(system.mass(q)), stage_solver(system, q), fd, int(data["d"]),
-                       np.asarray(data["lam0"], dtype=float), data["v_half"], data["g_end"], bool(data["rheonomic"]),
-                       data["lam_mid"], float(data["h_prev"]), None, float(data["force_floor"]))
+        return VICache(
+            dense_if_small(system.mass(q)),
+            stage_solver(system, q),
+            fd,
+            int(data["d"]),
+            np.asarray(data["lam0"], dtype=float),
+            data["v_half"],
+            data["g_end"],
+            bool(data["rheonomic"]),
+            data["lam_mid"],
+            float(data["h_prev"]),
+            None,
+            float(data["force_floor"]),
+        )
 
     @property
     def newton(self) -> NewtonControl:
@@ -288,12 +305,21 @@ class RattleLGVI:
         try:
             return self._step(system, t, h, y, cache)
         except (SingularNewtonMatrix, SingularStageMatrix) as exc:
-            return Step(y, cache, status=Status.SINGULAR, detail=f"rattle-lgvi Newton matrix at t = {t + h:.6g} "
-                        f"(h = {h:.3g}): {exc}", advice="check the constraints and supports (redundant or "
-                        "contradictory rows)")
+            return Step(
+                y,
+                cache,
+                status=Status.SINGULAR,
+                detail=f"rattle-lgvi Newton matrix at t = {t + h:.6g} (h = {h:.3g}): {exc}",
+                advice="check the constraints and supports (redundant or contradictory rows)",
+            )
         except FloatingPointError as exc:
-            return Step(y, cache, status=Status.NONFINITE, detail=f"floating-point error in the Newton iteration at "
-                        f"t = {t + h:.6g} (h = {h:.3g}): {exc}")
+            return Step(
+                y,
+                cache,
+                status=Status.NONFINITE,
+                detail=f"floating-point error in the Newton iteration at "
+                f"t = {t + h:.6g} (h = {h:.3g}): {exc}",
+            )
 
     def _g0(self, system: ConstrainedMechanicalSystem, t: float, q: FloatArray) -> FloatArray:
         return np.asarray(system.forces(t, q, np.zeros(system.group.dim)), dtype=float)
@@ -368,10 +394,13 @@ class RattleLGVI:
                 break
             if verdict is Verdict.FAILED:
                 res = float(np.linalg.norm(np.concatenate(parts)))
-                detail = (f"rattle-lgvi Newton {newton.describe()} at t = {t1:.6g} (h = {h:.3g}), residual {res:.3e}")
+                detail = f"rattle-lgvi Newton {newton.describe()} at t = {t1:.6g} (h = {h:.3g}), residual {res:.3e}"
                 note = _growing_mode_note(v, cache.v_half)
-                advice = ("use a smaller integrator.h or gen-alpha (whose numerical damping removes the mode)" if note
-                          else newton.advice("rattle-lgvi"))
+                advice = (
+                    "use a smaller integrator.h or gen-alpha (whose numerical damping removes the mode)"
+                    if note
+                    else newton.advice("rattle-lgvi")
+                )
                 return Step(y, cache, status=Status.SOLVER_FAILED, detail=detail + note, evaluations=n_eval,
                             iterations=newton.it, advice=advice)
             if verdict is Verdict.REFRESH:
@@ -427,13 +456,18 @@ class RattleLGVI:
             q_half = G.retract(q, 0.5 * f)
             K = self._stiffness(system, cache, th, q_half)
             floor = 1e-14 * abs_max(K) * max(1.0, np.abs(q).max())
-            P0T = 0.5 * _bdiag(G, np.transpose(Tm, (0, 2, 1))) @ _bdiag(G, np.transpose(_blocks(G.tangent(-0.5 * f), d),
-                                                                                           (0, 2, 1)))
+            P0T = (
+                0.5
+                * _bdiag(G, np.transpose(Tm, (0, 2, 1)))
+                @ _bdiag(G, np.transpose(_blocks(G.tangent(-0.5 * f), d), (0, 2, 1)))
+            )
             A = A + (0.5 * h * h) * (P0T @ K @ tangent_blocks(G, 0.5 * f))
         if not system.n_constraints:
             return KKTFactor.build([[sp.csr_array(A)]]), floor
         B1 = sp.csr_array(jac(system, t1, q1))
-        return KKTFactor.build([[sp.csr_array(A), sp.csr_array(B0).T], [B1 @ tangent_blocks(G, f), None]]), floor
+        return KKTFactor.build(
+            [[sp.csr_array(A), sp.csr_array(B0).T], [B1 @ tangent_blocks(G, f), None]]
+        ), floor
 
 
 def _bdiag(G: LieGroup, blocks: FloatArray) -> sp.csr_array:

@@ -84,10 +84,14 @@ GROWTH_KEYS = {"energy": Status.ENERGY_GROWTH, "mass": Status.MASS_GROWTH}  # di
 DEFAULT_GROWTH = 1e6  # the blow-up factor of a method that declares none
 PHI_FACTOR = 1e-2  # ‖Φ‖ above this × the model's length is a blow-up (``constraint_tol``)
 GUARD_ONLY = ("energy_scale",)  # diagnostics the guard reads but the record does not keep
-MESH_ANGLE = 150.0  # an element turned this much (degrees) relative to its neighbour: the advice names the mesh
+MESH_ANGLE = (
+    150.0  # an element turned this much (degrees) relative to its neighbour: the advice names the mesh
+)
 BLOWUP_STATUSES = frozenset({Status.NONFINITE, Status.SINGULAR, Status.SOLVER_FAILED, Status.ENERGY_GROWTH,
                              Status.MASS_GROWTH, Status.CONSTRAINT_DRIFT, Status.STEP_UNDERFLOW})
-DRIFT_FACTOR = 0.25  # energy defect above this × (content + ∫|P|) is a blow-up (``drift_factor``; module docstring)
+DRIFT_FACTOR = (
+    0.25  # energy defect above this × (content + ∫|P|) is a blow-up (``drift_factor``; module docstring)
+)
 INVARIANT_SCALE = 2.0  # the invariant form's bound is this × drift_factor (0.5: half the content at t0): a
 #   convergent method at a coarse step may lose a third of it for a while (seed 001's double spherical pendulum,
 #   ELN at h = 1/16, the coarsest point of Fig. 7.6: 0.34); a KdV run with a 100 % error in H (= its content) and
@@ -137,9 +141,13 @@ class LoopState:
     h_largest: float = 0.0
     energy_ref: float = 0.0
     mass_ref: float = 0.0
-    energy0: float = math.nan  # E(t₀), T₀ + |V₀|, the loads' work W and ∫|P| so far, P now (the energy budget)
+    energy0: float = (
+        math.nan
+    )  # E(t₀), T₀ + |V₀|, the loads' work W and ∫|P| so far, P now (the energy budget)
     content0: float = math.nan
-    content_max: float = math.nan  # the largest energy content of the accepted states (the energy check's scale)
+    content_max: float = (
+        math.nan
+    )  # the largest energy content of the accepted states (the energy check's scale)
     potential0: float = math.nan  # V(t₀) = E₀ − T₀ of a mechanical system (its potential is measured from it)
     ratio_max: float = 0.0  # the largest |E − E₀ − W| / (content + ∫|P|) accepted (provenance: energy_check)
     work: float = 0.0
@@ -176,7 +184,11 @@ def _all_finite(y: Any) -> bool:
         total = arrays[0].sum()
         for a in arrays[1:]:
             total = total + a.sum()
-        finite = cmath.isfinite(total) if isinstance(total, (complex, np.complexfloating)) else math.isfinite(total)
+        finite = (
+            cmath.isfinite(total)
+            if isinstance(total, (complex, np.complexfloating))
+            else math.isfinite(total)
+        )
     except FloatingPointError:  # numpy set to raise (np.seterr) on overflow or inf − inf
         finite = False
     return finite or all(bool(np.isfinite(a).all()) for a in arrays)
@@ -199,20 +211,26 @@ def advice(status: Status, method: Any, system: object, controller: Any, y: Any)
     if status in BLOWUP_STATUSES and isinstance(y, MechanicalState) and hasattr(system, "element_rotation"):
         angle = math.degrees(float(system.element_rotation(y.q)))
         if angle >= MESH_ANGLE:
-            return (f"an element's relative rotation reached {angle:.0f}° at the last good state: near 180° the rod's "
-                    "strain (the group logarithm between neighbouring nodes) jumps, whatever the step, so refine the "
-                    "mesh (model.n_elements)")
+            return (
+                f"an element's relative rotation reached {angle:.0f}° at the last good state: near 180° the rod's "
+                "strain (the group logarithm between neighbouring nodes) jumps, whatever the step, so refine the "
+                "mesh (model.n_elements)"
+            )
     text = status.advice
     if status in BLOWUP_STATUSES - {Status.STEP_UNDERFLOW} and not controller.adaptive:
         if method.error_order is not None:
-            text += ", or let the step adapt (integrator.controller = \"pi\" with integrator.rtol and integrator.atol)"
+            text += ', or let the step adapt (integrator.controller = "pi" with integrator.rtol and integrator.atol)'
         elif others := adaptive_methods(system):
-            text += (f", or an adaptive method (integrator.method = {' | '.join(others[:3])} with integrator.controller"
-                     " = \"pi\", integrator.rtol and integrator.atol)")
+            text += (
+                f", or an adaptive method (integrator.method = {' | '.join(others[:3])} with integrator.controller"
+                ' = "pi", integrator.rtol and integrator.atol)'
+            )
     if status is Status.CONSTRAINT_DRIFT:
         from lgbeam.solve.contracts import compatible_methods
 
-        holders = [m for m in ("gen-alpha", "rattle-lgvi") if m in compatible_methods(system) and m != method.name]
+        holders = [
+            m for m in ("gen-alpha", "rattle-lgvi") if m in compatible_methods(system) and m != method.name
+        ]
         text += f", or a method that holds the position constraints ({', '.join(holders)})" if holders else ""
     return text
 
@@ -293,7 +311,9 @@ def _setup(system: object, method: Any, t_span: tuple[float, float],
     check_compatible(method, system)
     t0, t_end = (float(x) for x in t_span)
     if not (math.isfinite(t0) and math.isfinite(t_end) and t_end > t0):
-        raise ValueError(f"need t_end > t0, got t0 = {t0}, t_end = {t_end}; set time.t_end larger than time.t0")
+        raise ValueError(
+            f"need t_end > t0, got t0 = {t0}, t_end = {t_end}; set time.t_end larger than time.t0"
+        )
     if not isinstance(controller, (ConstantStep, AdaptiveStep)):
         raise TypeError(f"controller must be ConstantStep(h) or AdaptiveStep(rtol, atol), got {controller!r}")
     if controller.adaptive and method.error_order is None:
@@ -313,7 +333,11 @@ def _start(system: object, method: Any, controller: Any, t0: float, y0: Any,
     if resume is not None:
         if resume.method != method.name:
             raise ValueError(f"checkpoint of method {resume.method!r} cannot resume with {method.name!r}")
-        cache = method.restore(system, resume.y, resume.cache) if isinstance(method, HasCheckpoint) else resume.cache
+        cache = (
+            method.restore(system, resume.y, resume.cache)
+            if isinstance(method, HasCheckpoint)
+            else resume.cache
+        )
         return replace(resume, cache=cache)
     y, cache = method.init(system, t0, y0)
     if isinstance(controller, ConstantStep):
@@ -367,21 +391,30 @@ def _integrate(system: object, method: Any, y0: Any, t_span: tuple[float, float]
     with _Signals().installed() as signals:
         method, t0, t_end = _setup(system, method, t_span, controller)
         if energy_growth is BY_METHOD:
-            energy_growth = float(method.blowup_factor) if isinstance(method, HasBlowupFactor) else DEFAULT_GROWTH
+            energy_growth = (
+                float(method.blowup_factor) if isinstance(method, HasBlowupFactor) else DEFAULT_GROWTH
+            )
         save = save or SaveAt()
         save_times = save.plan(t0, t_end)
         if not (isinstance(max_steps, int) and max_steps >= 1):
             raise ValueError(f"max_steps must be a positive integer, got {max_steps!r}")
         if energy_growth is not None and not energy_growth > 1:
-            raise ValueError(f"energy_growth must be a factor > 1 (or None to disable), got {energy_growth!r}")
+            raise ValueError(
+                f"energy_growth must be a factor > 1 (or None to disable), got {energy_growth!r}"
+            )
         if drift_factor is not None and not drift_factor > 0:
             raise ValueError(f"drift_factor must be > 0 (or None to disable), got {drift_factor!r}")
         rec = record if record is not None else MemoryRecord()
         st0 = _start(system, method, controller, t0, y0, resume)
         diag: Callable[[float, Any, Any], dict[str, float]] = (
-            (lambda t, yy, c: method.diagnostics(system, t, yy, c)) if diagnostics is True
+            (lambda t, yy, c: method.diagnostics(system, t, yy, c))
+            if diagnostics is True
             else (lambda t, yy, c: method.diagnostics(system, t, yy, c) | diagnostics.fn(t, yy))
-            if isinstance(diagnostics, AlsoRecord) else (lambda t, yy, c: {}) if diagnostics is False else (lambda t, yy, c: diagnostics(t, yy)))
+            if isinstance(diagnostics, AlsoRecord)
+            else (lambda t, yy, c: {})
+            if diagnostics is False
+            else (lambda t, yy, c: diagnostics(t, yy))
+        )
         measure = isinstance(controller, ConstantStep) and controller.measures
         out_t: list[float] = []
         out_y: list[Any] = []
@@ -402,8 +435,25 @@ def _integrate(system: object, method: Any, y0: Any, t_span: tuple[float, float]
             assert st0.record is not None, "a resumed state carries its record's state"
             rec.restore(st0.record)
             guard.resume(st0.t, st0.y, guard.values(st0.t, st0.y, st0.cache, diag(st0.t, st0.y, st0.cache)))
-        loop = _Loop(system, method, controller, save, save_times, diag, rec, t0, t_end, max_steps, energy_growth,
-                     measure, progress, checkpoint, out_t, out_y, guard)
+        loop = _Loop(
+            system,
+            method,
+            controller,
+            save,
+            save_times,
+            diag,
+            rec,
+            t0,
+            t_end,
+            max_steps,
+            energy_growth,
+            measure,
+            progress,
+            checkpoint,
+            out_t,
+            out_y,
+            guard,
+        )
         loop.run(st0, signals, stopped=stop)
         rec.close()
         s = loop.state
@@ -412,18 +462,35 @@ def _integrate(system: object, method: Any, y0: Any, t_span: tuple[float, float]
             out_y.append(s.y)
         message = loop.message
         if message and loop.status not in (Status.OK, Status.STOPPED):
-            message = f"{message}; {loop.advice or advice(loop.status, method, system, controller, loop.state.y)}"
+            message = (
+                f"{message}; {loop.advice or advice(loop.status, method, system, controller, loop.state.y)}"
+            )
             logger.info(message)
-        stats = {"n_steps": s.n_acc, "n_rejected": s.n_rej, "n_evaluations": s.n_eval, "n_iterations": s.n_iter,
-                 "wall_time": loop.wall, "t_final": s.t, "method": method.name, "h_first": s.h_first,
-                 "h_last": s.h_last, "h_smallest": s.h_smallest if s.n_acc else math.nan,
-                 "h_largest": s.h_largest if s.n_acc else math.nan}
+        stats = {
+            "n_steps": s.n_acc,
+            "n_rejected": s.n_rej,
+            "n_evaluations": s.n_eval,
+            "n_iterations": s.n_iter,
+            "wall_time": loop.wall,
+            "t_final": s.t,
+            "method": method.name,
+            "h_first": s.h_first,
+            "h_last": s.h_last,
+            "h_smallest": s.h_smallest if s.n_acc else math.nan,
+            "h_largest": s.h_largest if s.n_acc else math.nan,
+        }
         if signals.received is not None:
             stats["signal"] = signals.received
         if guard.mode is not None and guard.rtol is not None:
             stats["energy_check"] = s.ratio_max
-        if isinstance(controller, ConstantStep) and s.n_acc and abs(s.h_last - controller.h) > 1e-12 * controller.h:
-            stats["note"] = f"constant step {controller.h:g}; the last step was {s.h_last:.6g} to end at t = {t_end:g}"
+        if (
+            isinstance(controller, ConstantStep)
+            and s.n_acc
+            and abs(s.h_last - controller.h) > 1e-12 * controller.h
+        ):
+            stats["note"] = (
+                f"constant step {controller.h:g}; the last step was {s.h_last:.6g} to end at t = {t_end:g}"
+            )
         return Solution(t=np.asarray(out_t), y=stack_states(out_y), steps=rec.arrays(), status=loop.status,
                         message=message, stats=stats, summary=rec.summary(), state=s), signals.received
 
@@ -437,10 +504,18 @@ class _Loop:
                  progress: Progress | None, checkpoint: Checkpointing | None, out_t: list[float],
                  out_y: list[Any], guard: _Guard) -> None:
         self.guard = guard
-        self.system, self.method, self.ctl, self.save, self.save_times = system, method, controller, save, save_times
+        self.system, self.method, self.ctl, self.save, self.save_times = (
+            system,
+            method,
+            controller,
+            save,
+            save_times,
+        )
         self.diag, self.rec, self.t0, self.t_end, self.max_steps = diag, rec, t0, t_end, max_steps
         self.growth, self.measure, self.progress, self.ckpt = energy_growth, measure, progress, checkpoint
-        self.frozen_refs = isinstance(method, HasBlowupFactor)  # conservative: growth against the initial value
+        self.frozen_refs = isinstance(
+            method, HasBlowupFactor
+        )  # conservative: growth against the initial value
         self.out_t, self.out_y = out_t, out_y
         self.n_grid = controller.plan(t0, t_end)[0] if isinstance(controller, ConstantStep) else 0
         self.status, self.message, self.wall = Status.OK, "", 0.0
@@ -466,8 +541,9 @@ class _Loop:
                 t_new, h_try = ts, ts - s.t
         return t_new, h_try
 
-    def judge(self, s: LoopState, st: Step[Any, Any], t_new: float, h_try: float) -> tuple[bool, float, Status, str,
-                                                                                           dict[str, float]]:
+    def judge(
+        self, s: LoopState, st: Step[Any, Any], t_new: float, h_try: float
+    ) -> tuple[bool, float, Status, str, dict[str, float]]:
         """(accept, err, failure status, detail, diagnostics of the candidate)."""
         ok = st.status is Status.OK and _all_finite(st.y)
         fail: Status = st.status if st.status is not Status.OK else Status.NONFINITE
@@ -537,8 +613,10 @@ class _Loop:
                     self.reject(s, st, t_new, h_try, err, fail, detail)
                     continue
                 self.accept(s, st, t_new, h_try, err, d)
-                if self.ckpt is not None and ((self.ckpt.steps and s.n_acc - last_ckpt_step >= self.ckpt.steps) or (
-                        self.ckpt.seconds and _time.perf_counter() - last_ckpt_wall >= self.ckpt.seconds)):
+                if self.ckpt is not None and (
+                    (self.ckpt.steps and s.n_acc - last_ckpt_step >= self.ckpt.steps)
+                    or (self.ckpt.seconds and _time.perf_counter() - last_ckpt_wall >= self.ckpt.seconds)
+                ):
                     self._checkpoint(s)
                     last_ckpt_step, last_ckpt_wall = s.n_acc, _time.perf_counter()
         except KeyboardInterrupt:  # outside the main thread, or a handler of the caller's
@@ -561,7 +639,9 @@ class _Loop:
         s.after_reject = True
         if s.h < self.ctl.h_min:
             self.status = Status.STEP_UNDERFLOW
-            self.message = f"step size fell below h_min = {self.ctl.h_min:g} at t = {s.t:.6g} (err = {err:.3g})"
+            self.message = (
+                f"step size fell below h_min = {self.ctl.h_min:g} at t = {s.t:.6g} (err = {err:.3g})"
+            )
             self.message += f"; last failure: {fail} ({detail})" if fail is not Status.OK else ""
 
     def accept(self, s: LoopState, st: Step[Any, Any], t_new: float, h_try: float, err: float,
@@ -653,8 +733,12 @@ class _Guard:
             raise ValueError(f"constraint_tol must be > 0 (or None to disable), got {constraint_tol!r}")
         self.phi_tol = constraint_tol if constraint_tol is not None else math.inf
         self.rtol = drift_factor
-        self.bound = math.inf  # the factor of the form in use: drift_factor, or INVARIANT_SCALE × it (``resume``)
-        self.mode: str | None = None  # "budget" (E − E₀ − W, one-sided), "invariant" (|E − E₀|), None: no check
+        self.bound = (
+            math.inf
+        )  # the factor of the form in use: drift_factor, or INVARIANT_SCALE × it (``resume``)
+        self.mode: str | None = (
+            None  # "budget" (E − E₀ − W, one-sided), "invariant" (|E − E₀|), None: no check
+        )
         self.pending: tuple[float, float, float, float] | None = None
         self.active = True  # False when every check is off (energy_growth, constraint_tol, drift_factor None)
 
@@ -726,13 +810,17 @@ class _Guard:
         elif self.budgeted is not None and self.power(t, y) is not None:
             self.mode, self.bound = "budget", self.rtol
 
-    def check(self, s: LoopState, t_new: float, h: float, y: Any, g: dict[str, float]) -> tuple[Status | None, str]:
+    def check(
+        self, s: LoopState, t_new: float, h: float, y: Any, g: dict[str, float]
+    ) -> tuple[Status | None, str]:
         """(failure status or None, detail) of a candidate step's values ``g``."""
         self.pending = None
         phi = g.get("phi", 0.0)
         if not phi <= self.phi_tol:
-            return Status.CONSTRAINT_DRIFT, (f"constraint residual |Φ| = {phi:.3g} exceeds {self.phi_tol:.3g} "
-                                             f"({PHI_FACTOR:g} × the model's length)")
+            return Status.CONSTRAINT_DRIFT, (
+                f"constraint residual |Φ| = {phi:.3g} exceeds {self.phi_tol:.3g} "
+                f"({PHI_FACTOR:g} × the model's length)"
+            )
         if self.mode is None or self.rtol is None or not math.isfinite(s.energy0):
             return None, ""
         power = self.power(t_new, y) if self.mode == "budget" else 0.0
@@ -749,9 +837,14 @@ class _Guard:
                 what, of = (f"E − E₀ − W; E₀ = {s.energy0:.6g}, W = {work:.3g} the work done on it",
                             "the largest content so far plus the work's magnitude")
             else:
-                what, of = f"E − E₀; E₀ = {s.energy0:.6g}, a conserved energy", "its content at t0: kinetic + |each part|"
-            return Status.ENERGY_GROWTH, (f"energy {energy:.6g} is {defect:.3g} from its balance ({what}), more than "
-                                          f"{self.bound:g} × the energy content ({scale:.3g}: {of})")
+                what, of = (
+                    f"E − E₀; E₀ = {s.energy0:.6g}, a conserved energy",
+                    "its content at t0: kinetic + |each part|",
+                )
+            return Status.ENERGY_GROWTH, (
+                f"energy {energy:.6g} is {defect:.3g} from its balance ({what}), more than "
+                f"{self.bound:g} × the energy content ({scale:.3g}: {of})"
+            )
         self.pending = (float(power), work, work_abs, content)
         return None, ""
 

@@ -99,7 +99,9 @@ def _ratios(ratio: Any, n: int, where: str) -> FloatArray:
     if z.size != n:
         raise ValueError(f"damping.ratio must be one number or {n} numbers ({where}), got {len(z)}")
     if np.any(~np.isfinite(z)) or np.any(z < 0.0) or np.any(z >= 1.0):
-        raise ValueError(f"damping.ratio must lie in [0, 1) (a fraction of critical: 0.05 is 5 %), got {ratio!r}")
+        raise ValueError(
+            f"damping.ratio must lie in [0, 1) (a fraction of critical: 0.05 is 5 %), got {ratio!r}"
+        )
     return z
 
 
@@ -124,7 +126,9 @@ def build(system: DampedModel, spec: dict[str, Any]) -> ViscousDamping | None:
         pair = spec.get("modes", [1, 2])
         if (len(pair) != 2 or not all(isinstance(k, int) and not isinstance(k, bool) for k in pair)
                 or not 1 <= min(pair) or max(pair) > n_free or pair[0] == pair[1]):
-            raise ValueError(f"damping.modes must be two different mode numbers in [1, {n_free}], got {pair!r}")
+            raise ValueError(
+                f"damping.modes must be two different mode numbers in [1, {n_free}], got {pair!r}"
+            )
         z = _ratios(spec.get("ratio", 0.05), 2, "one per mode of damping.modes")
         res = modal.modes(system, max(pair))  # type: ignore[arg-type]  # see _MODAL
         w = _positive(res.omega, "damping.modes")
@@ -147,8 +151,10 @@ def build(system: DampedModel, spec: dict[str, Any]) -> ViscousDamping | None:
 def _positive(omega: FloatArray, key: str) -> FloatArray:
     w = np.asarray(omega, dtype=float)
     if np.any(w <= 1e-9 * np.max(np.abs(w))):
-        raise ValueError(f"{key}: a mode of the case has ω ≈ 0 or ω² < 0 (a mechanism or an unstable reference); "
-                         "damping by ratio needs the case's modes about a stable reference")
+        raise ValueError(
+            f"{key}: a mode of the case has ω ≈ 0 or ω² < 0 (a mechanism or an unstable reference); "
+            "damping by ratio needs the case's modes about a stable reference"
+        )
     return w
 
 

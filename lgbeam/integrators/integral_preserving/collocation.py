@@ -74,9 +74,11 @@ def gauss_collocation(s: int, weights: FloatArray | None = None, check: bool = T
         if w.shape != (s,):
             raise ValueError(f"EP collocation: weights must have s = {s} entries, got shape {w.shape}")
         if check and not np.allclose(w, b, rtol=0, atol=1e-14):
-            raise ValueError(f"EP collocation: weights {w.tolist()} differ from b_j = int_0^1 l_j = {b.tolist()}; the "
-                             "method is then inconsistent (seed 002 Example 2 prints b = 1: erratum 7 of "
-                             "notes/002.md). Leave weights=None.")
+            raise ValueError(
+                f"EP collocation: weights {w.tolist()} differ from b_j = int_0^1 l_j = {b.tolist()}; the "
+                "method is then inconsistent (seed 002 Example 2 prints b = 1: erratum 7 of "
+                "notes/002.md). Leave weights=None."
+            )
         b = w
     return CollocationData(c, b, C)
 

@@ -170,8 +170,10 @@ class SphereRetractionMethod:
     def init(self, system: SphereFirstIntegral, t0: float, y0: FloatArray) -> tuple[FloatArray, None]:
         p = np.array(y0, dtype=float)
         if p.shape != (system.ambient_dim,) or abs(float(np.linalg.norm(p)) - 1.0) > 1e-12:
-            raise ValueError(f"{self.name}: the initial point must be a unit vector of R^{system.ambient_dim}, got "
-                             f"shape {p.shape} and norm {np.linalg.norm(p):.16g}; normalise it yourself")
+            raise ValueError(
+                f"{self.name}: the initial point must be a unit vector of R^{system.ambient_dim}, got "
+                f"shape {p.shape} and norm {np.linalg.norm(p):.16g}; normalise it yourself"
+            )
         return p, None
 
     def step(self, system: SphereFirstIntegral, t: float, h: float, y: FloatArray,

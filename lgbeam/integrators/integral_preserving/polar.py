@@ -59,7 +59,9 @@ class RKTableau:
     def __post_init__(self) -> None:
         A, b = np.asarray(self.a, float), np.asarray(self.b, float)
         if A.shape != (b.size, b.size) or abs(b.sum() - 1.0) > 1e-14 or np.any(b == 0):
-            raise ValueError(f"tableau {self.name}: need an (s, s) matrix a and s non-zero weights summing to 1")
+            raise ValueError(
+                f"tableau {self.name}: need an (s, s) matrix a and s non-zero weights summing to 1"
+            )
 
 
 def gauss_legendre_tableau(s: int) -> RKTableau:
@@ -110,7 +112,9 @@ class PolarVI:
         if self.solver not in ("fixed-point", "newton"):
             raise ValueError(f"polar method: solver must be 'fixed-point' or 'newton', got {self.solver!r}")
         if not (0 < self.tol < 1) or not (isinstance(self.max_iter, int) and self.max_iter >= 1):
-            raise ValueError(f"polar method: need 0 < tol < 1 and max_iter >= 1, got {self.tol!r}, {self.max_iter!r}")
+            raise ValueError(
+                f"polar method: need 0 < tol < 1 and max_iter >= 1, got {self.tol!r}, {self.max_iter!r}"
+            )
         if not self.name:
             prefix = "polar-lp-" if self.reduced else "polar-"
             object.__setattr__(self, "name", prefix + self.tableau.name.lower())
@@ -124,10 +128,14 @@ class PolarVI:
         y = np.array(y0, dtype=float)
         n = system.n
         if y.shape != (2, n, n):
-            raise ValueError(f"{self.name}: the state must be stack([g, mu]) of shape (2, {n}, {n}), got {y.shape}")
+            raise ValueError(
+                f"{self.name}: the state must be stack([g, mu]) of shape (2, {n}, {n}), got {y.shape}"
+            )
         g, mu = y
         if np.abs(g.T @ g - np.eye(n)).max() > 1e-10 or np.linalg.det(g) <= 0:
-            raise ValueError(f"{self.name}: g0 is not in SO({n}) (|g^T g - I| = {np.abs(g.T @ g - np.eye(n)).max():.3g})")
+            raise ValueError(
+                f"{self.name}: g0 is not in SO({n}) (|g^T g - I| = {np.abs(g.T @ g - np.eye(n)).max():.3g})"
+            )
         if np.abs(mu + mu.T).max() > 1e-12 * max(1.0, float(np.abs(mu).max())):
             raise ValueError(f"{self.name}: the momentum mu must be skew")
         return y, None
@@ -222,9 +230,14 @@ class PolarVI:
             return Step(y, None, status=Status.SOLVER_FAILED, detail=f"{self.name}: {exc}")
         y1 = np.stack([g_next, p1])
         if not ok:
-            return Step(y1, None, status=Status.SOLVER_FAILED, iterations=its,
-                        detail=f"{self.name}: fixed point not converged after {its} iterations, change {r:.3g} "
-                               f"(tol {self.tol:g})")
+            return Step(
+                y1,
+                None,
+                status=Status.SOLVER_FAILED,
+                iterations=its,
+                detail=f"{self.name}: fixed point not converged after {its} iterations, change {r:.3g} "
+                f"(tol {self.tol:g})",
+            )
         return Step(y1, None, iterations=its)
 
     def _fixed_point(self, G: _OuterMap, mu: FloatArray, Lam: FloatArray, n: int, s: int) -> _Solved:
@@ -289,9 +302,12 @@ class PolarVI:
             need = "LiePoissonSOn" if self.reduced else "HamiltonianSOn"
             raise TypeError(f"{self.name}: needs a {need} system")
         potential = float(system.potential(g)) if hasattr(system, "potential") and not self.reduced else 0.0
-        return {"energy": float(energy), "energy_scale": float(energy) - potential + abs(potential),  # T + |V|
-                "casimir": float(0.5 * np.sum(mu * mu)),  # ⟨μ, μ⟩ (n = 3: |m|²)
-                "orthogonality": float(np.abs(g.T @ g - np.eye(g.shape[0])).max())}
+        return {
+            "energy": float(energy),
+            "energy_scale": float(energy) - potential + abs(potential),  # T + |V|
+            "casimir": float(0.5 * np.sum(mu * mu)),  # ⟨μ, μ⟩ (n = 3: |m|²)
+            "orthogonality": float(np.abs(g.T @ g - np.eye(g.shape[0])).max()),
+        }
 
 
 @dataclass(frozen=True)

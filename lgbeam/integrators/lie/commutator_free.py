@@ -97,7 +97,9 @@ class CFScheme:
         b = self._effective(self.output, A) if not problems else np.zeros(s)
         got = classical_order(b, A, A.sum(axis=1))
         if not problems and got < self.order:
-            problems.append(f"the weights b = {np.round(b, 6).tolist()} have classical order {got} < {self.order}")
+            problems.append(
+                f"the weights b = {np.round(b, 6).tolist()} have classical order {got} < {self.order}"
+            )
         b_hat = None
         if self.embedded is not None:
             problems += self._check_product("embedded output", self.embedded, s, limit=s)
@@ -120,7 +122,9 @@ class CFScheme:
             if len(row) != s:
                 out.append(f"{what}, exponential {j + 1}: {len(row)} coefficients for {s} stages")
             elif any(abs(x) > 0 for x in row[limit:]):
-                out.append(f"{what}, exponential {j + 1} uses a stage ≥ {limit + 1} (the scheme would be implicit)")
+                out.append(
+                    f"{what}, exponential {j + 1} uses a stage ≥ {limit + 1} (the scheme would be implicit)"
+                )
         return out
 
     @staticmethod

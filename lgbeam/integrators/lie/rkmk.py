@@ -75,8 +75,10 @@ class _OnSpace:
 
 def _check_degree(name: str, degree: int | None) -> None:
     if degree is not None and not (isinstance(degree, (int, np.integer)) and 0 <= degree <= 10):
-        raise ValueError(f"{name}: dexp_degree must be None (exact dexp⁻¹) or an integer 0..10 (highest power of "
-                         f"ad kept in the Bernoulli series), got {degree!r}")
+        raise ValueError(
+            f"{name}: dexp_degree must be None (exact dexp⁻¹) or an integer 0..10 (highest power of "
+            f"ad kept in the Bernoulli series), got {degree!r}"
+        )
 
 
 @dataclass(frozen=True)

@@ -107,7 +107,9 @@ class SLGI:
             raise ValueError(f"SLGI: theta must lie in [0, 1], got {self.theta!r}")
         if self.solver not in ("newton", "fixed-point"):
             raise ValueError(f"SLGI: solver must be 'newton' or 'fixed-point', got {self.solver!r}")
-        if not (math.isfinite(self.tol) and self.tol > 0) or not (isinstance(self.max_iter, int) and self.max_iter >= 1):
+        if not (math.isfinite(self.tol) and self.tol > 0) or not (
+            isinstance(self.max_iter, int) and self.max_iter >= 1
+        ):
             raise ValueError(f"SLGI: need tol > 0 and an integer max_iter ≥ 1, got tol={self.tol!r}, "
                              f"max_iter={self.max_iter!r}")
         if not self.name:
@@ -122,8 +124,10 @@ class SLGI:
         y = np.array(y0, dtype=float)
         n = int(np.prod(G.param_shape))
         if y.shape != (n + G.dim,):
-            raise ValueError(f"{self.name}: the state is flat [g.ravel(), μ] with {n} + {G.dim} entries, got shape "
-                             f"{y.shape}")
+            raise ValueError(
+                f"{self.name}: the state is flat [g.ravel(), μ] with {n} + {G.dim} entries, got shape "
+                f"{y.shape}"
+            )
         G.validate(y[:n].reshape(G.param_shape))
         return y, None
 
