@@ -115,8 +115,9 @@ class HasEnergy(Protocol):
 
 @runtime_checkable
 class HasEnergyBudget(Protocol):
-    """Optional capability that lets the driver's always-on blow-up check (``lgbeam.solve.driver``) hold the energy
-    to its budget: E(t) − E(t₀) = W(t) (work of the loads that are not in the potential) up to the method's error.
+    """Optional capability that lets the driver's always-on blow-up check (``lgbeam.solve.driver``) hold the
+    energy to its budget: E(t) − E(t₀) = W(t) (work of the loads that are not in the potential) up to the
+    method's error.
 
     ``kinetic_energy(v)``                 T (the energy content T + |V| scales the check, free of cancellation)
     ``external_power(t, q, v)``           P = f·v of those loads, or None when the system cannot account for the
@@ -173,9 +174,10 @@ class HasVariableMass(Protocol):
 
 @runtime_checkable
 class HasNewtonResidual(Protocol):
-    """Optional capability of a constrained mechanical system: the vectors one Newton iteration of an implicit
-    method needs at an iterate, (g(t, q, v), B(t, q)ᵀλ, Φ(t, q), B(t, q) v + Φ_t(t, q)), in one pass and without
-    assembling B (``CosseratRod``: the compiled step core). Must equal the protocol methods to round-off."""
+    """Optional capability of a constrained mechanical system: the vectors one Newton iteration of an
+    implicit method needs at an iterate, (g(t, q, v), B(t, q)ᵀλ, Φ(t, q), B(t, q) v + Φ_t(t, q)), in one
+    pass and without assembling B (``CosseratRod``: the compiled step core). Must equal the protocol
+    methods to round-off."""
 
     def newton_residual(self, t: float, q: FloatArray, v: FloatArray,
                         lam: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]: ...
@@ -236,7 +238,8 @@ class HomogeneousSpaceODE(Protocol):
 
 @runtime_checkable
 class HasInvariants(Protocol):
-    """Optional capability: first integrals and monitors of a state (energy, Casimirs), as a dict of floats."""
+    """Optional capability: first integrals and monitors of a state (energy, Casimirs), as a dict of
+    floats."""
 
     def invariants(self, t: float, y: FloatArray) -> dict[str, float]: ...
 
@@ -302,10 +305,10 @@ class HasFusedPhiS(Protocol):
 class SpectralPoissonSystem(SemilinearPoissonSystem, Protocol):
     """y' = S (A y + ∇U(y)) with S and SA diagonal in a transform (Fourier): methods iterate in its coefficients.
 
-    ``to_spectral(y)`` gives the coefficients (normalised, ``norm="forward"``) of a state, ``from_spectral(v)``
-    the state back; ``spectral_symbols()`` the diagonal symbols (λ of SA, σ of S) in that layout, so that
-    e^{hSA} is ``exp(h λ) v`` and S is ``σ v`` (issue 18: exponentials cost no transform).
-    """
+    ``to_spectral(y)`` gives the coefficients (normalised, ``norm="forward"``) of a state,
+    ``from_spectral(v)`` the state back; ``spectral_symbols()`` the diagonal symbols (λ of SA, σ of S) in
+    that layout, so that e^{hSA} is ``exp(h λ) v`` and S is ``σ v`` (issue 18: exponentials cost no
+    transform)."""
 
     def to_spectral(self, y: Array) -> Array: ...
     def from_spectral(self, v: Array) -> Array: ...
@@ -338,8 +341,8 @@ class HasStageLinearisation(Protocol):
 
 @runtime_checkable
 class HasL2Mass(Protocol):
-    """Optional capability: ``l2_mass(y)`` = ∫|y|² dx, a positive-definite invariant of the PDE (NLS: its mass;
-    KdV: twice its momentum). Poisson methods report it as the diagnostic ``mass`` (blow-up check)."""
+    """Optional capability: ``l2_mass(y)`` = ∫|y|² dx, a positive-definite invariant of the PDE (NLS: its
+    mass; KdV: twice its momentum). Poisson methods report it as the diagnostic ``mass`` (blow-up check)."""
 
     def l2_mass(self, y: Array) -> float: ...
 

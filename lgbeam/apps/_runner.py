@@ -134,9 +134,9 @@ def controller_of(
 
 def fixed_if_no_estimate(controller: ConstantStep | AdaptiveStep, method: Any,
                          integ: dict[str, Any]) -> ConstantStep | AdaptiveStep:
-    """A case whose controller adapts the step (e.g. ``controller = "seed"``) run with a method that has no error
-    estimate: the constant step ``integrator.h`` when it is given (one warning naming the keys); without h the
-    driver refuses the run."""
+    """A case whose controller adapts the step (e.g. ``controller = "seed"``) run with a method that has no
+    error estimate: the constant step ``integrator.h`` when it is given (one warning naming the keys);
+    without h the driver refuses the run."""
     if not controller.adaptive or method.error_order is not None or integ.get("h") is None:
         return controller
     logger.warning(
@@ -155,9 +155,9 @@ def _nbytes(y: Any) -> int:
 
 
 def frame_bytes(frame: Any, edges: bool = True) -> float:
-    """Upper estimate of a frame's file size: 1.4 × its raw arrays (points, cells, point, cell and field data;
-    zlib and then base64 give at most 4/3 of them) plus the XML, 1 kB a file and 256 B an array (measured about
-    190); with ``edges``, a ``PolyFrame``'s edges file too."""
+    """Upper estimate of a frame's file size: 1.4 × its raw arrays (points, cells, point, cell and field
+    data; zlib and then base64 give at most 4/3 of them) plus the XML, 1 kB a file and 256 B an array
+    (measured about 190); with ``edges``, a ``PolyFrame``'s edges file too."""
     def raw(a: Any) -> int:
         if isinstance(a, (list, tuple)):
             return sum(len(x) if isinstance(x, str) else raw(x) for x in a)
@@ -233,9 +233,10 @@ def check_work(case: dict[str, Any], work_bytes: float, what: str,
 
 
 def load_checkpoint(run_dir: Path, max_bytes: float = 8 * GIB) -> dict[str, Any]:
-    """The checkpoint of a run folder (``--resume``); ValueError when there is none, it is unreadable, its arrays
-    declare more than ``max_bytes`` or its loop state is not one the driver wrote (``check_loop_state``). Only
-    data is read (``lgbeam.io.datafile``); a legacy ``checkpoint.pkl`` is refused without being opened."""
+    """The checkpoint of a run folder (``--resume``); ValueError when there is none, it is unreadable, its
+    arrays declare more than ``max_bytes`` or its loop state is not one the driver wrote
+    (``check_loop_state``). Only data is read (``lgbeam.io.datafile``); a legacy ``checkpoint.pkl`` is
+    refused without being opened."""
     path = Path(run_dir) / CHECKPOINT
     if not path.is_file():
         if (Path(run_dir) / LEGACY_CHECKPOINT).exists():
@@ -340,7 +341,8 @@ def _check_y(y: Any, y0: Any, what: str, stacked: int | None) -> None:
 
 
 def _check_record(rec: Any) -> None:
-    """The diagnostics record's checkpoint (``MemoryRecord.state``): columns, row count, statistics per column."""
+    """The diagnostics record's checkpoint (``MemoryRecord.state``): columns, row count, statistics per
+    column."""
     if not isinstance(rec, dict):
         raise ValueError("state.record must be the diagnostics record's state")  # noqa: TRY004 - a file's content
     keys, n_rows, stats = rec.get("keys"), rec.get("n_rows"), rec.get("stats")
@@ -541,7 +543,8 @@ def _checkpoint_form(method: Any, cache: Any) -> Any:
 
 
 def write_diagnostics(path: Path, steps: dict[str, Any]) -> None:
-    """diagnostics.csv from in-memory columns (static analyses; dynamic runs stream it through ``CSVRecord``)."""
+    """diagnostics.csv from in-memory columns (static analyses; dynamic runs stream it through
+    ``CSVRecord``)."""
     import csv
 
     keys = list(steps)

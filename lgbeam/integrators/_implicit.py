@@ -102,8 +102,8 @@ class KKTFactor:
         return KKTFactor(n, lu.solve)
 
     def __reduce__(self) -> tuple[Any, tuple[()]]:
-        """Pickled (run checkpoints) as None: LU factors do not pickle; a resumed run refactorises (its steps then
-        agree with an uninterrupted run to the Newton tolerance, not bit for bit)."""
+        """Pickled (run checkpoints) as None: LU factors do not pickle; a resumed run refactorises (its
+        steps then agree with an uninterrupted run to the Newton tolerance, not bit for bit)."""
         return (_lost, ())
 
     def solve(self, rhs: FloatArray) -> FloatArray:
@@ -153,8 +153,8 @@ def _fingerprint(r: np.ndarray, c: np.ndarray) -> bytes:
 def _banded_factor(
     r: np.ndarray, c: np.ndarray, v: FloatArray, n: int, nv: int, block: int
 ) -> BandedLU | None:
-    """The banded LU of the matrix with entries (r, c, v) (``_banded``) when its node-block ordering gives a narrow
-    band, else None (SuperLU). The ordering, bandwidth and band positions are kept per pattern (a
+    """The banded LU of the matrix with entries (r, c, v) (``_banded``) when its node-block ordering gives
+    a narrow band, else None (SuperLU). The ordering, bandwidth and band positions are kept per pattern (a
     refactorisation reuses them and only scatters the values)."""
     key = (n, nv, r.size)
     hit = _ORDERS.get(key)
@@ -182,9 +182,10 @@ STAGNATION = (
 
 
 def at_round_off(err: float, prev: float, tol: float) -> bool:
-    """True when Newton stagnates at round-off: the scaled correction ``err`` (1 = the tolerance ``tol``) no
-    longer halves, and the correction is already below ``STAGNATION`` relative. Stiff steel rods have residual
-    noise near a relative tolerance of 1e-10 (forces EA·ε_mach per element), so the tolerance may be unreachable."""
+    """True when Newton stagnates at round-off: the scaled correction ``err`` (1 = the tolerance ``tol``)
+    no longer halves, and the correction is already below ``STAGNATION`` relative. Stiff steel rods have
+    residual noise near a relative tolerance of 1e-10 (forces EA·ε_mach per element), so the tolerance may
+    be unreachable."""
     return math.isfinite(prev) and err > 0.5 * prev and err * tol <= STAGNATION
 
 

@@ -77,7 +77,8 @@ class NewtonControl:
 
 @dataclass(slots=True)
 class NewtonIteration:
-    """One step's iteration: call ``built()`` whenever the matrix is (re)built, ``judge`` after every solve."""
+    """One step's iteration: call ``built()`` whenever the matrix is (re)built, ``judge`` after every
+    solve."""
 
     control: NewtonControl
     it: int = 0
@@ -188,9 +189,10 @@ def cut_steps(
     can_cut: Callable[[Step[Any, Any]], bool] = lambda st: True,
     on_cut: Callable[[Any], Any] = lambda cache: cache,
 ) -> Step[Any, Any]:
-    """``attempt(t, h, y, cache)``; when it fails (``CUTTABLE``) and ``can_cut`` allows, two attempts of h/2 (each
-    cut again on failure) down to h/2^max_cuts. ``on_cut`` updates a cache for a halved step (e.g. counts cuts).
-    A failure below the floor comes back with the step's own y and cache and a detail saying how far h was cut."""
+    """``attempt(t, h, y, cache)``; when it fails (``CUTTABLE``) and ``can_cut`` allows, two attempts of
+    h/2 (each cut again on failure) down to h/2^max_cuts. ``on_cut`` updates a cache for a halved step
+    (e.g. counts cuts). A failure below the floor comes back with the step's own y and cache and a detail
+    saying how far h was cut."""
     st = attempt(t, h, y, cache)
     if st.status not in CUTTABLE or not can_cut(st) or max_cuts <= 0:
         return st

@@ -1,6 +1,7 @@
 """Lie group generalized-α for constrained mechanical systems (Arnold & Brüls 2007; Brüls, Cardona & Arnold 2012).
 
-For M v' + g(t, q, v) + B(q)ᵀλ = 0, Φ(q) = 0, q' = q · v^ (seed 004 eq. (1)) one step t_n → t_{n+1} = t_n + h is
+For M v' + g(t, q, v) + B(q)ᵀλ = 0, Φ(q) = 0, q' = q · v^ (seed 004 eq. (1)) one step
+t_n → t_{n+1} = t_n + h is
 
     q_{n+1} = q_n ∘ exp(h Δq_n),          Δq_n = v_n + (½ − β) h a_n + β h a_{n+1}
     v_{n+1} = v_n + (1 − γ) h a_n + γ h a_{n+1}
@@ -32,11 +33,11 @@ differences, ``_implicit.FiniteDifferenceTangents``). The equilibrium rows are s
 
     index 2-stabilised adds the unknown ν (column [K_t T B_nᵀ/β'; B T B_nᵀ; 0]) and the row B δθ = −B v/γ'.
 
-Predictor: of v̇_{n+1} = v̇_n (constant acceleration) and θ = 0 (q_{n+1} = q_n) the one with the smaller scaled
-residual starts the iteration (one extra residual per step). On fine rod meshes right after a load the first
-extrapolates the large high-frequency accelerations of the stiff modes, whose converged increments are tiny, and
-starts 1e8 tolerances away: steel cantilever N = 4096, h = 1 ms, 10 steps: 60 Newton iterations from v̇_n, 20 from
-the better of the two (N = 256, 2 ms: 41 → 26; N = 16, 5 ms unchanged).
+Predictor: of v̇_{n+1} = v̇_n (constant acceleration) and θ = 0 (q_{n+1} = q_n) the one with the smaller
+scaled residual starts the iteration (one extra residual per step). On fine rod meshes right after a load the
+first extrapolates the large high-frequency accelerations of the stiff modes, whose converged increments are
+tiny, and starts 1e8 tolerances away: steel cantilever N = 4096, h = 1 ms, 10 steps: 60 Newton iterations from
+v̇_n, 20 from the better of the two (N = 256, 2 ms: 41 → 26; N = 16, 5 ms unchanged).
 
 The matrix is factorised by sparse LU (O(N) for the block-banded rod) and reused across iterations and steps
 while h is unchanged; the shared controller (``_newton``) decides convergence, refresh and failure, and cuts a
@@ -132,8 +133,8 @@ def _rhs(mdiag, vd1, g1, btl, ph, bv, s, gp, m, idx2):  # type: ignore[no-untype
 
 @njit
 def _update(dx, th, lam1, nu, Bnu, bn_ptr, bn_idx, bn_val, s, m, idx2):  # type: ignore[no-untyped-def]
-    """Apply the Newton correction dx = [δθ̃; δν; δλ̃] (λ += δλ̃/s, B_nᵀν updated through B_n's CSR arrays); return
-    the new (θ̃, λ, ν, B_nᵀν) and max|δθ̃|, max|δλ|, max|λ|, max|B_nᵀδν|."""
+    """Apply the Newton correction dx = [δθ̃; δν; δλ̃] (λ += δλ̃/s, B_nᵀν updated through B_n's CSR
+    arrays); return the new (θ̃, λ, ν, B_nᵀν) and max|δθ̃|, max|δλ|, max|λ|, max|B_nᵀδν|."""
     n = th.shape[0]
     d_th = dx[:n]
     th_new = th + d_th
@@ -172,7 +173,8 @@ def _diagonal(M: Any) -> FloatArray | None:
 
 
 def chung_hulbert(rho_inf: float) -> tuple[float, float, float, float]:
-    """(α_m, α_f, β, γ) of the spectral radius at infinity ρ∞ ∈ [0, 1] (Chung & Hulbert 1993, eqs. (25)–(27))."""
+    """(α_m, α_f, β, γ) of the spectral radius at infinity ρ∞ ∈ [0, 1] (Chung & Hulbert 1993, eqs.
+    (25)–(27))."""
     r = float(rho_inf)
     if not (math.isfinite(r) and 0.0 <= r <= 1.0):
         raise ValueError(
@@ -263,9 +265,9 @@ class GeneralizedAlpha:
         return residuals(system, t, y.q, y.v, cache.lin, cache.rheonomic)
 
     def checkpoint(self, cache: GACache) -> dict[str, Any]:
-        """The cache as data (``HasCheckpoint``): a_n, v̇_n and the counters; M, M⁻¹, the tangent helper and the
-        factorised matrix are rebuilt on restore (the resumed run refactorises at its first step, so it agrees
-        with an uninterrupted run to the Newton tolerance, not bit for bit)."""
+        """The cache as data (``HasCheckpoint``): a_n, v̇_n and the counters; M, M⁻¹, the tangent helper
+        and the factorised matrix are rebuilt on restore (the resumed run refactorises at its first step,
+        so it agrees with an uninterrupted run to the Newton tolerance, not bit for bit)."""
         return {"a": cache.a, "vdot": cache.vdot, "rheonomic": cache.rheonomic,
                 "n_factorisations": cache.n_factorisations, "force_floor": cache.force_floor}
 
@@ -292,14 +294,16 @@ class GeneralizedAlpha:
 
     def step(self, system: ConstrainedMechanicalSystem, t: float, h: float, y: MechanicalState,
              cache: GACache) -> Step[MechanicalState, GACache]:
-        """One step t → t + h; a step whose Newton iteration fails is cut into halves (``_newton.cut_steps``, down
-        to h/2^max_cuts); only a failure below that floor is returned as a failed step (never raised)."""
+        """One step t → t + h; a step whose Newton iteration fails is cut into halves
+        (``_newton.cut_steps``, down to h/2^max_cuts); only a failure below that floor is returned as a
+        failed step (never raised)."""
         return cut_steps(functools.partial(self._attempt, system), t, h, y, cache, self.newton.max_cuts,
                          on_cut=lambda c: replace(c, n_cuts=c.n_cuts + 1))
 
     def _attempt(self, system: ConstrainedMechanicalSystem, t: float, h: float, y: MechanicalState,
                  cache: GACache) -> Step[MechanicalState, GACache]:
-        """One step at h exactly; Newton failures, singular matrices and floating-point errors as failed steps."""
+        """One step at h exactly; Newton failures, singular matrices and floating-point errors as failed
+        steps."""
         try:
             return self._step(system, t, h, y, cache)
         except SingularNewtonMatrix as exc:

@@ -123,7 +123,8 @@ class HalfExplicitRK(TableauOrders):
 
     def init(self, system: ConstrainedMechanicalSystem, t0: float,
              y0: MechanicalState) -> tuple[MechanicalState, HERKCache]:
-        """Check the initial data (or project it), compute λ₀ when ``y0.lam`` is None, build the stage solver."""
+        """Check the initial data (or project it), compute λ₀ when ``y0.lam`` is None, build the stage
+        solver."""
         q = np.asarray(y0.q, dtype=float)
         lin = stage_solver(system, q)
         y = consistent_initial_state(system, lin, t0, y0, project_initial=self.project_initial,
@@ -132,7 +133,8 @@ class HalfExplicitRK(TableauOrders):
 
     def step(self, system: ConstrainedMechanicalSystem, t: float, h: float, y: MechanicalState,
              cache: HERKCache) -> Step[MechanicalState, HERKCache]:
-        """One step t → t + h (seed 004 (12)–(15)); a singular stage matrix or an overflow is a failed step."""
+        """One step t → t + h (seed 004 (12)–(15)); a singular stage matrix or an overflow is a failed
+        step."""
         q, v, lam = y.q, y.v, multipliers(y)
         try:
             st = self.stages(system, cache.lin, t, h, q, v, lam, cache.vdot1, cache.rheonomic)

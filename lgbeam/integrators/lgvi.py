@@ -214,7 +214,8 @@ class RattleSO3(_FieldMethod):
 
 @dataclass(frozen=True)
 class ShakeQuaternion(_FieldMethod):
-    """SHAKE/RATTLE in R⁴ with the constraint |q|² = 1 (discrete Lagrangian (3.16), one multiplier) [RECON]."""
+    """SHAKE/RATTLE in R⁴ with the constraint |q|² = 1 (discrete Lagrangian (3.16), one multiplier)
+    [RECON]."""
 
     tol: float = 1e-13
     name: ClassVar[str] = "shake-quat"

@@ -96,7 +96,8 @@ class MethodEntry:
 
 
 def _poisson(cls: type, *, tol: float = 1e-14, max_iter: int = 100, **predictor: Any) -> Any:
-    """A Poisson method with its fixed-point solver (``tol``, ``max_iter``) and, if it has one, ``predictor``."""
+    """A Poisson method with its fixed-point solver (``tol``, ``max_iter``) and, if it has one,
+    ``predictor``."""
     return cls(solver=FixedPoint(tol=tol, max_iter=max_iter), **predictor)
 
 

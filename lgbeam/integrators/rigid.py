@@ -254,7 +254,8 @@ class LieNewmarkTrapezoidal(_RigidMethod):
 
 @dataclass(frozen=True)
 class LieMidpointEA(_RigidMethod):
-    """LIEMID[EA], Krysl's explicit approximation of the midpoint Lie algorithm, seed 001 (4.6); two Newton solves."""
+    """LIEMID[EA], Krysl's explicit approximation of the midpoint Lie algorithm, seed 001 (4.6); two Newton
+    solves."""
 
     retraction: str = "exp"
     name: ClassVar[str] = "liemid"

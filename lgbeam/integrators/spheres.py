@@ -56,8 +56,8 @@ def rotate(u: FloatArray, q: FloatArray) -> FloatArray:
 @runtime_checkable
 class HasCoupledParts(Protocol):
     """Optional capability of a ``ProductOfSpheres`` whose M couples the spheres: α(q, ω) = M̄(q)⁻¹ (c(q) +
-    Σ_{j≠i} M_ij |ω_j|² q_i × q_j) (seed 001 (6.5b)), so spheres-ELN's implicit ω-solve factors M̄ once a step and
-    takes the exact Jacobian instead of forward differences."""
+    Σ_{j≠i} M_ij |ω_j|² q_i × q_j) (seed 001 (6.5b)), so spheres-ELN's implicit ω-solve factors M̄ once a
+    step and takes the exact Jacobian instead of forward differences."""
 
     def coupled_parts(self, q: FloatArray) -> tuple[FloatArray, FloatArray]: ...
 
@@ -118,7 +118,8 @@ class _SpheresMethod:
 
 @dataclass(frozen=True)
 class SpheresELN(_SpheresMethod):
-    """Spatial explicit Lie–Newmark on (S²)ⁿ, seed 001 (7.1); keeps q_i·Ω_i exactly (notes/001.md §8 check 14)."""
+    """Spatial explicit Lie–Newmark on (S²)ⁿ, seed 001 (7.1); keeps q_i·Ω_i exactly (notes/001.md §8 check
+    14)."""
 
     label: ClassVar[str] = "spheres-eln"
 

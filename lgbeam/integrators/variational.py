@@ -144,9 +144,9 @@ GROWTH_RATIO = 10.0  # healthy steel-cantilever runs: max|v_n| / max|f/h| ≤ 1.
 
 
 def _growing_mode_note(v: FloatArray, v_half: FloatArray | None) -> str:
-    """A hint for a failed step: the state's velocities far above the last step's mean velocity f/h mark a growing
-    high-frequency mode of the discrete map (docs/implicit.md, "rattle-lgvi: large steps and cost"), which no Newton
-    safeguard can make correct; empty otherwise."""
+    """A hint for a failed step: the state's velocities far above the last step's mean velocity f/h mark a
+    growing high-frequency mode of the discrete map (docs/implicit.md, "rattle-lgvi: large steps and
+    cost"), which no Newton safeguard can make correct; empty otherwise."""
     if v_half is None:
         return ""
     mean = np.abs(v_half).max(initial=0.0)
@@ -292,16 +292,18 @@ class RattleLGVI:
 
     def step(self, system: ConstrainedMechanicalSystem, t: float, h: float, y: MechanicalState,
              cache: VICache) -> Step[MechanicalState, VICache]:
-        """One step t → t + h; a step whose Newton iteration fails is cut into halves (``_newton.cut_steps``, down
-        to h/2^max_cuts) unless a high-frequency mode of the discrete map is growing (``_growing_mode_note``:
-        smaller steps would hide, not cure, it); a failure is returned as a failed step (never raised)."""
+        """One step t → t + h; a step whose Newton iteration fails is cut into halves
+        (``_newton.cut_steps``, down to h/2^max_cuts) unless a high-frequency mode of the discrete map is
+        growing (``_growing_mode_note``: smaller steps would hide, not cure, it); a failure is returned as
+        a failed step (never raised)."""
         return cut_steps(functools.partial(self._attempt, system), t, h, y, cache, self.newton.max_cuts,
                          can_cut=lambda st: GROWING not in st.detail,
                          on_cut=lambda c: replace(c, n_cuts=c.n_cuts + 1))
 
     def _attempt(self, system: ConstrainedMechanicalSystem, t: float, h: float, y: MechanicalState,
                  cache: VICache) -> Step[MechanicalState, VICache]:
-        """One step at h exactly; Newton failures, singular matrices and floating-point errors as failed steps."""
+        """One step at h exactly; Newton failures, singular matrices and floating-point errors as failed
+        steps."""
         try:
             return self._step(system, t, h, y, cache)
         except (SingularNewtonMatrix, SingularStageMatrix) as exc:
@@ -444,8 +446,9 @@ class RattleLGVI:
     def _matrix(self, system: ConstrainedMechanicalSystem, cache: VICache, f: FloatArray, h: float, th: float,
                 q: FloatArray, g_half: FloatArray, B0: Any, t1: float, q1: FloatArray,
                 mid: bool) -> tuple[KKTFactor, float]:
-        """Factorise the Newton matrix of the first line of the scheme in (f, Λ̃₀); also return the round-off
-        level of the forces, 1e-14 max|K| max(1, |q|) (trapezoidal: 0), below which λ corrections are noise."""
+        """Factorise the Newton matrix of the first line of the scheme in (f, Λ̃₀); also return the
+        round-off level of the forces, 1e-14 max|K| max(1, |q|) (trapezoidal: 0), below which λ corrections
+        are noise."""
         G, d, M = system.group, cache.d, cache.M
         Mf = M @ f  # the group-map part: ∂/∂f [T(−f)⁻ᵀ a + h² P₀ᵀ g] at fixed a = Mf, g = g₀(q_½)
         blocks = _block_jacobian(lambda x: _momentum_map(G, d, x, Mf, g_half, h, mid, 0), f, d)

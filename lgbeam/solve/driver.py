@@ -17,9 +17,10 @@ diagnostics give that scale: ``growth_reference``) — a blow-up that builds up 
 while for the others the reference is the largest |value| so far (a loaded system's energy may grow). An adaptive run rejects such a step and retries it smaller; a constant-step run
 stops at the last good state with that status.
 
-Besides those (and whatever ``diagnostics`` says: the checks below run with ``diagnostics=False`` too, from the
-diagnostics when they hold the values, else from one cheap evaluation, ``mechanics.residuals(..., velocity=False)`` or the
-method's ``blowup_invariants``), two checks that do not follow the solution's own growth:
+Besides those (and whatever ``diagnostics`` says: the checks below run with ``diagnostics=False`` too, from
+the diagnostics when they hold the values, else from one cheap evaluation,
+``mechanics.residuals(..., velocity=False)`` or the method's ``blowup_invariants``), two checks that do not
+follow the solution's own growth:
 
 - the constraint residual: ‖Φ(q)‖ above ``constraint_tol`` (default ``PHI_FACTOR`` = 1e-2 × the system's
   ``length_scale``, else × max(1, ‖q₀‖∞)) fails the step with status ``constraint_drift`` — a 1 m top whose fixed
@@ -99,7 +100,8 @@ INVARIANT_SCALE = 2.0  # the invariant form's bound is this × drift_factor (0.5
 
 
 class _ByMethod:
-    """The default of ``integrate(energy_growth=...)``: the method's ``blowup_factor``, else ``DEFAULT_GROWTH``."""
+    """The default of ``integrate(energy_growth=...)``: the method's ``blowup_factor``, else
+    ``DEFAULT_GROWTH``."""
 
     def __repr__(self) -> str:
         return "BY_METHOD"
@@ -177,8 +179,8 @@ def _arrays(y: Any) -> tuple[Any, ...]:
 
 
 def _all_finite(y: Any) -> bool:
-    """True when every entry is finite: one sum over all arrays settles it unless the sum itself overflows (then
-    the entries are checked one by one)."""
+    """True when every entry is finite: one sum over all arrays settles it unless the sum itself overflows
+    (then the entries are checked one by one)."""
     arrays = _arrays(y)
     try:
         total = arrays[0].sum()
@@ -195,19 +197,20 @@ def _all_finite(y: Any) -> bool:
 
 
 def blowup_error(exc: BaseException) -> bool:
-    """True when an exception raised inside a step is the arithmetic of a blown-up state, not a wrong input: a
-    floating-point error (overflow, division by zero, ``np.seterr(all="raise")``), a singular or non-converging
-    linear algebra routine (``LinAlgError``) or the ``math`` module's domain error (``math.sin(inf)``)."""
+    """True when an exception raised inside a step is the arithmetic of a blown-up state, not a wrong
+    input: a floating-point error (overflow, division by zero, ``np.seterr(all="raise")``), a singular or
+    non-converging linear algebra routine (``LinAlgError``) or the ``math`` module's domain error
+    (``math.sin(inf)``)."""
     if isinstance(exc, (ArithmeticError, np.linalg.LinAlgError)):
         return True
     return isinstance(exc, ValueError) and str(exc) in ("math domain error", "math range error")
 
 
 def advice(status: Status, method: Any, system: object, controller: Any, y: Any) -> str:
-    """What to change after a run stopped with ``status`` at the last good state ``y``: an element of a rod or frame
-    turned by ``MESH_ANGLE`` or more relative to its neighbour names the mesh (a smaller step stops at the same
-    instant); else the status's advice, with the adaptive switch and the methods that hold the position
-    constraints named only where they can run this system."""
+    """What to change after a run stopped with ``status`` at the last good state ``y``: an element of a rod
+    or frame turned by ``MESH_ANGLE`` or more relative to its neighbour names the mesh (a smaller step
+    stops at the same instant); else the status's advice, with the adaptive switch and the methods that
+    hold the position constraints named only where they can run this system."""
     if status in BLOWUP_STATUSES and isinstance(y, MechanicalState) and hasattr(system, "element_rotation"):
         angle = math.degrees(float(system.element_rotation(y.q)))
         if angle >= MESH_ANGLE:
@@ -244,9 +247,10 @@ def adaptive_methods(system: object) -> list[str]:
 
 
 def growth_reference(g0: dict[str, float]) -> float:
-    """The growth check's initial energy reference: |E₀|, or the energy content ``energy_scale`` (kinetic plus |each
-    part|) where the diagnostics give it: a state whose parts cancel (a focusing NLS plane wave with m = a has
-    H = (m²a² − a⁴) L = 0 exactly) is then measured against its parts, not against the round-off of H."""
+    """The growth check's initial energy reference: |E₀|, or the energy content ``energy_scale`` (kinetic
+    plus |each part|) where the diagnostics give it: a state whose parts cancel (a focusing NLS plane wave
+    with m = a has H = (m²a² − a⁴) L = 0 exactly) is then measured against its parts, not against the
+    round-off of H."""
     values = [abs(g0.get(k, math.nan)) for k in ("energy", "energy_scale")]
     return max((v for v in values if math.isfinite(v)), default=0.0)
 
@@ -269,8 +273,8 @@ class Interrupted(KeyboardInterrupt):
 
 
 def _reraise(signum: int, sol: Solution) -> None:
-    """Give a signal the loop recorded back to the caller: SIGINT as ``Interrupted`` (a KeyboardInterrupt), SIGTERM
-    to the handler that was there before (the default one ends the process, as without lgbeam)."""
+    """Give a signal the loop recorded back to the caller: SIGINT as ``Interrupted`` (a KeyboardInterrupt),
+    SIGTERM to the handler that was there before (the default one ends the process, as without lgbeam)."""
     if signum == signal.SIGINT:
         raise Interrupted(sol)
     handler = signal.getsignal(signum)
@@ -710,8 +714,9 @@ class _BudgetedSystem(ConstrainedMechanicalSystem, HasEnergyBudget, Protocol):
 
 
 class _Guard:
-    """The checks of the module docstring that hold whatever ``diagnostics`` is: the values (from the diagnostics
-    when they hold them, else one cheap evaluation), the constraint residual and the energy check."""
+    """The checks of the module docstring that hold whatever ``diagnostics`` is: the values (from the
+    diagnostics when they hold them, else one cheap evaluation), the constraint residual and the energy
+    check."""
 
     def __init__(self, system: object, method: Any, y0: Any, constraint_tol: Any,
                  drift_factor: float | None) -> None: 
@@ -753,9 +758,9 @@ class _Guard:
         return d
 
     def power(self, t: float, y: Any) -> float | None:
-        """P = f·v of the loads not in the potential (with ∂V/∂t of moving spring anchors) plus λ·Φ_t, the power of
-        the prescribed motions (M v' + g + Bᵀλ = 0 and B v + Φ_t = 0 give dE/dt = P + λ·Φ_t); None when the system
-        cannot say or a driven state carries no λ."""
+        """P = f·v of the loads not in the potential (with ∂V/∂t of moving spring anchors) plus λ·Φ_t, the
+        power of the prescribed motions (M v' + g + Bᵀλ = 0 and B v + Φ_t = 0 give dE/dt = P + λ·Φ_t); None
+        when the system cannot say or a driven state carries no λ."""
         assert self.budgeted is not None, "power() only for a system with HasEnergyBudget (the budget check)"
         p = self.budgeted.external_power(t, y.q, y.v)
         if p is None or self.driven is None:
@@ -765,9 +770,9 @@ class _Guard:
         return float(p) + float(np.dot(y.lam, self.driven.constraint_rate(t, y.q)))
 
     def content(self, s: LoopState, y: Any, g: dict[str, float]) -> float:
-        """The state's energy content, the scale of the energy check: the invariant's ``energy_scale`` (kinetic plus
-        |each energy part|) or, for a mechanical system, T + |V − V₀| (the potential relative to the initial state's:
-        the same rod at z = 0 and at z = 10⁵ m has the same content)."""
+        """The state's energy content, the scale of the energy check: the invariant's ``energy_scale``
+        (kinetic plus |each energy part|) or, for a mechanical system, T + |V − V₀| (the potential relative
+        to the initial state's: the same rod at z = 0 and at z = 10⁵ m has the same content)."""
         if self.mode == "invariant":
             return float(g.get("energy_scale", math.nan))
         assert self.budgeted is not None, "the budget form needs HasEnergyBudget (resume() picks it so)"
@@ -775,9 +780,9 @@ class _Guard:
         return kinetic + abs(g.get("energy", math.nan) - kinetic - s.potential0)
 
     def scale(self, s: LoopState, content: float) -> float:
-        """The energy check's scale before the work: an invariant kind's content at t₀ (its energy is conserved, so
-        a blow-up that inflates both parts cannot widen its own bound); a mechanical system's largest content so
-        far (a rod falling from rest under gravity, whose work is in V, has none at t₀)."""
+        """The energy check's scale before the work: an invariant kind's content at t₀ (its energy is
+        conserved, so a blow-up that inflates both parts cannot widen its own bound); a mechanical system's
+        largest content so far (a rod falling from rest under gravity, whose work is in V, has none at t₀)."""
         return s.content0 if self.mode == "invariant" else max(s.content_max, content)
 
     def start(self, s: LoopState, t0: float, g0: dict[str, float]) -> None:
@@ -798,9 +803,9 @@ class _Guard:
         s.content0 = s.content_max = self.content(s, s.y, g0)
 
     def resume(self, t: float, y: Any, g: dict[str, float]) -> None:
-        """The check's form from the values ``g`` at (t, y): "invariant" when they carry ``energy_scale``, "budget"
-        for a mechanical system that books its power, None (no check) otherwise; a resumed run picks the same form
-        (its E₀, content and work come with the loop state)."""
+        """The check's form from the values ``g`` at (t, y): "invariant" when they carry ``energy_scale``,
+        "budget" for a mechanical system that books its power, None (no check) otherwise; a resumed run
+        picks the same form (its E₀, content and work come with the loop state)."""
         self.mode = None
         if self.rtol is None or not math.isfinite(g.get("energy", math.nan)):
             return

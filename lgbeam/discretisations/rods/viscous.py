@@ -1,8 +1,8 @@
-"""Damping by ratio: a constant linear viscous damping C acting on the body velocities, force −C v (enters g as
-+C v), for dynamic runs of frames (``[damping]``, docs/dynamics.md).
+"""Damping by ratio: a constant linear viscous damping C acting on the body velocities, force −C v (enters g
+as +C v), for dynamic runs of frames (``[damping]``, docs/dynamics.md).
 
-Rayleigh: C = a₀ M + a₁ K₀, with K₀ = K_int(q_ref) the tangent about the reference (``modal.tangent``). The ratio
-of mode k is ζ_k = a₀/(2ω_k) + a₁ω_k/2, and a₀, a₁ solve it exactly at the two chosen modes i, j:
+Rayleigh: C = a₀ M + a₁ K₀, with K₀ = K_int(q_ref) the tangent about the reference (``modal.tangent``). The
+ratio of mode k is ζ_k = a₀/(2ω_k) + a₁ω_k/2, and a₀, a₁ solve it exactly at the two chosen modes i, j:
 
     [1/(2ω_i)  ω_i/2] [a₀]   [ζ_i]          (equal ζ: a₀ = 2ζ ω_i ω_j/(ω_i + ω_j), a₁ = 2ζ/(ω_i + ω_j))
     [1/(2ω_j)  ω_j/2] [a₁] = [ζ_j]
@@ -11,10 +11,11 @@ K₀ is linearised about the reference (not the current tangent): structural dam
 idealisation, and a constant C keeps g linear in v with a constant ∂g/∂v, so the implicit methods' iteration
 matrix needs no re-assembly for it; C has the pattern of K, so the sparse/banded solvers are unchanged.
 
-Modal: C = M Φ diag(2ζ_k ω_k) Φᵀ M over the m computed modes (φᵀMφ = 1; ``modal.modes``), stored as the
-factor MΦ (n × m) and applied as MΦ (c ⊙ (MΦ)ᵀ v). On ker B, ΦᵀCΦ = diag(2ζ_k ω_k): mode k decays with exactly ζ_k;
-every motion outside the span of the m modes (the higher modes) is undamped. Its matrix is dense (n × n), so the
-implicit methods' iteration matrix becomes dense in the damped block: keep m and the mesh moderate with them.
+Modal: C = M Φ diag(2ζ_k ω_k) Φᵀ M over the m computed modes (φᵀMφ = 1; ``modal.modes``), stored as the factor
+MΦ (n × m) and applied as MΦ (c ⊙ (MΦ)ᵀ v). On ker B, ΦᵀCΦ = diag(2ζ_k ω_k): mode k decays with exactly ζ_k;
+every motion outside the span of the m modes (the higher modes) is undamped. Its matrix is dense (n × n), so
+the implicit methods' iteration matrix becomes dense in the damped block: keep m and the mesh moderate with
+them.
 
 References: Chopra, Dynamics of Structures (2012) §11.4 (Rayleigh damping), §11.5 (modal damping, eq. 11.5.3);
 Clough & Penzien (2003) §12-3.
@@ -76,7 +77,8 @@ class ViscousDamping:
         return cached
 
     def ratios(self, omega: FloatArray) -> FloatArray:
-        """ζ at the frequencies ω (Rayleigh: a₀/(2ω) + a₁ω/2; modal: the given ratio of each computed mode)."""
+        """ζ at the frequencies ω (Rayleigh: a₀/(2ω) + a₁ω/2; modal: the given ratio of each computed
+        mode)."""
         w = np.asarray(omega, dtype=float)
         if self.kind == "rayleigh":
             return self.a0 / (2.0 * w) + self.a1 * w / 2.0

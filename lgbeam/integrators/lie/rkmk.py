@@ -16,8 +16,8 @@ degree p − 2 keeps order p). With embedded weights b̃ (DOPRI 5(4) over its 7 
 
 Casas–Owren RKMK4 (seed 000 §2.3, notes §3.3) needs two brackets and no dexp⁻¹:
 
-    F_1 = h f(y_n), F_2 = h f(exp(F_1/2)·y_n), F_3 = h f(exp(F_2/2 − [F_1, F_2]/8)·y_n), F_4 = h f(exp(F_3)·y_n),
-    y_{n+1} = exp( (F_1 + 2F_2 + 2F_3 + F_4)/6 − [F_1, F_4]/12 )·y_n.
+    F_1 = h f(y_n), F_2 = h f(exp(F_1/2)·y_n), F_3 = h f(exp(F_2/2 − [F_1, F_2]/8)·y_n),
+    F_4 = h f(exp(F_3)·y_n), y_{n+1} = exp( (F_1 + 2F_2 + 2F_3 + F_4)/6 − [F_1, F_4]/12 )·y_n.
 
 ``AmbientRK`` is the classical method in the embedding space, y' = ψ_*(f(y))|_y as a vector field on
 R^size: the baseline whose drift off M is seed 000's Figs 6–7.

@@ -7,14 +7,15 @@ g₀, μ₀ → g₁, μ₁ solves for (ξ, n̄) ∈ g × g*
     (ξ, n̄) = h f(exp(θξ) g₀, M_θ)                                                   (16)
     (g₁, μ₁) = (exp(ξ), Ad*_{exp((θ−1)ξ)} n̄)·(g₀, μ₀)                                 (17)
 
-with the semidirect product (11), i.e. g₁ = exp(ξ) g₀, μ₁ = Ad*_{exp((θ−1)ξ)} n̄ + Ad*_{exp(−ξ)} μ₀. In lgbeam's
-conventions Ad*_g = Ad(g)ᵀ and dexp*_{−ξ} = (dexp_{−ξ})ᵀ = T(ξ)ᵀ (T the left-trivialised tangent operator).
-On an abelian group θ = 0, ½, 1 are symplectic Euler, the implicit midpoint rule and the adjoint symplectic
-Euler exactly (notes/000.md §3.7; tests/test_lie_slgi.py). θ = ½ has order 2, θ = 0 and 1 order 1.
+with the semidirect product (11), i.e. g₁ = exp(ξ) g₀, μ₁ = Ad*_{exp((θ−1)ξ)} n̄ + Ad*_{exp(−ξ)} μ₀. In
+lgbeam's conventions Ad*_g = Ad(g)ᵀ and dexp*_{−ξ} = (dexp_{−ξ})ᵀ = T(ξ)ᵀ (T the left-trivialised tangent
+operator). On an abelian group θ = 0, ½, 1 are symplectic Euler, the implicit midpoint rule and the adjoint
+symplectic Euler exactly (notes/000.md §3.7; tests/test_lie_slgi.py). θ = ½ has order 2, θ = 0 and 1 order 1.
 
-The 2·dim unknowns are found by simplified Newton (the Jacobian of the residual by forward differences,
-kept from step to step at equal h and refreshed when the iteration slows) or by fixed-point iteration, both started from h f(g₀, μ₀), to |Δz| ≤ tol (1 + |z|).
-A step that does not converge in ``max_iter`` iterations returns status ``solver_failed``.
+The 2·dim unknowns are found by simplified Newton (the Jacobian of the residual by forward differences, kept
+from step to step at equal h and refreshed when the iteration slows) or by fixed-point iteration, both started
+from h f(g₀, μ₀), to |Δz| ≤ tol (1 + |z|). A step that does not converge in ``max_iter`` iterations returns
+status ``solver_failed``.
 
 References
 ----------
