@@ -15,12 +15,17 @@ Semilinear Poisson systems (seed 003 ch. 2): y' = S (A y + ∇U(y)), H = ½⟨y,
 
 from __future__ import annotations
 
-import functools
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeGuard, TypeVar, runtime_checkable
 from typing import Generic as Generic_
 
 from lgbeam._typing import Array, FloatArray, Matrix
+
+if TYPE_CHECKING:  # typing.TypeIs is Python 3.13; mypy reads it from typing_extensions (no run-time import)
+    from typing_extensions import TypeIs
+
+P = TypeVar("P")
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +62,7 @@ class LieGroup(Protocol):
     def tangent(self, xi: FloatArray) -> Any: ...
     def tangent_inv(self, xi: FloatArray) -> Any: ...
     def tangent_inv_apply(self, xi: FloatArray, v: FloatArray) -> FloatArray: ...
+    def ad(self, xi: FloatArray) -> FloatArray: ...
     def retract(self, a: FloatArray, xi: FloatArray) -> FloatArray: ...
     def validate(self, a: Any) -> FloatArray: ...
 
@@ -66,7 +72,7 @@ class ConstrainedMechanicalSystem(Protocol):
     """M(q) v' = −g(t, q, v) − B(q)ᵀ λ,  Φ(q) = 0,  q' = q · v^  (seed 004 eq. (1))."""
 
     @property
-    def group(self) -> Any: ...
+    def group(self) -> LieGroup: ...
     @property
     def n_constraints(self) -> int: ...
     def mass(self, q: FloatArray) -> Matrix: ...
@@ -94,10 +100,10 @@ class RheonomicConstraints(Protocol):
     def constraint_jacobian_t(self, t: float, q: FloatArray) -> Matrix: ...
 
 
-def is_rheonomic(system: Any) -> bool:
+def is_rheonomic(system: object) -> TypeGuard[RheonomicConstraints]:
     """True when ``system`` has time-dependent constraints that the integrator must account for."""
     # the cheap attribute test first: a runtime Protocol isinstance costs ~50 µs (called per step)
-    return bool(getattr(system, "rheonomic", False)) and isinstance(system, RheonomicConstraints)
+    return bool(getattr(system, "rheonomic", False)) and supports(system, RheonomicConstraints)
 
 
 @runtime_checkable
@@ -109,8 +115,9 @@ class HasEnergy(Protocol):
 
 @runtime_checkable
 class HasEnergyBudget(Protocol):
-    """Optional capability that lets the driver's always-on blow-up check (``lgbeam.solve.driver``) hold the energy
-    to its budget: E(t) − E(t₀) = W(t) (work of the loads that are not in the potential) up to the method's error.
+    """Optional capability that lets the driver's always-on blow-up check (``lgbeam.solve.driver``) hold the
+    energy to its budget: E(t) − E(t₀) = W(t) (work of the loads that are not in the potential) up to the
+    method's error.
 
     ``kinetic_energy(v)``                 T (the energy content T + |V| scales the check, free of cancellation)
     ``external_power(t, q, v)``           P = f·v of those loads, or None when the system cannot account for the
@@ -167,9 +174,10 @@ class HasVariableMass(Protocol):
 
 @runtime_checkable
 class HasNewtonResidual(Protocol):
-    """Optional capability of a constrained mechanical system: the vectors one Newton iteration of an implicit
-    method needs at an iterate, (g(t, q, v), B(t, q)ᵀλ, Φ(t, q), B(t, q) v + Φ_t(t, q)), in one pass and without
-    assembling B (``CosseratRod``: the compiled step core). Must equal the protocol methods to round-off."""
+    """Optional capability of a constrained mechanical system: the vectors one Newton iteration of an
+    implicit method needs at an iterate, (g(t, q, v), B(t, q)ᵀλ, Φ(t, q), B(t, q) v + Φ_t(t, q)), in one
+    pass and without assembling B (``CosseratRod``: the compiled step core). Must equal the protocol
+    methods to round-off."""
 
     def newton_residual(self, t: float, q: FloatArray, v: FloatArray,
                         lam: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]: ...
@@ -187,7 +195,7 @@ class LieGroupODE(Protocol):
     """y' = y · ξ(t, y)^ : an unconstrained ODE on a Lie group (RKMK, commutator-free)."""
 
     @property
-    def group(self) -> Any: ...
+    def group(self) -> LieGroup: ...
     def generator(self, t: float, y: FloatArray) -> FloatArray: ...
 
 
@@ -224,13 +232,14 @@ class HomogeneousSpaceODE(Protocol):
     """
 
     @property
-    def space(self) -> Any: ...
+    def space(self) -> HomogeneousSpace: ...
     def algebra_field(self, t: float, y: FloatArray) -> FloatArray: ...
 
 
 @runtime_checkable
 class HasInvariants(Protocol):
-    """Optional capability: first integrals and monitors of a state (energy, Casimirs), as a dict of floats."""
+    """Optional capability: first integrals and monitors of a state (energy, Casimirs), as a dict of
+    floats."""
 
     def invariants(self, t: float, y: FloatArray) -> dict[str, float]: ...
 
@@ -245,7 +254,7 @@ class CotangentHamiltonian(Protocol):
     """
 
     @property
-    def group(self) -> Any: ...
+    def group(self) -> LieGroup: ...
     def hamiltonian(self, g: FloatArray, mu: FloatArray) -> float: ...
     def hamiltonian_field(self, g: FloatArray, mu: FloatArray) -> tuple[FloatArray, FloatArray]: ...
 
@@ -296,10 +305,10 @@ class HasFusedPhiS(Protocol):
 class SpectralPoissonSystem(SemilinearPoissonSystem, Protocol):
     """y' = S (A y + ∇U(y)) with S and SA diagonal in a transform (Fourier): methods iterate in its coefficients.
 
-    ``to_spectral(y)`` gives the coefficients (normalised, ``norm="forward"``) of a state, ``from_spectral(v)``
-    the state back; ``spectral_symbols()`` the diagonal symbols (λ of SA, σ of S) in that layout, so that
-    e^{hSA} is ``exp(h λ) v`` and S is ``σ v`` (issue 18: exponentials cost no transform).
-    """
+    ``to_spectral(y)`` gives the coefficients (normalised, ``norm="forward"``) of a state,
+    ``from_spectral(v)`` the state back; ``spectral_symbols()`` the diagonal symbols (λ of SA, σ of S) in
+    that layout, so that e^{hSA} is ``exp(h λ) v`` and S is ``σ v`` (issue 18: exponentials cost no
+    transform)."""
 
     def to_spectral(self, y: Array) -> Array: ...
     def from_spectral(self, v: Array) -> Array: ...
@@ -332,8 +341,8 @@ class HasStageLinearisation(Protocol):
 
 @runtime_checkable
 class HasL2Mass(Protocol):
-    """Optional capability: ``l2_mass(y)`` = ∫|y|² dx, a positive-definite invariant of the PDE (NLS: its mass;
-    KdV: twice its momentum). Poisson methods report it as the diagnostic ``mass`` (blow-up check)."""
+    """Optional capability: ``l2_mass(y)`` = ∫|y|² dx, a positive-definite invariant of the PDE (NLS: its
+    mass; KdV: twice its momentum). Poisson methods report it as the diagnostic ``mass`` (blow-up check)."""
 
     def l2_mass(self, y: Array) -> float: ...
 
@@ -348,7 +357,7 @@ class LieGroupFirstIntegral(Protocol):
     """
 
     @property
-    def group(self) -> Any: ...
+    def group(self) -> LieGroup: ...
     def first_integral(self, x: FloatArray) -> FloatArray: ...
     def trivialised_differential(self, x: FloatArray) -> FloatArray: ...
     def bivector(self, x: FloatArray) -> FloatArray: ...
@@ -462,26 +471,39 @@ def protocol_members(protocol: type) -> tuple[str, ...]:
     return tuple(names)
 
 
-def missing_members(obj: Any, protocol: type) -> tuple[str, ...]:
+def missing_members(obj: object, protocol: type) -> tuple[str, ...]:
     """The members of ``protocol`` that ``obj`` lacks (empty when it satisfies the protocol)."""
     return tuple(name for name in protocol_members(protocol) if not hasattr(obj, name))
 
 
-@functools.cache
-def _class_supports(cls: Any, protocol: Any) -> bool | None:
+_CLASS_SUPPORTS: dict[tuple[type, type], bool | None] = {}
+
+
+def _class_supports(cls: type, protocol: type) -> bool | None:
     """Whether the class has every member of ``protocol``; None when only an instance can tell (the
-    protocol has data members, which may be set in ``__init__``)."""
-    methods_only = all(callable(getattr(protocol, name, None)) and not isinstance(getattr(protocol, name), property)
-                       for name in protocol_members(protocol))
-    has_all = all(hasattr(cls, name) for name in protocol_members(protocol))
-    return has_all if methods_only or has_all else None
+    protocol has data members, which may be set in ``__init__``). Memoised per (class, protocol)."""
+    key = (cls, protocol)
+    if key not in _CLASS_SUPPORTS:
+        members = protocol_members(protocol)
+        methods_only = all(callable(getattr(protocol, name, None))
+                           and not isinstance(getattr(protocol, name), property) for name in members)
+        has_all = all(hasattr(cls, name) for name in members)
+        _CLASS_SUPPORTS[key] = has_all if methods_only or has_all else None
+    return _CLASS_SUPPORTS[key]
 
 
-def supports(obj: Any, protocol: type) -> bool:
+def supports(obj: object, protocol: Callable[..., P]) -> TypeIs[P]:
     """``isinstance(obj, protocol)`` for a runtime protocol, memoised per class when the protocol names
-    methods only (a runtime protocol check costs microseconds; this one is a dictionary lookup)."""
-    known = _class_supports(type(obj), protocol)  # type: ignore[arg-type]  # classes are hashable
-    return isinstance(obj, protocol) if known is None else known
+    methods only (a runtime protocol check costs microseconds; this one is a dictionary lookup).
+
+    For mypy it narrows like ``isinstance``: after ``if supports(system, HasTangents):`` the system has both
+    its declared protocol and ``HasTangents``. ``protocol`` is typed as the class object's constructor
+    (``Callable[..., P]``) because mypy refuses a protocol class where ``type[P]`` is expected
+    ([type-abstract], python/mypy#4717); every caller passes a runtime-checkable protocol class.
+    """
+    cls: type = protocol  # type: ignore[assignment]  # a protocol class, seen by mypy as Callable[..., P]
+    known = _class_supports(type(obj), cls)
+    return isinstance(obj, cls) if known is None else known
 
 
 @runtime_checkable

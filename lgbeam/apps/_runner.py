@@ -36,7 +36,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
@@ -59,13 +59,21 @@ logger = logging.getLogger(__name__)
 
 CHECKPOINT_FORMAT = 2  # 1: checkpoint.pkl (a pickle; never read now)
 LEGACY_CHECKPOINT = "checkpoint.pkl"
-RESUMABLE_KEYS = ("time.t_end", "integrator.max_steps", "output.checkpoint_seconds", "output.checkpoint_steps",
-                  "output.max_memory_gb", "output.max_disk_gb", "output.max_frames")  # may differ on a resume
+RESUMABLE_KEYS = (
+    "time.t_end",
+    "integrator.max_steps",
+    "output.checkpoint_seconds",
+    "output.checkpoint_steps",
+    "output.max_memory_gb",
+    "output.max_disk_gb",
+    "output.max_frames",
+)  # may differ on a resume
 GIB = 1024**3
+SystemT = TypeVar("SystemT")  # the app's system (CosseratRod, Structure, NLS, ...); ``Problem`` alone: any
 
 
 @dataclass(frozen=True)
-class Problem:
+class Problem(Generic[SystemT]):
     """What an app's ``problem(case)`` hands the runner.
 
     ``frame(y)`` is the ParaView frame of a state; ``arrays(sol)`` the arrays of solution.npz;
@@ -75,7 +83,7 @@ class Problem:
     memory the integration needs besides the saved frames (for the up-front estimate).
     """
 
-    system: Any
+    system: SystemT  # the method's protocols are checked at the door (``check_compatible``)
     y0: Any
     frame: Callable[[Any], Frame]
     arrays: Callable[[Solution], dict[str, Any]]
@@ -85,7 +93,9 @@ class Problem:
     work_bytes: float = 0.0
 
 
-def controller_of(integ: dict[str, Any], span: tuple[float, float] | None = None) -> ConstantStep | AdaptiveStep:
+def controller_of(
+    integ: dict[str, Any], span: tuple[float, float] | None = None
+) -> ConstantStep | AdaptiveStep:
     """The step-size controller of a case's ``integrator`` table, by ``integrator.controller``:
 
     ``auto`` (default): ConstantStep(integrator.h) when h is given, else the plain adaptive rule; ``constant``:
@@ -97,12 +107,16 @@ def controller_of(integ: dict[str, Any], span: tuple[float, float] | None = None
     """
     rule = integ.get("controller", "auto")
     if rule not in ("auto", "constant", "i", "pi", "seed"):
-        raise ValueError(f"integrator.controller must be 'auto', 'constant', 'i', 'pi' or 'seed', got {rule!r}")
+        raise ValueError(
+            f"integrator.controller must be 'auto', 'constant', 'i', 'pi' or 'seed', got {rule!r}"
+        )
     if rule == "seed":
         from lgbeam.integrators.lie import seed_controller
 
         if integ.get("atol") is None:
-            raise ValueError("integrator.controller = 'seed' needs an absolute tolerance integrator.atol (e.g. 1e-6)")
+            raise ValueError(
+                "integrator.controller = 'seed' needs an absolute tolerance integrator.atol (e.g. 1e-6)"
+            )
         return seed_controller(float(integ["atol"]), h0=None if span is None else (span[1] - span[0]) / 100)
     h = integ.get("h")
     if rule == "constant" or (rule == "auto" and h is not None):
@@ -120,14 +134,18 @@ def controller_of(integ: dict[str, Any], span: tuple[float, float] | None = None
 
 def fixed_if_no_estimate(controller: ConstantStep | AdaptiveStep, method: Any,
                          integ: dict[str, Any]) -> ConstantStep | AdaptiveStep:
-    """A case whose controller adapts the step (e.g. ``controller = "seed"``) run with a method that has no error
-    estimate: the constant step ``integrator.h`` when it is given (one warning naming the keys); without h the
-    driver refuses the run."""
+    """A case whose controller adapts the step (e.g. ``controller = "seed"``) run with a method that has no
+    error estimate: the constant step ``integrator.h`` when it is given (one warning naming the keys);
+    without h the driver refuses the run."""
     if not controller.adaptive or method.error_order is not None or integ.get("h") is None:
         return controller
-    logger.warning("method %r has no error estimate, so integrator.controller = %r cannot adapt its step: it runs "
-                   "with the constant step integrator.h = %g", method.name, integ.get("controller", "auto"),
-                   integ["h"])
+    logger.warning(
+        "method %r has no error estimate, so integrator.controller = %r cannot adapt its step: it runs "
+        "with the constant step integrator.h = %g",
+        method.name,
+        integ.get("controller", "auto"),
+        integ["h"],
+    )
     return ConstantStep(integ["h"])
 
 
@@ -137,16 +155,21 @@ def _nbytes(y: Any) -> int:
 
 
 def frame_bytes(frame: Any, edges: bool = True) -> float:
-    """Upper estimate of a frame's file size: 1.4 × its raw arrays (points, cells, point, cell and field data;
-    zlib and then base64 give at most 4/3 of them) plus the XML, 1 kB a file and 256 B an array (measured about
-    190); with ``edges``, a ``PolyFrame``'s edges file too."""
+    """Upper estimate of a frame's file size: 1.4 × its raw arrays (points, cells, point, cell and field
+    data; zlib and then base64 give at most 4/3 of them) plus the XML, 1 kB a file and 256 B an array
+    (measured about 190); with ``edges``, a ``PolyFrame``'s edges file too."""
     def raw(a: Any) -> int:
         if isinstance(a, (list, tuple)):
             return sum(len(x) if isinstance(x, str) else raw(x) for x in a)
         return int(np.asarray(a).nbytes)
 
-    arrays = [frame.points, *(c for _, c in frame.cells), *frame.point_data.values(), *frame.cell_data.values(),
-              *getattr(frame, "field_data", {}).values()]
+    arrays = [
+        frame.points,
+        *(c for _, c in frame.cells),
+        *frame.point_data.values(),
+        *frame.cell_data.values(),
+        *getattr(frame, "field_data", {}).values(),
+    ]
     size = 1.4 * sum(map(raw, arrays)) + 1024.0 + 256.0 * (len(arrays) + 1)
     sub = getattr(frame, "edges", None)
     return size + (frame_bytes(sub) if edges and sub is not None else 0.0)
@@ -156,7 +179,9 @@ def check_budget(case: dict[str, Any], problem: Problem) -> dict[str, float]:
     """Estimate the memory and disk of the run; ValueError above ``output.max_memory_gb``/``max_disk_gb``."""
     tm, out = case["time"], case["output"]
     if not out["every"] >= 0:
-        raise ValueError(f"output.every must be a time interval > 0 (or 0: every accepted step), got {out['every']!r}")
+        raise ValueError(
+            f"output.every must be a time interval > 0 (or 0: every accepted step), got {out['every']!r}"
+        )
     integ = case["integrator"]
     fixed = integ.get("h") is not None and integ.get("controller", "auto") in ("auto", "constant")
     if out["every"] > 0:
@@ -169,14 +194,17 @@ def check_budget(case: dict[str, Any], problem: Problem) -> dict[str, float]:
     frame = problem.frame(problem.y0) if out["vtk"] else None
     vtu = 0.0 if frame is None else frame_bytes(frame, edges=out.get("edge_data", True))
     memory = n_frames * state + problem.work_bytes
-    disk = n_frames * (vtu + 3 * state)  # solution.npz: states, positions, rotations, reactions, resultants (2.3×)
+    disk = n_frames * (
+        vtu + 3 * state
+    )  # solution.npz: states, positions, rotations, reactions, resultants (2.3×)
     est = {"frames": float(n_frames), "memory_gb": memory / GIB, "disk_gb": disk / GIB}
     if n_frames > out.get("max_frames", math.inf):
         if out["every"] == 0 and not fixed:
             raise ValueError(
                 f"output.every = 0 saves every accepted step: up to integrator.max_steps + 1 = {n_frames} output "
                 f"times, above output.max_frames = {out['max_frames']}; lower integrator.max_steps, give an "
-                "output interval output.every > 0, or raise output.max_frames")
+                "output interval output.every > 0, or raise output.max_frames"
+            )
         raise ValueError(
             f"this run would save {n_frames} output times (every {out['every']:g} from {tm['t0']:g} to "
             f"{tm['t_end']:g}), above output.max_frames = {out['max_frames']}; raise output.every or "
@@ -190,7 +218,8 @@ def check_budget(case: dict[str, Any], problem: Problem) -> dict[str, float]:
     if disk > out["max_disk_gb"] * GIB:
         raise ValueError(
             f"this run would write about {disk / GIB:.3g} GiB ({n_frames} frames), above output.max_disk_gb = "
-            f"{out['max_disk_gb']:g}; raise output.every, set output.vtk = false, or raise output.max_disk_gb")
+            f"{out['max_disk_gb']:g}; raise output.every, set output.vtk = false, or raise output.max_disk_gb"
+        )
     return est
 
 
@@ -204,20 +233,27 @@ def check_work(case: dict[str, Any], work_bytes: float, what: str,
 
 
 def load_checkpoint(run_dir: Path, max_bytes: float = 8 * GIB) -> dict[str, Any]:
-    """The checkpoint of a run folder (``--resume``); ValueError when there is none, it is unreadable, its arrays
-    declare more than ``max_bytes`` or its loop state is not one the driver wrote (``check_loop_state``). Only
-    data is read (``lgbeam.io.datafile``); a legacy ``checkpoint.pkl`` is refused without being opened."""
+    """The checkpoint of a run folder (``--resume``); ValueError when there is none, it is unreadable, its
+    arrays declare more than ``max_bytes`` or its loop state is not one the driver wrote
+    (``check_loop_state``). Only data is read (``lgbeam.io.datafile``); a legacy ``checkpoint.pkl`` is
+    refused without being opened."""
     path = Path(run_dir) / CHECKPOINT
     if not path.is_file():
         if (Path(run_dir) / LEGACY_CHECKPOINT).exists():
-            raise ValueError(f"{run_dir} holds a {LEGACY_CHECKPOINT} of an older lgbeam (a pickle, which is never "
-                             "loaded: it could run code); rerun the case")
-        raise ValueError(f"{run_dir} has no {CHECKPOINT}: it was not written by a run that can be resumed (or it "
-                         "stopped before its first checkpoint); rerun the case")
+            raise ValueError(
+                f"{run_dir} holds a {LEGACY_CHECKPOINT} of an older lgbeam (a pickle, which is never "
+                "loaded: it could run code); rerun the case"
+            )
+        raise ValueError(
+            f"{run_dir} has no {CHECKPOINT}: it was not written by a run that can be resumed (or it "
+            "stopped before its first checkpoint); rerun the case"
+        )
     try:
         data = read_data(path, max_bytes=max_bytes)
     except ValueError as exc:
-        raise ValueError(f"{exc}; the checkpoint is damaged or was not written by lgbeam: rerun the case") from None
+        raise ValueError(
+            f"{exc}; the checkpoint is damaged or was not written by lgbeam: rerun the case"
+        ) from None
     if not (isinstance(data, dict) and isinstance(data.get("identity"), dict)
             and isinstance(data.get("state"), LoopState)):
         raise ValueError(f"{path} is not an lgbeam checkpoint; rerun the case")  # noqa: TRY004 - a user error: exit 2
@@ -228,8 +264,20 @@ def load_checkpoint(run_dir: Path, max_bytes: float = 8 * GIB) -> dict[str, Any]
     return data
 
 
-_REALS = ("err_prev", "h_first", "h_last", "h_smallest", "h_largest", "energy_ref", "mass_ref", "energy0", "content0",
-          "work", "work_abs", "power")  # LoopState's float fields (NaN/inf allowed: "not measured yet")
+_REALS = (
+    "err_prev",
+    "h_first",
+    "h_last",
+    "h_smallest",
+    "h_largest",
+    "energy_ref",
+    "mass_ref",
+    "energy0",
+    "content0",
+    "work",
+    "work_abs",
+    "power",
+)  # LoopState's float fields (NaN/inf allowed: "not measured yet")
 _COUNTS = ("k_grid", "k_save", "n_acc", "n_rej", "n_eval", "n_iter")
 
 
@@ -280,7 +328,11 @@ def _check_y(y: Any, y0: Any, what: str, stacked: int | None) -> None:
         raise ValueError(f"{what} must be a state (an array or q, v, λ), got a {type(y).__name__}")  # noqa: TRY004 - a file's content
     for key, a in parts.items():
         name = f"{what}.{key}" if key else what
-        if not (isinstance(a, np.ndarray) and a.dtype.kind in "fc" and (key == "lam" or bool(np.all(np.isfinite(a))))):
+        if not (
+            isinstance(a, np.ndarray)
+            and a.dtype.kind in "fc"
+            and (key == "lam" or bool(np.all(np.isfinite(a))))
+        ):
             raise ValueError(f"{name} must be an array of finite numbers")
         if key in ref and a.shape != lead + np.shape(ref[key]):
             raise ValueError(f"{name} has shape {a.shape}, the model's is {lead + np.shape(ref[key])}")
@@ -289,7 +341,8 @@ def _check_y(y: Any, y0: Any, what: str, stacked: int | None) -> None:
 
 
 def _check_record(rec: Any) -> None:
-    """The diagnostics record's checkpoint (``MemoryRecord.state``): columns, row count, statistics per column."""
+    """The diagnostics record's checkpoint (``MemoryRecord.state``): columns, row count, statistics per
+    column."""
     if not isinstance(rec, dict):
         raise ValueError("state.record must be the diagnostics record's state")  # noqa: TRY004 - a file's content
     keys, n_rows, stats = rec.get("keys"), rec.get("n_rows"), rec.get("stats")
@@ -336,12 +389,16 @@ def check_resumable(saved: dict[str, Any], now: dict[str, Any], t: float) -> Non
     time ``t``) may continue under the identity ``now`` (``checkpoint_identity``)."""
     advice = "; rerun the case (or undo the change)"
     if saved.get("format") != now["format"]:
-        raise ValueError(f"the checkpoint has format {saved.get('format')!r}, this lgbeam writes {now['format']}{advice}")
+        raise ValueError(
+            f"the checkpoint has format {saved.get('format')!r}, this lgbeam writes {now['format']}{advice}"
+        )
     if saved.get("lgbeam") != now["lgbeam"] or (saved.get("commit") and now["commit"]
                                                and saved.get("commit") != now["commit"]):
-        raise ValueError(f"the checkpoint was written by lgbeam {saved.get('lgbeam')} "
-                         f"({str(saved.get('commit'))[:12] or 'unknown commit'}), this is {now['lgbeam']} "
-                         f"({now['commit'][:12] or 'unknown commit'}); resume with that lgbeam or rerun the case")
+        raise ValueError(
+            f"the checkpoint was written by lgbeam {saved.get('lgbeam')} "
+            f"({str(saved.get('commit'))[:12] or 'unknown commit'}), this is {now['lgbeam']} "
+            f"({now['commit'][:12] or 'unknown commit'}); resume with that lgbeam or rerun the case"
+        )
     a, b = _flat(saved.get("case", {})), _flat(now["case"])
     for key in sorted(set(a) | set(b)):
         if key in RESUMABLE_KEYS or a.get(key, "<absent>") == b.get(key, "<absent>"):
@@ -349,11 +406,15 @@ def check_resumable(saved: dict[str, Any], now: dict[str, Any], t: float) -> Non
         raise ValueError(f"case.toml differs from the checkpoint: {key} = {b.get(key, '<absent>')!r} now, "
                          f"{a.get(key, '<absent>')!r} when the run started{advice}")
     if now["case"]["time"]["t_end"] < t:
-        raise ValueError(f"time.t_end = {now['case']['time']['t_end']:g} is before the checkpoint's t = {t:g}; "
-                         "set a later t_end to continue the run")
+        raise ValueError(
+            f"time.t_end = {now['case']['time']['t_end']:g} is before the checkpoint's t = {t:g}; "
+            "set a later t_end to continue the run"
+        )
     if saved.get("mesh") != now["mesh"]:
-        raise ValueError("the model built from case.toml now has another initial state (mesh) than the checkpoint's"
-                         f"{advice}")
+        raise ValueError(
+            "the model built from case.toml now has another initial state (mesh) than the checkpoint's"
+            f"{advice}"
+        )
 
 
 def _restore(case: dict[str, Any], run_dir: Path, problem: Problem,
@@ -380,13 +441,17 @@ def _unstack(stacked: Any, n: int) -> list[Any]:
         return []
     if isinstance(stacked, MechanicalState):
         lam = stacked.lam
-        return [MechanicalState(stacked.q[i], stacked.v[i], None if lam is None else lam[i]) for i in range(n)]
+        return [
+            MechanicalState(stacked.q[i], stacked.v[i], None if lam is None else lam[i]) for i in range(n)
+        ]
     if not (isinstance(stacked, np.ndarray) and len(stacked) == n):
         raise ValueError("the checkpoint's saved states do not match its saved times; rerun the case")
     return list(stacked)
 
 
-def _write_solution(run_dir: Path, problem: Problem, sol: Solution, times: list[float], states: list[Any]) -> None:
+def _write_solution(
+    run_dir: Path, problem: Problem, sol: Solution, times: list[float], states: list[Any]
+) -> None:
     full = replace(sol, t=np.asarray(times), y=_stack(states))
     buf = io.BytesIO()
     np.savez(buf, **problem.arrays(full))
@@ -423,13 +488,22 @@ def run_problem(case: dict[str, Any], run_dir: Path, problem: Problem, *, progre
     def save_checkpoint(s: LoopState) -> None:
         if series is not None:
             series.flush()  # the .pvd lists every frame the checkpoint keeps
-        write_data(run_dir / CHECKPOINT, {"identity": identity, "state": s, "times": np.asarray(times, dtype=float),
-                                          "states": _stack(states) if states else None})
+        write_data(
+            run_dir / CHECKPOINT,
+            {
+                "identity": identity,
+                "state": s,
+                "times": np.asarray(times, dtype=float),
+                "states": _stack(states) if states else None,
+            },
+        )
 
     steps, seconds = out.get("checkpoint_steps") or None, out.get("checkpoint_seconds") or None
     ckpt = Checkpointing(save_checkpoint, steps=steps, seconds=seconds) if (steps or seconds) else None
     if resume and ckpt is None:
-        raise ValueError("--resume needs checkpoints: set output.checkpoint_seconds or output.checkpoint_steps > 0")
+        raise ValueError(
+            "--resume needs checkpoints: set output.checkpoint_seconds or output.checkpoint_steps > 0"
+        )
     record = CSVRecord(run_dir / "diagnostics.csv", opener=open_in_place)
     bar = Progress(tm["t0"], tm["t_end"], enabled=progress)
     try:
@@ -452,8 +526,14 @@ def run_problem(case: dict[str, Any], run_dir: Path, problem: Problem, *, progre
         extra["energy_check"] = sol.stats["energy_check"]
     if "signal" in sol.stats:
         extra["signal"] = sol.stats["signal"]
-    return RunSummary(status=str(sol.status), message=sol.message, n_steps=sol.n_steps,
-                      n_rejected=int(sol.stats["n_rejected"]), t_final=float(sol.stats["t_final"]), extra=extra)
+    return RunSummary(
+        status=str(sol.status),
+        message=sol.message,
+        n_steps=sol.n_steps,
+        n_rejected=int(sol.stats["n_rejected"]),
+        t_final=float(sol.stats["t_final"]),
+        extra=extra,
+    )
 
 
 def _checkpoint_form(method: Any, cache: Any) -> Any:
@@ -463,7 +543,8 @@ def _checkpoint_form(method: Any, cache: Any) -> Any:
 
 
 def write_diagnostics(path: Path, steps: dict[str, Any]) -> None:
-    """diagnostics.csv from in-memory columns (static analyses; dynamic runs stream it through ``CSVRecord``)."""
+    """diagnostics.csv from in-memory columns (static analyses; dynamic runs stream it through
+    ``CSVRecord``)."""
     import csv
 
     keys = list(steps)
@@ -481,5 +562,7 @@ def index_at_reference_end(solution: dict[str, Any], reference: dict[str, Any]) 
     t = np.asarray(solution["t"])
     k = int(np.argmin(np.abs(t - t_ref)))
     if abs(t[k] - t_ref) > 1e-9 * max(1.0, abs(t_ref)):
-        raise ValueError(f"solution has no saved time at the reference's final time {t_ref}; align output.every")
+        raise ValueError(
+            f"solution has no saved time at the reference's final time {t_ref}; align output.every"
+        )
     return k

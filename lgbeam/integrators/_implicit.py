@@ -32,7 +32,7 @@ import logging
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import scipy.linalg as sla
@@ -41,7 +41,7 @@ import scipy.sparse.linalg as spla
 
 from lgbeam._typing import FloatArray
 from lgbeam.integrators._banded import BandedLU, band_order, band_positions, band_width
-from lgbeam.systems import HasMassBlocks, HasTangents, supports
+from lgbeam.systems import ConstrainedMechanicalSystem, HasMassBlocks, HasTangents, LieGroup, supports
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +51,13 @@ FD_EPS = 1e-6  # central-difference step (truncation ~ε² relative)
 
 class SingularNewtonMatrix(RuntimeError):
     """The Newton (KKT) matrix is singular: redundant constraints, or a step far too large."""
+
+
+@runtime_checkable
+class BlockDiagonalGroup(LieGroup, Protocol):
+    """A product group whose tangent operator is block diagonal, one block per factor (``Product``)."""
+
+    def block_diag(self, blocks: FloatArray) -> sp.csr_array: ...
 
 
 def _sparse(A: Any) -> sp.csr_array:
@@ -78,7 +85,9 @@ class KKTFactor:
             lu, piv = sla.lu_factor(Kd, check_finite=False)
             d = np.abs(np.diag(lu))
             if d.min() <= 1e-14 * max(d.max(), 1e-300):
-                raise SingularNewtonMatrix(f"the Newton matrix is numerically singular (pivot ratio {d.min() / d.max():.1e})")
+                raise SingularNewtonMatrix(
+                    f"the Newton matrix is numerically singular (pivot ratio {d.min() / d.max():.1e})"
+                )
             return KKTFactor(n, lambda rhs: sla.lu_solve((lu, piv), rhs, check_finite=False))
         if not np.all(np.isfinite(v)):
             raise SingularNewtonMatrix("the Newton matrix has non-finite entries")
@@ -93,8 +102,8 @@ class KKTFactor:
         return KKTFactor(n, lu.solve)
 
     def __reduce__(self) -> tuple[Any, tuple[()]]:
-        """Pickled (run checkpoints) as None: LU factors do not pickle; a resumed run refactorises (its steps then
-        agree with an uninterrupted run to the Newton tolerance, not bit for bit)."""
+        """Pickled (run checkpoints) as None: LU factors do not pickle; a resumed run refactorises (its
+        steps then agree with an uninterrupted run to the Newton tolerance, not bit for bit)."""
         return (_lost, ())
 
     def solve(self, rhs: FloatArray) -> FloatArray:
@@ -124,8 +133,12 @@ def _coo_blocks(blocks: list[list[Any]]) -> tuple[np.ndarray, np.ndarray, FloatA
             rows.append(rr + r0[i])
             cols.append(cc + c0[j])
             vals.append(np.asarray(vv, dtype=float))
-    return (np.concatenate(rows).astype(np.int64), np.concatenate(cols).astype(np.int64), np.concatenate(vals),
-            int(r0[-1]))
+    return (
+        np.concatenate(rows).astype(np.int64),
+        np.concatenate(cols).astype(np.int64),
+        np.concatenate(vals),
+        int(r0[-1]),
+    )
 
 
 _ORDERS: dict[tuple[int, int, int], tuple[bytes, np.ndarray, int, int, np.ndarray]] = {}
@@ -137,9 +150,11 @@ def _fingerprint(r: np.ndarray, c: np.ndarray) -> bytes:
         np.ascontiguousarray(c).data, digest_size=16).digest()
 
 
-def _banded_factor(r: np.ndarray, c: np.ndarray, v: FloatArray, n: int, nv: int, block: int) -> BandedLU | None:
-    """The banded LU of the matrix with entries (r, c, v) (``_banded``) when its node-block ordering gives a narrow
-    band, else None (SuperLU). The ordering, bandwidth and band positions are kept per pattern (a
+def _banded_factor(
+    r: np.ndarray, c: np.ndarray, v: FloatArray, n: int, nv: int, block: int
+) -> BandedLU | None:
+    """The banded LU of the matrix with entries (r, c, v) (``_banded``) when its node-block ordering gives
+    a narrow band, else None (SuperLU). The ordering, bandwidth and band positions are kept per pattern (a
     refactorisation reuses them and only scatters the values)."""
     key = (n, nv, r.size)
     hit = _ORDERS.get(key)
@@ -161,13 +176,16 @@ def _banded_factor(r: np.ndarray, c: np.ndarray, v: FloatArray, n: int, nv: int,
     return lu
 
 
-STAGNATION = 1e-7  # relative size of a correction below which a non-contracting Newton iteration is at round-off
+STAGNATION = (
+    1e-7  # relative size of a correction below which a non-contracting Newton iteration is at round-off
+)
 
 
 def at_round_off(err: float, prev: float, tol: float) -> bool:
-    """True when Newton stagnates at round-off: the scaled correction ``err`` (1 = the tolerance ``tol``) no
-    longer halves, and the correction is already below ``STAGNATION`` relative. Stiff steel rods have residual
-    noise near a relative tolerance of 1e-10 (forces EA·ε_mach per element), so the tolerance may be unreachable."""
+    """True when Newton stagnates at round-off: the scaled correction ``err`` (1 = the tolerance ``tol``)
+    no longer halves, and the correction is already below ``STAGNATION`` relative. Stiff steel rods have
+    residual noise near a relative tolerance of 1e-10 (forces EA·ε_mach per element), so the tolerance may
+    be unreachable."""
     return math.isfinite(prev) and err > 0.5 * prev and err * tol <= STAGNATION
 
 
@@ -190,7 +208,7 @@ def _lost() -> None:
     return None
 
 
-def block_size(system: Any) -> int:
+def block_size(system: object) -> int:
     """The mass matrix's block size (``HasMassBlocks``; 6 otherwise)."""
     return int(system.mass_block) if supports(system, HasMassBlocks) else 6
 
@@ -226,7 +244,9 @@ class _Colouring:
             cols = np.broadcast_to(j[:, None, None], rr.shape)[keep]
             rows = rr[keep]
         object.__setattr__(self, "colour_of_col", colour)
-        object.__setattr__(self, "groups", tuple(np.flatnonzero(colour == c) for c in range(int(colour.max()) + 1)))
+        object.__setattr__(
+            self, "groups", tuple(np.flatnonzero(colour == c) for c in range(int(colour.max()) + 1))
+        )
         object.__setattr__(self, "rows", np.asarray(rows, dtype=np.intp))
         object.__setattr__(self, "cols", np.asarray(cols, dtype=np.intp))
 
@@ -253,7 +273,7 @@ class FiniteDifferenceTangents:
     colouring: _Colouring
 
     @staticmethod
-    def build(system: Any, t: float, q: FloatArray, v: FloatArray, lam: FloatArray,
+    def build(system: ConstrainedMechanicalSystem, t: float, q: FloatArray, v: FloatArray, lam: FloatArray,
               rng: np.random.Generator | None = None) -> FiniteDifferenceTangents:
         n = v.size
         blk = block_size(system)
@@ -269,22 +289,26 @@ class FiniteDifferenceTangents:
             col = _Colouring(n, blk, b)
             J = col.jacobian(fq, FD_EPS)
             gap = np.linalg.norm(J @ r - exact)
-            if col.b is None or 2 * b + 1 >= -(-n // blk) or gap <= 1e-6 * max(np.linalg.norm(exact), 1e-300):
+            scale = max(float(np.linalg.norm(exact)), 1e-300)
+            if col.b is None or 2 * b + 1 >= -(-n // blk) or gap <= 1e-6 * scale:
                 logger.info("finite-difference tangents: block bandwidth %s (%d colours)", col.b,
                             len(col.groups))
                 return FiniteDifferenceTangents(col)
             b *= 2
 
-    def position(self, system: Any, t: float, q: FloatArray, v: FloatArray, lam: FloatArray) -> sp.csr_array:
+    def position(self, system: ConstrainedMechanicalSystem, t: float, q: FloatArray, v: FloatArray,
+                 lam: FloatArray) -> sp.csr_array:
         """K_q = ∂/∂w [g + Bᵀλ] at (t, q, v, λ) along left-translated directions."""
         return self.colouring.jacobian(_position_map(system, t, q, v, lam), FD_EPS)
 
-    def velocity(self, system: Any, t: float, q: FloatArray, v: FloatArray) -> sp.csr_array:
+    def velocity(self, system: ConstrainedMechanicalSystem, t: float, q: FloatArray,
+                 v: FloatArray) -> sp.csr_array:
         """C = ∂g/∂v at (t, q, v)."""
         return self.colouring.jacobian(lambda u: system.forces(t, q, v + u), FD_EPS)
 
 
-def _position_map(system: Any, t: float, q: FloatArray, v: FloatArray, lam: FloatArray) -> Callable[[FloatArray], FloatArray]:
+def _position_map(system: ConstrainedMechanicalSystem, t: float, q: FloatArray, v: FloatArray,
+                  lam: FloatArray) -> Callable[[FloatArray], FloatArray]:
     G = system.group
     m = system.n_constraints
 
@@ -298,33 +322,39 @@ def _position_map(system: Any, t: float, q: FloatArray, v: FloatArray, lam: Floa
     return f
 
 
-def position_tangent(system: Any, fd: FiniteDifferenceTangents | None, t: float, q: FloatArray, v: FloatArray,
-                     lam: FloatArray) -> sp.csr_array:
+def position_tangent(system: ConstrainedMechanicalSystem, fd: FiniteDifferenceTangents | None, t: float,
+                     q: FloatArray, v: FloatArray, lam: FloatArray) -> sp.csr_array:
     """K + Z (exact with ``HasTangents``, else by finite differences)."""
-    if fd is None:
-        K = _sparse(system.stiffness(t, q, v))
-        if system.n_constraints:
-            K = K + _sparse(system.constraint_stiffness(t, q, lam))
-        return _sparse(K)
-    return fd.position(system, t, q, v, lam)
+    if fd is not None:
+        return fd.position(system, t, q, v, lam)
+    assert supports(system, HasTangents), "fd is None only for a system with exact tangents (tangents_for)"
+    K = _sparse(system.stiffness(t, q, v))
+    if system.n_constraints:
+        K = K + _sparse(system.constraint_stiffness(t, q, lam))
+    return _sparse(K)
 
 
-def velocity_tangent(system: Any, fd: FiniteDifferenceTangents | None, t: float, q: FloatArray,
-                     v: FloatArray) -> sp.csr_array:
+def velocity_tangent(system: ConstrainedMechanicalSystem, fd: FiniteDifferenceTangents | None, t: float,
+                     q: FloatArray, v: FloatArray) -> sp.csr_array:
     """C = ∂g/∂v (exact with ``HasTangents``, else by finite differences)."""
-    return _sparse(system.damping(t, q, v)) if fd is None else fd.velocity(system, t, q, v)
+    if fd is not None:
+        return fd.velocity(system, t, q, v)
+    assert supports(system, HasTangents), "fd is None only for a system with exact tangents (tangents_for)"
+    return _sparse(system.damping(t, q, v))
 
 
-def tangents_for(system: Any, t: float, q: FloatArray, v: FloatArray, lam: FloatArray) -> FiniteDifferenceTangents | None:
+def tangents_for(system: ConstrainedMechanicalSystem, t: float, q: FloatArray, v: FloatArray,
+                 lam: FloatArray) -> FiniteDifferenceTangents | None:
     """None when the system has exact tangents (``HasTangents``), else the finite-difference helper."""
     return None if supports(system, HasTangents) else FiniteDifferenceTangents.build(system, t, q, v, lam)
 
 
-def tangent_blocks(G: Any, theta: FloatArray) -> sp.csr_array:
+def tangent_blocks(G: LieGroup, theta: FloatArray) -> sp.csr_array:
     """T(θ) as a sparse block-diagonal matrix (one block for a single group, ``Product``: one per node)."""
     T = np.asarray(G.tangent(theta), dtype=float)
     if T.ndim == 2:
         return sp.csr_array(T)
+    assert supports(G, BlockDiagonalGroup), f"{type(G).__name__}: batched T(θ) needs block_diag (Product)"
     return G.block_diag(T)
 
 
@@ -332,6 +362,7 @@ __all__ = [
     "DENSE_LIMIT",
     "FD_EPS",
     "STAGNATION",
+    "BlockDiagonalGroup",
     "FiniteDifferenceTangents",
     "KKTFactor",
     "SingularNewtonMatrix",

@@ -77,11 +77,14 @@ class NewtonControl:
 
 @dataclass(slots=True)
 class NewtonIteration:
-    """One step's iteration: call ``built()`` whenever the matrix is (re)built, ``judge`` after every solve."""
+    """One step's iteration: call ``built()`` whenever the matrix is (re)built, ``judge`` after every
+    solve."""
 
     control: NewtonControl
     it: int = 0
-    built_at: int = 0  # the iteration whose correction first used the current matrix (0: from an earlier step)
+    built_at: int = (
+        0  # the iteration whose correction first used the current matrix (0: from an earlier step)
+    )
     prev: tuple[float, ...] | None = None
     prev_built_at: int = -1
     log_rates: list[float] = field(default_factory=list)
@@ -129,25 +132,32 @@ class NewtonIteration:
         c = self.control
         if self.diverged:
             mean = math.exp(sum(self.log_rates[-c.window:]) / c.window)
-            return (f"diverged (mean contraction rate {mean:.3g} over its last {c.window} iterations, with the "
-                    f"iteration matrix rebuilt among them)")
+            return (
+                f"diverged (mean contraction rate {mean:.3g} over its last {c.window} iterations, with the "
+                f"iteration matrix rebuilt among them)"
+            )
         return (f"did not converge in {self.it} iterations (last correction {self.err * c.tol:.3e} relative, "
                 f"contraction rate {self.rate:.3g})")
 
     def advice(self, method: str) -> str:
         """What can help after this iteration failed at every step size down to the floor."""
         if not self.diverged and not self.rate >= 1.0:  # still contracting, or too few iterations to tell
-            return ("the iteration was still contracting: raise integrator.max_iter (or loosen integrator.tol "
-                    "if the last correction is at the level of round-off)")
-        return (f"the {method} equations have no solution near the last state at any step tried: check the loads, "
-                "supports and constraints (a load past a limit point, a mechanism, contradictory constraints), "
-                "or use another method")
+            return (
+                "the iteration was still contracting: raise integrator.max_iter (or loosen integrator.tol "
+                "if the last correction is at the level of round-off)"
+            )
+        return (
+            f"the {method} equations have no solution near the last state at any step tried: check the loads, "
+            "supports and constraints (a load past a limit point, a mechanism, contradictory constraints), "
+            "or use another method"
+        )
 
 
 def _combine(first: Step[Any, Any], second: Step[Any, Any]) -> Step[Any, Any]:
     """Two accepted half steps as one step t → t + h (summed local errors, piecewise dense output)."""
     error = magnitude = None
     if first.error is not None and second.error is not None:
+        assert first.magnitude is not None and second.magnitude is not None, "error comes with magnitude"
         error = np.abs(first.error) + np.abs(second.error)
         magnitude = np.maximum(first.magnitude, second.magnitude)
     d1, d2 = first.dense, second.dense
@@ -155,36 +165,72 @@ def _combine(first: Step[Any, Any], second: Step[Any, Any]) -> Step[Any, Any]:
     if d1 is not None and d2 is not None:
         def dense(sigma: float) -> Any:
             return d1(2.0 * sigma) if sigma <= 0.5 else d2(2.0 * sigma - 1.0)
-    return Step(second.y, second.cache, error=error, magnitude=magnitude, dense=dense,
-                evaluations=first.evaluations + second.evaluations, iterations=first.iterations + second.iterations)
+    return Step(
+        second.y,
+        second.cache,
+        error=error,
+        magnitude=magnitude,
+        dense=dense,
+        evaluations=first.evaluations + second.evaluations,
+        iterations=first.iterations + second.iterations,
+    )
 
 
 CUTTABLE = (Status.SOLVER_FAILED, Status.SINGULAR, Status.NONFINITE)
 
 
-def cut_steps(attempt: Callable[[float, float, Any, Any], Step[Any, Any]], t: float, h: float, y: Any, cache: Any,
-              max_cuts: int, can_cut: Callable[[Step[Any, Any]], bool] = lambda st: True,
-              on_cut: Callable[[Any], Any] = lambda cache: cache) -> Step[Any, Any]:
-    """``attempt(t, h, y, cache)``; when it fails (``CUTTABLE``) and ``can_cut`` allows, two attempts of h/2 (each
-    cut again on failure) down to h/2^max_cuts. ``on_cut`` updates a cache for a halved step (e.g. counts cuts).
-    A failure below the floor comes back with the step's own y and cache and a detail saying how far h was cut."""
+def cut_steps(
+    attempt: Callable[[float, float, Any, Any], Step[Any, Any]],
+    t: float,
+    h: float,
+    y: Any,
+    cache: Any,
+    max_cuts: int,
+    can_cut: Callable[[Step[Any, Any]], bool] = lambda st: True,
+    on_cut: Callable[[Any], Any] = lambda cache: cache,
+) -> Step[Any, Any]:
+    """``attempt(t, h, y, cache)``; when it fails (``CUTTABLE``) and ``can_cut`` allows, two attempts of
+    h/2 (each cut again on failure) down to h/2^max_cuts. ``on_cut`` updates a cache for a halved step
+    (e.g. counts cuts). A failure below the floor comes back with the step's own y and cache and a detail
+    saying how far h was cut."""
     st = attempt(t, h, y, cache)
     if st.status not in CUTTABLE or not can_cut(st) or max_cuts <= 0:
         return st
     deepest = [0]
-    out = _halves(attempt, t, h, y, on_cut(st.retry_cache if st.retry_cache is not None else cache), 1, max_cuts,
-                  can_cut, on_cut, deepest)
+    out = _halves(
+        attempt,
+        t,
+        h,
+        y,
+        on_cut(st.retry_cache if st.retry_cache is not None else cache),
+        1,
+        max_cuts,
+        can_cut,
+        on_cut,
+        deepest,
+    )
     if out.status is Status.OK:
         return _summed(out, st)
-    detail = (f"the step to t = {t + h:.6g} was halved {deepest[0]} times (from h = {h:.3g}) and still failed: "
-              f"{out.detail}")
+    detail = (
+        f"the step to t = {t + h:.6g} was halved {deepest[0]} times (from h = {h:.3g}) and still failed: "
+        f"{out.detail}"
+    )
     return Step(y, cache, status=out.status, detail=detail, advice=out.advice, evaluations=out.evaluations +
                 st.evaluations, iterations=out.iterations + st.iterations, retry_cache=st.retry_cache)
 
 
-def _halves(attempt: Callable[[float, float, Any, Any], Step[Any, Any]], t: float, h: float, y: Any, cache: Any,
-            depth: int, max_cuts: int, can_cut: Callable[[Step[Any, Any]], bool], on_cut: Callable[[Any], Any],
-            deepest: list[int]) -> Step[Any, Any]:
+def _halves(
+    attempt: Callable[[float, float, Any, Any], Step[Any, Any]],
+    t: float,
+    h: float,
+    y: Any,
+    cache: Any,
+    depth: int,
+    max_cuts: int,
+    can_cut: Callable[[Step[Any, Any]], bool],
+    on_cut: Callable[[Any], Any],
+    deepest: list[int],
+) -> Step[Any, Any]:
     """Two steps of h/2 from (t, y), each halved again on failure while depth < max_cuts."""
     deepest[0] = max(deepest[0], depth)
     half = 0.5 * h

@@ -25,6 +25,9 @@ from lgbeam._typing import FloatArray
 
 StateT = TypeVar("StateT")
 CacheT = TypeVar("CacheT")
+SysT_contra = TypeVar("SysT_contra", contravariant=True)  # the system protocol a method integrates
+StateT_contra = TypeVar("StateT_contra", contravariant=True)  # the same, where only taken (capabilities)
+CacheT_contra = TypeVar("CacheT_contra", contravariant=True)
 
 
 class Status(StrEnum):
@@ -53,12 +56,12 @@ _ADVICE: dict[Status, str] = {
     Status.STEP_UNDERFLOW: "loosen rtol/atol, lower h_min, or check the model (a step blew up at every size tried)",
     Status.NONFINITE: "reduce the step size (integrator.h)",
     Status.SINGULAR: "reduce the step (integrator.h) when earlier steps or the start solved, else check the "
-                     "constraints and supports (redundant or contradictory rows)",
+    "constraints and supports (redundant or contradictory rows)",
     Status.SOLVER_FAILED: "use a smaller integrator.h, raise integrator.max_iter, or another method",
     Status.ENERGY_GROWTH: "the solution blew up: reduce integrator.h",
     Status.MASS_GROWTH: "the solution blew up (its mass grew): reduce integrator.h or use another method",
     Status.CONSTRAINT_DRIFT: "the solution left its constraints (a blow-up, or the drift of a method that holds them only "
-                             "at velocity level): reduce integrator.h",
+    "at velocity level): reduce integrator.h",
     Status.INTERRUPTED: "the run was interrupted; the files hold everything up to the last accepted step",
     Status.STOPPED: "an observer asked the run to stop",
 }
@@ -101,11 +104,14 @@ class Step(Generic[StateT, CacheT]):
 
 
 @runtime_checkable
-class Integrator(Protocol[StateT, CacheT]):
+class Integrator(Protocol[SysT_contra, StateT, CacheT]):
     """A one-step method: ``init`` once, then ``step`` (pure) for every trial step.
 
     ``system_type`` is the protocol (``lgbeam.systems``) a system must satisfy; ``requires`` the
-    optional capability protocols this method also needs. The driver checks both before the first step.
+    optional capability protocols this method also needs. The driver checks both before the first step
+    (``lgbeam.solve.contracts``, ``isinstance`` on the runtime protocols). ``SysT_contra`` is what the
+    method's ``init``/``step``/``diagnostics`` annotate ``system`` with: ``system_type`` itself, or a
+    protocol composed of it and ``requires`` (``tests/test_registry_types.py`` checks that they agree).
     ``dense_output``: whether ``Step.dense`` is given (otherwise the driver steps onto output times).
     """
 
@@ -119,9 +125,10 @@ class Integrator(Protocol[StateT, CacheT]):
     def order(self) -> int: ...
     @property
     def error_order(self) -> int | None: ...
-    def init(self, system: Any, t0: float, y0: StateT) -> tuple[StateT, CacheT]: ...
-    def step(self, system: Any, t: float, h: float, y: StateT, cache: CacheT) -> Step[StateT, CacheT]: ...
-    def diagnostics(self, system: Any, t: float, y: StateT, cache: CacheT) -> dict[str, float]: ...
+    def init(self, system: SysT_contra, t0: float, y0: StateT) -> tuple[StateT, CacheT]: ...
+    def step(self, system: SysT_contra, t: float, h: float, y: StateT,
+             cache: CacheT) -> Step[StateT, CacheT]: ...
+    def diagnostics(self, system: SysT_contra, t: float, y: StateT, cache: CacheT) -> dict[str, float]: ...
 
 
 class TableauOrders:
@@ -148,12 +155,12 @@ def check_iteration_options(tol: Any, max_iter: Any) -> None:
 
 
 @runtime_checkable
-class HasCheckpoint(Protocol):
+class HasCheckpoint(Protocol[SysT_contra, StateT_contra, CacheT]):
     """Optional capability of a method: its cache in a picklable, compact form and back (checkpoint and
-    restart); without it the cache itself is pickled."""
+    restart); without it the cache itself is pickled. The compact form is plain data (arrays, numbers)."""
 
-    def checkpoint(self, cache: Any) -> Any: ...
-    def restore(self, system: Any, y: Any, data: Any) -> Any: ...
+    def checkpoint(self, cache: CacheT) -> Any: ...
+    def restore(self, system: SysT_contra, y: StateT_contra, data: Any) -> CacheT: ...
 
 
 @runtime_checkable
@@ -167,11 +174,12 @@ class HasBlowupFactor(Protocol):
 
 
 @runtime_checkable
-class HasInitialStep(Protocol):
-    """Optional capability of a method: a starting step size for adaptive runs (else ``h0`` is needed)."""
+class HasInitialStep(Protocol[SysT_contra, StateT_contra, CacheT_contra]):
+    """Optional capability of a method: a starting step size for adaptive runs (else ``h0`` is needed).
+    ``rtol``/``atol``: scalars or arrays shaped like the error vector (``AdaptiveStep``)."""
 
-    def initial_step(self, system: Any, t0: float, y0: Any, cache: Any, rtol: Any, atol: Any,
-                     h_max: float) -> float: ...
+    def initial_step(self, system: SysT_contra, t0: float, y0: StateT_contra, cache: CacheT_contra,
+                     rtol: FloatArray | float, atol: FloatArray | float, h_max: float) -> float: ...
 
 
 __all__ = ["HasBlowupFactor", "HasCheckpoint", "HasInitialStep", "Integrator", "Status", "Step"]

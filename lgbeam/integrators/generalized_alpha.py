@@ -1,6 +1,7 @@
 """Lie group generalized-α for constrained mechanical systems (Arnold & Brüls 2007; Brüls, Cardona & Arnold 2012).
 
-For M v' + g(t, q, v) + B(q)ᵀλ = 0, Φ(q) = 0, q' = q · v^ (seed 004 eq. (1)) one step t_n → t_{n+1} = t_n + h is
+For M v' + g(t, q, v) + B(q)ᵀλ = 0, Φ(q) = 0, q' = q · v^ (seed 004 eq. (1)) one step
+t_n → t_{n+1} = t_n + h is
 
     q_{n+1} = q_n ∘ exp(h Δq_n),          Δq_n = v_n + (½ − β) h a_n + β h a_{n+1}
     v_{n+1} = v_n + (1 − γ) h a_n + γ h a_{n+1}
@@ -32,11 +33,11 @@ differences, ``_implicit.FiniteDifferenceTangents``). The equilibrium rows are s
 
     index 2-stabilised adds the unknown ν (column [K_t T B_nᵀ/β'; B T B_nᵀ; 0]) and the row B δθ = −B v/γ'.
 
-Predictor: of v̇_{n+1} = v̇_n (constant acceleration) and θ = 0 (q_{n+1} = q_n) the one with the smaller scaled
-residual starts the iteration (one extra residual per step). On fine rod meshes right after a load the first
-extrapolates the large high-frequency accelerations of the stiff modes, whose converged increments are tiny, and
-starts 1e8 tolerances away: steel cantilever N = 4096, h = 1 ms, 10 steps: 60 Newton iterations from v̇_n, 20 from
-the better of the two (N = 256, 2 ms: 41 → 26; N = 16, 5 ms unchanged).
+Predictor: of v̇_{n+1} = v̇_n (constant acceleration) and θ = 0 (q_{n+1} = q_n) the one with the smaller
+scaled residual starts the iteration (one extra residual per step). On fine rod meshes right after a load the
+first extrapolates the large high-frequency accelerations of the stiff modes, whose converged increments are
+tiny, and starts 1e8 tolerances away: steel cantilever N = 4096, h = 1 ms, 10 steps: 60 Newton iterations from
+v̇_n, 20 from the better of the two (N = 256, 2 ms: 41 → 26; N = 16, 5 ms unchanged).
 
 The matrix is factorised by sparse LU (O(N) for the block-banded rod) and reused across iterations and steps
 while h is unchanged; the shared controller (``_newton``) decides convergence, refresh and failure, and cuts a
@@ -90,6 +91,7 @@ from lgbeam.integrators.mechanics import (
     hermite,
     initial_step,
     jac,
+    multipliers,
     newton_residual_fn,
     residuals,
     stage_solver,
@@ -131,8 +133,8 @@ def _rhs(mdiag, vd1, g1, btl, ph, bv, s, gp, m, idx2):  # type: ignore[no-untype
 
 @njit
 def _update(dx, th, lam1, nu, Bnu, bn_ptr, bn_idx, bn_val, s, m, idx2):  # type: ignore[no-untyped-def]
-    """Apply the Newton correction dx = [δθ̃; δν; δλ̃] (λ += δλ̃/s, B_nᵀν updated through B_n's CSR arrays); return
-    the new (θ̃, λ, ν, B_nᵀν) and max|δθ̃|, max|δλ|, max|λ|, max|B_nᵀδν|."""
+    """Apply the Newton correction dx = [δθ̃; δν; δλ̃] (λ += δλ̃/s, B_nᵀν updated through B_n's CSR
+    arrays); return the new (θ̃, λ, ν, B_nᵀν) and max|δθ̃|, max|δλ|, max|λ|, max|B_nᵀδν|."""
     n = th.shape[0]
     d_th = dx[:n]
     th_new = th + d_th
@@ -171,11 +173,14 @@ def _diagonal(M: Any) -> FloatArray | None:
 
 
 def chung_hulbert(rho_inf: float) -> tuple[float, float, float, float]:
-    """(α_m, α_f, β, γ) of the spectral radius at infinity ρ∞ ∈ [0, 1] (Chung & Hulbert 1993, eqs. (25)–(27))."""
+    """(α_m, α_f, β, γ) of the spectral radius at infinity ρ∞ ∈ [0, 1] (Chung & Hulbert 1993, eqs.
+    (25)–(27))."""
     r = float(rho_inf)
     if not (math.isfinite(r) and 0.0 <= r <= 1.0):
-        raise ValueError(f"rho_inf must lie in [0, 1] (spectral radius at infinity: 1 no numerical damping, 0 "
-                         f"the most), got {rho_inf!r}; e.g. integrator.rho_inf = 0.9")
+        raise ValueError(
+            f"rho_inf must lie in [0, 1] (spectral radius at infinity: 1 no numerical damping, 0 "
+            f"the most), got {rho_inf!r}; e.g. integrator.rho_inf = 0.9"
+        )
     am = (2 * r - 1) / (r + 1)
     af = r / (r + 1)
     gamma = 0.5 + af - am
@@ -227,8 +232,10 @@ class GeneralizedAlpha:
     def __post_init__(self) -> None:
         chung_hulbert(self.rho_inf)
         if self.index not in INDEX_FORMS:
-            raise ValueError(f"generalized-α index must be one of {', '.join(map(repr, INDEX_FORMS))} (constraints at "
-                             f"position level, or stabilised index 2), got {self.index!r}")
+            raise ValueError(
+                f"generalized-α index must be one of {', '.join(map(repr, INDEX_FORMS))} (constraints at "
+                f"position level, or stabilised index 2), got {self.index!r}"
+            )
         check_iteration_options(self.tol, self.max_iter)
 
     @property
@@ -236,7 +243,8 @@ class GeneralizedAlpha:
         """(α_m, α_f, β, γ)."""
         return chung_hulbert(self.rho_inf)
 
-    def init(self, system: Any, t0: float, y0: MechanicalState) -> tuple[MechanicalState, GACache]:
+    def init(self, system: ConstrainedMechanicalSystem, t0: float,
+             y0: MechanicalState) -> tuple[MechanicalState, GACache]:
         """Check the initial data, compute λ₀ (index-1 condition) and the consistent acceleration a₀ = v̇₀."""
         q = np.asarray(y0.q, dtype=float)
         lin = stage_solver(system, q)
@@ -247,30 +255,34 @@ class GeneralizedAlpha:
             r = r - jac(system, t0, y.q).T @ y.lam
         vdot = lin.explicit(r)
         lin.products_only()  # the steps multiply by B only: drop the Schur arrays of the initial λ₀ solve
-        fd = tangents_for(system, t0, y.q, y.v, y.lam)
+        fd = tangents_for(system, t0, y.q, y.v, multipliers(y))
         M = dense_if_small(system.mass(y.q))
         return y, GACache(M, lin, vdot, vdot, fd, None, math.nan, is_rheonomic(system), mdiag=_diagonal(M))
 
-    def diagnostics(self, system: Any, t: float, y: MechanicalState, cache: GACache) -> dict[str, float]:
+    def diagnostics(self, system: ConstrainedMechanicalSystem, t: float, y: MechanicalState,
+                    cache: GACache) -> dict[str, float]:
         """‖Φ‖, ‖B v‖ and the energy after a step."""
         return residuals(system, t, y.q, y.v, cache.lin, cache.rheonomic)
 
     def checkpoint(self, cache: GACache) -> dict[str, Any]:
-        """The cache as data (``HasCheckpoint``): a_n, v̇_n and the counters; M, M⁻¹, the tangent helper and the
-        factorised matrix are rebuilt on restore (the resumed run refactorises at its first step, so it agrees
-        with an uninterrupted run to the Newton tolerance, not bit for bit)."""
+        """The cache as data (``HasCheckpoint``): a_n, v̇_n and the counters; M, M⁻¹, the tangent helper
+        and the factorised matrix are rebuilt on restore (the resumed run refactorises at its first step,
+        so it agrees with an uninterrupted run to the Newton tolerance, not bit for bit)."""
         return {"a": cache.a, "vdot": cache.vdot, "rheonomic": cache.rheonomic,
                 "n_factorisations": cache.n_factorisations, "force_floor": cache.force_floor}
 
-    def restore(self, system: Any, y: MechanicalState, data: dict[str, Any]) -> GACache:
+    def restore(self, system: ConstrainedMechanicalSystem, y: MechanicalState,
+                data: dict[str, Any]) -> GACache:
         q = np.asarray(y.q, dtype=float)
         M = dense_if_small(system.mass(q))
+        fd = tangents_for(system, 0.0, q, y.v, multipliers(y))
         return GACache(M, stage_solver(system, q), np.asarray(data["a"], dtype=float),
-                       np.asarray(data["vdot"], dtype=float), tangents_for(system, 0.0, q, y.v, y.lam), None, math.nan,
+                       np.asarray(data["vdot"], dtype=float), fd, None, math.nan,
                        bool(data["rheonomic"]), int(data["n_factorisations"]), float(data["force_floor"]),
                        mdiag=_diagonal(M))
 
-    def initial_step(self, system: Any, t0: float, y0: MechanicalState, cache: GACache, rtol: Any, atol: Any,
+    def initial_step(self, system: ConstrainedMechanicalSystem, t0: float, y0: MechanicalState,
+                     cache: GACache, rtol: FloatArray | float, atol: FloatArray | float,
                      h_max: float) -> float:
         """Starting step size of adaptive runs (Hairer, Nørsett & Wanner I, §II.4)."""
         return initial_step(system, cache.lin, t0, y0, 2, rtol, atol, h_max)
@@ -280,27 +292,43 @@ class GeneralizedAlpha:
         """The Newton controller (``_newton``) of this configuration."""
         return NewtonControl(self.tol, self.max_iter)
 
-    def step(self, system: Any, t: float, h: float, y: MechanicalState, cache: GACache) -> Step[MechanicalState, GACache]:
-        """One step t → t + h; a step whose Newton iteration fails is cut into halves (``_newton.cut_steps``, down
-        to h/2^max_cuts); only a failure below that floor is returned as a failed step (never raised)."""
+    def step(self, system: ConstrainedMechanicalSystem, t: float, h: float, y: MechanicalState,
+             cache: GACache) -> Step[MechanicalState, GACache]:
+        """One step t → t + h; a step whose Newton iteration fails is cut into halves
+        (``_newton.cut_steps``, down to h/2^max_cuts); only a failure below that floor is returned as a
+        failed step (never raised)."""
         return cut_steps(functools.partial(self._attempt, system), t, h, y, cache, self.newton.max_cuts,
                          on_cut=lambda c: replace(c, n_cuts=c.n_cuts + 1))
 
-    def _attempt(self, system: Any, t: float, h: float, y: MechanicalState, cache: GACache) -> Step[MechanicalState, GACache]:
-        """One step at h exactly; Newton failures, singular matrices and floating-point errors as failed steps."""
+    def _attempt(self, system: ConstrainedMechanicalSystem, t: float, h: float, y: MechanicalState,
+                 cache: GACache) -> Step[MechanicalState, GACache]:
+        """One step at h exactly; Newton failures, singular matrices and floating-point errors as failed
+        steps."""
         try:
             return self._step(system, t, h, y, cache)
         except SingularNewtonMatrix as exc:
             retry = replace(cache, factor=None, factor_h=math.nan)
-            return Step(y, cache, status=Status.SINGULAR, detail=f"generalized-α Newton matrix at t = {t + h:.6g} "
-                        f"(h = {h:.3g}): {exc}", retry_cache=retry,
-                        advice="check the constraints and supports (redundant or contradictory rows)")
+            return Step(
+                y,
+                cache,
+                status=Status.SINGULAR,
+                detail=f"generalized-α Newton matrix at t = {t + h:.6g} (h = {h:.3g}): {exc}",
+                retry_cache=retry,
+                advice="check the constraints and supports (redundant or contradictory rows)",
+            )
         except FloatingPointError as exc:
-            return Step(y, cache, status=Status.NONFINITE, detail=f"floating-point error in the Newton iteration at "
-                        f"t = {t + h:.6g} (h = {h:.3g}): {exc}", retry_cache=replace(cache, factor=None, factor_h=math.nan))
+            return Step(
+                y,
+                cache,
+                status=Status.NONFINITE,
+                detail=f"floating-point error in the Newton iteration at "
+                f"t = {t + h:.6g} (h = {h:.3g}): {exc}",
+                retry_cache=replace(cache, factor=None, factor_h=math.nan),
+            )
 
-    def _matrix(self, system: Any, cache: GACache, t1: float, q1: FloatArray, v1: FloatArray, lam1: FloatArray,
-                theta: FloatArray, B1: Any, Bn: Any, s: float, gp: float) -> tuple[KKTFactor, float]:
+    def _matrix(self, system: ConstrainedMechanicalSystem, cache: GACache, t1: float, q1: FloatArray,
+                v1: FloatArray, lam1: FloatArray, theta: FloatArray, B1: Any, Bn: Any, s: float,
+                gp: float) -> tuple[KKTFactor, float]:
         """Factorise the scaled iteration matrix at the current iterate (module docstring); also return the
         round-off level of the forces, 1e-14 max|K_t| max(1, |q|), below which λ corrections are noise."""
         T = tangent_blocks(system.group, theta)
@@ -317,10 +345,11 @@ class GeneralizedAlpha:
         BnT = sp.csr_array(Bn).T
         return KKTFactor.build([[A, s * (KT @ BnT), B1.T], [BT, BT @ BnT, None], [B1, None, None]], bs), floor
 
-    def _step(self, system: Any, t: float, h: float, y: MechanicalState, cache: GACache) -> Step[MechanicalState, GACache]:
+    def _step(self, system: ConstrainedMechanicalSystem, t: float, h: float, y: MechanicalState,
+              cache: GACache) -> Step[MechanicalState, GACache]:
         am, af, be, ga = self.parameters
         G, M = system.group, cache.M
-        q, v, lam = y.q, y.v, y.lam
+        q, v, lam = y.q, y.v, multipliers(y)
         a_n, vd_n = cache.a, cache.vdot
         n, m = v.size, system.n_constraints
         idx2 = self.index == "2-stabilised" and m > 0
@@ -337,9 +366,9 @@ class GeneralizedAlpha:
         nu = np.zeros(m)
         Bnu = np.zeros(n)
         Bn = jac(system, t, q) if idx2 else None
-        if idx2:
+        if Bn is not None:  # idx2
             Bc = Bn if type(Bn) is sp.csr_array else sp.csr_array(Bn)
-            bn = (Bc.indptr, Bc.indices, np.ascontiguousarray(Bc.data, dtype=float))
+            bn = (Bc.indptr, Bc.indices, np.ascontiguousarray(Bc.data, dtype=np.float64))
         else:
             bn = _NO_CSR
         residual = newton_residual_fn(system, cache.lin, cache.rheonomic)
@@ -361,11 +390,12 @@ class GeneralizedAlpha:
             return (theta, v1, vd1, q1, *_rhs(mv, mvd, g1, btl, ph, bv, s, gp, m, idx2))
 
         # predictor: the better by scaled residual of v̇_{n+1} = v̇_n and θ = 0 (module docstring)
-        first = evaluate(th)
+        start = evaluate(th)
         still = evaluate(base * 0.0)
         n_eval += 2
-        if np.linalg.norm(still[4]) < np.linalg.norm(first[4]):
-            th, first = base * 0.0, still
+        if np.linalg.norm(still[4]) < np.linalg.norm(start[4]):
+            th, start = base * 0.0, still
+        first: tuple[Any, ...] | None = start  # None: evaluate at the new iterate
         while True:
             if first is None:
                 first = evaluate(th)
@@ -397,8 +427,16 @@ class GeneralizedAlpha:
                 detail = (f"generalized-α Newton {newton.describe()} at t = {t1:.6g} (h = {h:.3g}), scaled "
                           f"residual {res:.3e}")
                 new_cache = replace(cache, factor=None, factor_h=math.nan, n_factorisations=n_fact)
-                return Step(y, new_cache, status=Status.SOLVER_FAILED, detail=detail, evaluations=n_eval,
-                            iterations=newton.it, retry_cache=new_cache, advice=newton.advice("generalized-α"))
+                return Step(
+                    y,
+                    new_cache,
+                    status=Status.SOLVER_FAILED,
+                    detail=detail,
+                    evaluations=n_eval,
+                    iterations=newton.it,
+                    retry_cache=new_cache,
+                    advice=newton.advice("generalized-α"),
+                )
             if verdict is Verdict.REFRESH:
                 factor = None
         theta, v1, vd1 = _iterate(th, Bnu, base, bh2, v_base, c_v, vd_base, c_vd)
@@ -411,8 +449,15 @@ class GeneralizedAlpha:
         def dense(sigma: float) -> MechanicalState:
             return hermite(G, q, v, lam, theta, q1, v1, lam1, vd_n, vd1, h, sigma)
 
-        return Step(MechanicalState(q1, v1, lam1), new_cache, error=error, magnitude=np.abs(theta), dense=dense,
-                    evaluations=n_eval, iterations=newton.it)
+        return Step(
+            MechanicalState(q1, v1, lam1),
+            new_cache,
+            error=error,
+            magnitude=np.abs(theta),
+            dense=dense,
+            evaluations=n_eval,
+            iterations=newton.it,
+        )
 
 
 __all__ = ["INDEX_FORMS", "GACache", "GeneralizedAlpha", "chung_hulbert"]

@@ -34,7 +34,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from lgbeam._typing import FloatArray
+from lgbeam._typing import FloatArray, Matrix
 from lgbeam.integrators import _compiled
 from lgbeam.integrators._linear import SaddlePointSolver, SingularStageMatrix, as_matrix
 from lgbeam.integrators.base import Status, Step, TableauOrders
@@ -42,12 +42,19 @@ from lgbeam.integrators.mechanics import (
     consistent_initial_state,
     hermite,
     initial_step,
+    multipliers,
     project,
     residuals,
     stage_solver,
 )
 from lgbeam.integrators.tableaux import HalfExplicitTableau
-from lgbeam.systems import ConstrainedMechanicalSystem, MechanicalState, is_rheonomic
+from lgbeam.systems import (
+    ConstrainedMechanicalSystem,
+    MechanicalState,
+    RheonomicConstraints,
+    is_rheonomic,
+    supports,
+)
 
 
 def _comb(c: FloatArray, S: FloatArray, k: int) -> FloatArray:
@@ -114,18 +121,21 @@ class HalfExplicitRK(TableauOrders):
     def name(self) -> str:
         return self.tableau.name
 
-    def init(self, system: Any, t0: float, y0: MechanicalState) -> tuple[MechanicalState, HERKCache]:
-        """Check the initial data (or project it), compute λ₀ when ``y0.lam`` is None, build the stage solver."""
+    def init(self, system: ConstrainedMechanicalSystem, t0: float,
+             y0: MechanicalState) -> tuple[MechanicalState, HERKCache]:
+        """Check the initial data (or project it), compute λ₀ when ``y0.lam`` is None, build the stage
+        solver."""
         q = np.asarray(y0.q, dtype=float)
         lin = stage_solver(system, q)
         y = consistent_initial_state(system, lin, t0, y0, project_initial=self.project_initial,
                                      consistency_tol=self.consistency_tol)
         return y, HERKCache(lin, None, is_rheonomic(system))
 
-    def step(self, system: Any, t: float, h: float, y: MechanicalState,
+    def step(self, system: ConstrainedMechanicalSystem, t: float, h: float, y: MechanicalState,
              cache: HERKCache) -> Step[MechanicalState, HERKCache]:
-        """One step t → t + h (seed 004 (12)–(15)); a singular stage matrix or an overflow is a failed step."""
-        q, v, lam = y.q, y.v, y.lam
+        """One step t → t + h (seed 004 (12)–(15)); a singular stage matrix or an overflow is a failed
+        step."""
+        q, v, lam = y.q, y.v, multipliers(y)
         try:
             st = self.stages(system, cache.lin, t, h, q, v, lam, cache.vdot1, cache.rheonomic)
         except SingularStageMatrix as exc:
@@ -147,29 +157,38 @@ class HalfExplicitRK(TableauOrders):
 
             def estimate() -> tuple[FloatArray, FloatArray]:
                 return err_fn(), np.concatenate([np.abs(theta), np.maximum(np.abs(v), np.abs(v1))])
-        return Step(MechanicalState(q1, v1, st.lam), HERKCache(lin, vdot_end, cache.rheonomic), estimate=estimate,
-                    dense=dense, evaluations=st.n_force_evals,
-                    retry_cache=HERKCache(lin, st.vdot_start, cache.rheonomic))
+
+        return Step(
+            MechanicalState(q1, v1, st.lam),
+            HERKCache(lin, vdot_end, cache.rheonomic),
+            estimate=estimate,
+            dense=dense,
+            evaluations=st.n_force_evals,
+            retry_cache=HERKCache(lin, st.vdot_start, cache.rheonomic),
+        )
 
     def checkpoint(self, cache: HERKCache) -> dict[str, Any]:
         """The cache without its stage solver (rebuilt from the constant M on restore)."""
         return {"vdot1": cache.vdot1, "rheonomic": cache.rheonomic}
 
-    def restore(self, system: Any, y: MechanicalState, data: dict[str, Any]) -> HERKCache:
+    def restore(self, system: ConstrainedMechanicalSystem, y: MechanicalState,
+                data: dict[str, Any]) -> HERKCache:
         return HERKCache(stage_solver(system, np.asarray(y.q, dtype=float)), data["vdot1"], data["rheonomic"])
 
-    def diagnostics(self, system: Any, t: float, y: MechanicalState, cache: HERKCache) -> dict[str, float]:
+    def diagnostics(self, system: ConstrainedMechanicalSystem, t: float, y: MechanicalState,
+                    cache: HERKCache) -> dict[str, float]:
         """‖Φ‖, ‖B v‖ and the energy after a step."""
         return residuals(system, t, y.q, y.v, cache.lin, cache.rheonomic)
 
-    def initial_step(self, system: Any, t0: float, y0: MechanicalState, cache: HERKCache, rtol: Any, atol: Any,
+    def initial_step(self, system: ConstrainedMechanicalSystem, t0: float, y0: MechanicalState,
+                     cache: HERKCache, rtol: FloatArray | float, atol: FloatArray | float,
                      h_max: float) -> float:
         """Starting step size of adaptive runs (Hairer, Nørsett & Wanner I, §II.4)."""
         return initial_step(system, cache.lin, t0, y0, self.error_order or self.order, rtol, atol, h_max)
 
     def stages(
         self,
-        system: Any,
+        system: ConstrainedMechanicalSystem,
         lin: SaddlePointSolver,
         t: float,
         h: float,
@@ -189,11 +208,12 @@ class HalfExplicitRK(TableauOrders):
         lams = np.zeros((sbar, m))
         n_eval = 0
         rheo = is_rheonomic(system) if rheonomic is None else rheonomic
-        if rheo:
-            def jac(tt: float, X: FloatArray) -> Any:
-                return as_matrix(system.constraint_jacobian_t(tt, X))
+        driven = system if rheo and supports(system, RheonomicConstraints) else None
+        if driven is not None:
+            def jac(tt: float, X: FloatArray) -> Matrix:
+                return as_matrix(driven.constraint_jacobian_t(tt, X))
         else:
-            def jac(tt: float, X: FloatArray) -> Any:
+            def jac(tt: float, X: FloatArray) -> Matrix:
                 return as_matrix(system.constraint_jacobian(X))
         if vdot1 is None:
             r1 = -system.forces(t, q, v)
@@ -220,8 +240,8 @@ class HalfExplicitRK(TableauOrders):
             if m:
                 B_next = jac(t + c[i + 1] * h, Q_next)
                 r2 = -lin.matvec(B_next, axpy(v, hA[i + 1], vdot, i))
-                if rheo:
-                    r2 = r2 - system.constraint_rate(t + c[i + 1] * h, Q_next)
+                if driven is not None:
+                    r2 = r2 - driven.constraint_rate(t + c[i + 1] * h, Q_next)
                 vdot[i], lams[i] = lin.solve(r1, B_i, B_next, h * A[i + 1, i], r2)
                 B_i = B_next
             else:

@@ -74,10 +74,12 @@ def solve_quaternion(J: FloatArray, c: FloatArray, sign: float, scheme: str, tol
         if scheme == "3.26":
             new = (c - sign * cross(rv, J * rv)) / (rs * J)
         else:  # (3.25): (r_s I + sign r_v^) J r_v^{k+1} = c, a 3×3 solve
-            new = np.linalg.solve((rs * np.eye(3) + sign * hat(rv)) * J, c)
+            new = np.asarray(np.linalg.solve((rs * np.eye(3) + sign * hat(rv)) * J, c), dtype=np.float64)
         n2 = float(new @ new)
         if not n2 < 1.0:
-            raise SolverFailure(f"quaternion fixed point ({scheme}): |r_v| ≥ 1, step too large", k, math.sqrt(n2))
+            raise SolverFailure(
+                f"quaternion fixed point ({scheme}): |r_v| ≥ 1, step too large", k, math.sqrt(n2)
+            )
         delta = float(np.abs(new - rv).max())
         rv, rs = new, math.sqrt(1.0 - n2)
         if delta <= tol:
@@ -99,14 +101,16 @@ class _FieldMethod:
     def __post_init__(self) -> None:
         Newton(self.tol, self.max_iter)
 
-    def init(self, system: Any, t0: float, y0: FloatArray) -> tuple[FloatArray, FieldCache]:
+    def init(self, system: RigidBodyInField, t0: float, y0: FloatArray) -> tuple[FloatArray, FieldCache]:
         y = np.array(y0, dtype=float)
         if y.shape != (13,) or not np.all(np.isfinite(y)):
             raise ValueError(f"{self.name}: the state is y = [x, q, p, Π] (13,) finite, got shape {y.shape}")
         dev = abs(float(np.linalg.norm(y[3:7])) - 1.0)
         if dev > QUAT_TOL:
-            raise ValueError(f"{self.name}: q must be a unit quaternion (| |q| − 1 | = {dev:.2e} > {QUAT_TOL:g}); "
-                             "normalise it (or build it from R with groups.base.matrix_to_quat)")
+            raise ValueError(
+                f"{self.name}: q must be a unit quaternion (| |q| − 1 | = {dev:.2e} > {QUAT_TOL:g}); "
+                "normalise it (or build it from R with groups.base.matrix_to_quat)"
+            )
         J = np.asarray(system.inertia, dtype=float)
         if J.shape != (3,) or not np.all(J > 0):
             raise ValueError(f"{self.name}: inertia must be 3 positive principal moments, got {J}")
@@ -118,32 +122,36 @@ class _FieldMethod:
         return y, self._cache(system, float(system.mass), J, y[0:3], quat_to_matrix(y[3:7]))
 
     @staticmethod
-    def _cache(system: Any, m: float, J: FloatArray, x: FloatArray, R: FloatArray) -> FieldCache:
+    def _cache(system: RigidBodyInField, m: float, J: FloatArray, x: FloatArray, R: FloatArray) -> FieldCache:
         dVx, D = system.potential_gradients(x, R)
         return FieldCache(m, J, np.asarray(dVx, dtype=float), torque(R, np.asarray(D, dtype=float)))
 
-    def step(self, system: Any, t: float, h: float, y: FloatArray, cache: FieldCache) -> Step[Any, Any]:
+    def step(self, system: RigidBodyInField, t: float, h: float, y: FloatArray,
+             cache: FieldCache) -> Step[Any, Any]:
         try:
             y1, c1, k = self._advance(system, h, y, cache)
         except SolverFailure as exc:
-            return Step(y, cache, status=Status.SOLVER_FAILED, detail=f"{self.name}: {exc}", iterations=exc.iterations)
+            return Step(
+                y, cache, status=Status.SOLVER_FAILED, detail=f"{self.name}: {exc}", iterations=exc.iterations
+            )
         return Step(y1, c1, iterations=k, evaluations=1)
 
     def _translate(self, h: float, y: FloatArray, c: FieldCache) -> FloatArray:
         return y[0:3] + h / c.m * (y[7:10] - 0.5 * h * c.dVx)
 
-    def _finish(self, system: Any, h: float, y: FloatArray, c: FieldCache, x1: FloatArray, q1: FloatArray,
-                R1: FloatArray, Pi_part: FloatArray) -> tuple[FloatArray, FieldCache]:
+    def _finish(self, system: RigidBodyInField, h: float, y: FloatArray, c: FieldCache, x1: FloatArray,
+                q1: FloatArray, R1: FloatArray, Pi_part: FloatArray) -> tuple[FloatArray, FieldCache]:
         """p₁ = m(x₁ − x₀)/h − h/2 ∂V/∂x₁ and Π₁ = Pi_part + h/2 τ₁."""
         c1 = self._cache(system, c.m, c.J, x1, R1)
         p1 = c.m * (x1 - y[0:3]) / h - 0.5 * h * c1.dVx
         return np.concatenate([x1, q1, p1, Pi_part + 0.5 * h * c1.tau]), c1
 
-    def _advance(self, system: Any, h: float, y: FloatArray,
+    def _advance(self, system: RigidBodyInField, h: float, y: FloatArray,
                  c: FieldCache) -> tuple[FloatArray, FieldCache, int]:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def diagnostics(self, system: Any, t: float, y: FloatArray, cache: FieldCache) -> dict[str, float]:
+    def diagnostics(self, system: RigidBodyInField, t: float, y: FloatArray,
+                    cache: FieldCache) -> dict[str, float]:
         x, q, p, Pi = y[0:3], y[3:7], y[7:10], y[10:13]
         V = system.potential(x, quat_to_matrix(q))
         return {"energy": float(p @ p / (2 * cache.m) + 0.5 * Pi @ (Pi / cache.J) + V),
@@ -206,7 +214,8 @@ class RattleSO3(_FieldMethod):
 
 @dataclass(frozen=True)
 class ShakeQuaternion(_FieldMethod):
-    """SHAKE/RATTLE in R⁴ with the constraint |q|² = 1 (discrete Lagrangian (3.16), one multiplier) [RECON]."""
+    """SHAKE/RATTLE in R⁴ with the constraint |q|² = 1 (discrete Lagrangian (3.16), one multiplier)
+    [RECON]."""
 
     tol: float = 1e-13
     name: ClassVar[str] = "shake-quat"
@@ -272,15 +281,30 @@ class LieStormerVerlet(_FieldMethod):
         return y1, c1, k
 
 
-LGVI_METHODS: dict[str, Any] = {cls.name: cls for cls in (QuaternionLGVI, RattleSO3, ShakeQuaternion, LieStormerVerlet)}
+LGVI_METHODS: dict[str, Any] = {
+    cls.name: cls for cls in (QuaternionLGVI, RattleSO3, ShakeQuaternion, LieStormerVerlet)
+}
 LGVI_SUMMARIES: dict[str, str] = {
     "lgvi": "quaternion Lie group variational integrator, fixed point (3.26) (seed 003 (3.23))",
     "rattle-so3": "RATTLE on rotation matrices, quaternion fixed point, closed-form Λ₁ (seed 003 (3.28))",
     "shake-quat": "SHAKE/RATTLE in R⁴ with |q|² = 1, Newton on (q₁, λ) (seed 003 Table 3.1)",
     "lg-stormer-verlet": "Lie group Störmer–Verlet: Verlet in x, Lie–Verlet (cay) in R (seed 003 Table 3.1)",
 }
-LGVI_OPTIONS: dict[str, tuple[str, ...]] = {"lgvi": ("tol", "max_iter", "update"), "rattle-so3": ("tol", "max_iter"),
-                                             "shake-quat": ("tol", "max_iter"), "lg-stormer-verlet": ("tol", "max_iter")}
+LGVI_OPTIONS: dict[str, tuple[str, ...]] = {
+    "lgvi": ("tol", "max_iter", "update"),
+    "rattle-so3": ("tol", "max_iter"),
+    "shake-quat": ("tol", "max_iter"),
+    "lg-stormer-verlet": ("tol", "max_iter"),
+}
 
-__all__ = ["LGVI_METHODS", "LGVI_OPTIONS", "LGVI_SUMMARIES", "LieStormerVerlet", "QuaternionLGVI", "RattleSO3",
-           "ShakeQuaternion", "solve_quaternion", "torque"]
+__all__ = [
+    "LGVI_METHODS",
+    "LGVI_OPTIONS",
+    "LGVI_SUMMARIES",
+    "LieStormerVerlet",
+    "QuaternionLGVI",
+    "RattleSO3",
+    "ShakeQuaternion",
+    "solve_quaternion",
+    "torque",
+]

@@ -20,13 +20,16 @@ import numpy as np
 from lgbeam._typing import FloatArray
 from lgbeam.integrators._linear import SaddlePointSolver, as_matrix, mass_inverse
 from lgbeam.systems import (
+    ConstrainedMechanicalSystem,
     HasCompiledChoice,
     HasEnergy,
     HasMassBlocks,
     HasNewtonResidual,
     HasStepResiduals,
     HasVariableMass,
+    LieGroup,
     MechanicalState,
+    RheonomicConstraints,
     is_rheonomic,
     supports,
 )
@@ -36,71 +39,91 @@ def check_finite(name: str, x: FloatArray) -> None:
     """ValueError naming the first non-finite entry of an initial-data array."""
     if not np.all(np.isfinite(x)):
         bad = np.flatnonzero(~np.isfinite(np.ravel(x)))
-        raise ValueError(f"{name} contains non-finite values (first at flat index {bad[0]}); fix the initial data")
+        raise ValueError(
+            f"{name} contains non-finite values (first at flat index {bad[0]}); fix the initial data"
+        )
 
 
-def stage_solver(system: Any, q: FloatArray) -> SaddlePointSolver:
+def stage_solver(system: ConstrainedMechanicalSystem, q: FloatArray) -> SaddlePointSolver:
     """The saddle-point solver of a constant, block-diagonal mass matrix M(q0)."""
     if isinstance(system, HasVariableMass) and system.mass_is_constant is False:
-        raise ValueError(f"{type(system).__name__} has a configuration-dependent mass matrix; this method needs "
-                         "a constant one (mass_is_constant = True)")
+        raise ValueError(
+            f"{type(system).__name__} has a configuration-dependent mass matrix; this method needs "
+            "a constant one (mass_is_constant = True)"
+        )
     block = system.mass_block if isinstance(system, HasMassBlocks) else 6
     compiled = system.compiled if isinstance(system, HasCompiledChoice) else None
     return SaddlePointSolver(mass_inverse(system.mass(q), block), compiled=compiled)
 
 
-def phi(system: Any, t: float, q: FloatArray) -> FloatArray:
+def multipliers(y: MechanicalState) -> FloatArray:
+    """λ of a state past a method's ``init`` (which fills in the consistent λ₀ where ``y0.lam`` is None)."""
+    assert y.lam is not None, "a mechanical state past init carries its multipliers"
+    return y.lam
+
+
+def phi(system: ConstrainedMechanicalSystem, t: float, q: FloatArray) -> FloatArray:
     """Φ(t, q) for rheonomic systems, else Φ(q)."""
     return system.constraints_t(t, q) if is_rheonomic(system) else system.constraints(q)
 
 
-def jac(system: Any, t: float, q: FloatArray) -> Any:
+def jac(system: ConstrainedMechanicalSystem, t: float, q: FloatArray) -> Any:
     """B(t, q) for rheonomic systems, else B(q)."""
-    return as_matrix(system.constraint_jacobian_t(t, q) if is_rheonomic(system) else system.constraint_jacobian(q))
+    return as_matrix(
+        system.constraint_jacobian_t(t, q) if is_rheonomic(system) else system.constraint_jacobian(q)
+    )
 
 
-NewtonResidual = Callable[[float, FloatArray, FloatArray, FloatArray], tuple[FloatArray, Any, FloatArray, FloatArray]]
+# (g, Bᵀλ, Φ, B v + Φ_t); Bᵀλ is the scalar 0.0 for a system without constraints
+NewtonResidual = Callable[[float, FloatArray, FloatArray, FloatArray],
+                          tuple[FloatArray, FloatArray | float, FloatArray, FloatArray]]
 
 
-def newton_residual_fn(system: Any, lin: SaddlePointSolver, rheonomic: bool) -> NewtonResidual:
+def newton_residual_fn(system: ConstrainedMechanicalSystem, lin: SaddlePointSolver,
+                       rheonomic: bool) -> NewtonResidual:
     """``(t, q, v, λ) -> (g, Bᵀλ, Φ, B v + Φ_t)`` at a Newton iterate: the system's own fused pass
     (``HasNewtonResidual``) or the protocol methods (forces, B, Φ)."""
     if supports(system, HasNewtonResidual):
-        return system.newton_residual  # type: ignore[no-any-return]
+        return system.newton_residual
     m = system.n_constraints
     empty = np.zeros(0)
 
-    def generic(t: float, q: FloatArray, v: FloatArray, lam: FloatArray) -> tuple[FloatArray, Any, FloatArray, FloatArray]:
+    rate = system.constraint_rate if rheonomic and supports(system, RheonomicConstraints) else None
+
+    def generic(t: float, q: FloatArray, v: FloatArray,
+                lam: FloatArray) -> tuple[FloatArray, FloatArray | float, FloatArray, FloatArray]:
         g = np.asarray(system.forces(t, q, v), dtype=float)
         if not m:
             return g, 0.0, empty, empty
         B = jac(system, t, q)
-        bv = lin.matvec(B, v) + (system.constraint_rate(t, q) if rheonomic else 0.0)
+        bv = lin.matvec(B, v) + (rate(t, q) if rate is not None else 0.0)
         return g, lin.rmatvec(B, lam), phi(system, t, q), bv
 
     return generic
 
 
-def hidden(system: Any, t: float, q: FloatArray, v: FloatArray) -> FloatArray:
+def hidden(system: ConstrainedMechanicalSystem, t: float, q: FloatArray, v: FloatArray) -> FloatArray:
     """The hidden constraint B(q) v (B(t, q) v + Φ_t(t, q) for rheonomic systems)."""
-    bv = jac(system, t, q) @ v
+    bv: FloatArray = jac(system, t, q) @ v
     return bv + system.constraint_rate(t, q) if is_rheonomic(system) else bv
 
 
-def curvature_term(system: Any, q: FloatArray, v: FloatArray, t: float = 0.0) -> FloatArray:
+def curvature_term(system: ConstrainedMechanicalSystem, q: FloatArray, v: FloatArray,
+                   t: float = 0.0) -> FloatArray:
     """(d/dt B(q(t))) v at t along q' = q v^ (plus d/dt Φ_t(t, q(t)) for rheonomic constraints), by a
     central difference in t (used once, for λ₀)."""
     eps = 1e-5 / max(1.0, float(np.linalg.norm(v)))
-    G = system.group
+    mechanical, G = system, system.group
     qp, qm = G.retract(q, eps * v), G.retract(q, -eps * v)
-    if is_rheonomic(system):
-        return (hidden(system, t + eps, qp, v) - hidden(system, t - eps, qm, v)) / (2 * eps)
+    if is_rheonomic(system):  # Φ_t enters through hidden(); mypy sees only RheonomicConstraints here
+        return (hidden(mechanical, t + eps, qp, v) - hidden(mechanical, t - eps, qm, v)) / (2 * eps)
     Bp = as_matrix(system.constraint_jacobian(qp))
     Bm = as_matrix(system.constraint_jacobian(qm))
     return (Bp @ v - Bm @ v) / (2 * eps)
 
 
-def consistent_multiplier(system: Any, lin: SaddlePointSolver, t: float, q: FloatArray, v: FloatArray) -> FloatArray:
+def consistent_multiplier(system: ConstrainedMechanicalSystem, lin: SaddlePointSolver, t: float,
+                          q: FloatArray, v: FloatArray) -> FloatArray:
     """λ from the index-1 condition B v' + d/dt(B) v (+ d/dt Φ_t) = 0 with M v' = −g − Bᵀλ."""
     if system.n_constraints == 0:
         return np.zeros(0)
@@ -109,8 +132,8 @@ def consistent_multiplier(system: Any, lin: SaddlePointSolver, t: float, q: Floa
     return lam
 
 
-def project(system: Any, lin: SaddlePointSolver, q: FloatArray, v: FloatArray, tol: float = 1e-13, iters: int = 8,
-            t: float = 0.0) -> tuple[FloatArray, FloatArray]:
+def project(system: ConstrainedMechanicalSystem, lin: SaddlePointSolver, q: FloatArray, v: FloatArray,
+            tol: float = 1e-13, iters: int = 8, t: float = 0.0) -> tuple[FloatArray, FloatArray]:
     """Project q onto Φ(t, ·) = 0 (Newton in the mass metric, q ← q ∘ exp(δ)) and v onto
     {B(q) v + Φ_t(t, q) = 0} (ker B(q) for scleronomic constraints), mass-orthogonally."""
     G = system.group
@@ -126,8 +149,9 @@ def project(system: Any, lin: SaddlePointSolver, q: FloatArray, v: FloatArray, t
     return q, v
 
 
-def consistent_initial_state(system: Any, lin: SaddlePointSolver, t0: float, y0: MechanicalState, *,
-                             project_initial: bool, consistency_tol: float) -> MechanicalState:
+def consistent_initial_state(system: ConstrainedMechanicalSystem, lin: SaddlePointSolver, t0: float,
+                             y0: MechanicalState, *, project_initial: bool,
+                             consistency_tol: float) -> MechanicalState:
     """Check (or project) q0, v0 against the constraints and fill in the consistent λ₀ when missing."""
     q, v = np.array(y0.q, dtype=float), np.array(y0.v, dtype=float)
     check_finite("initial configuration q0", q)
@@ -159,29 +183,38 @@ def norm(x: FloatArray) -> float:
     return math.sqrt(float(np.einsum("i,i->", x, x))) if x.ndim == 1 else float(np.linalg.norm(x))
 
 
-def residuals(system: Any, t: float, q: FloatArray, v: FloatArray, lin: SaddlePointSolver | None = None,
-              rheonomic: bool | None = None, velocity: bool = True) -> dict[str, float]:
+def residuals(system: ConstrainedMechanicalSystem, t: float, q: FloatArray, v: FloatArray,
+              lin: SaddlePointSolver | None = None, rheonomic: bool | None = None,
+              velocity: bool = True) -> dict[str, float]:
     """{phi: ‖Φ‖, bv: ‖B v (+ Φ_t)‖, energy} after a step; ``lin`` lets B v use the stage solver's cached
     pattern. A system may compute all three at once (``HasStepResiduals``, e.g. the rod's compiled pass).
     ``velocity=False`` skips B v where it costs a Jacobian (the driver's always-on blow-up check needs Φ and E)."""
     rheo = is_rheonomic(system) if rheonomic is None else rheonomic
-    if not rheo and supports(system, HasStepResiduals) and (fused := system.step_residuals(t, q, v)) is not None:
+    if (
+        not rheo
+        and supports(system, HasStepResiduals)
+        and (fused := system.step_residuals(t, q, v)) is not None
+    ):
         return {"phi": fused[0], "bv": fused[1], "energy": fused[2]}
+    driven = system if rheo and supports(system, RheonomicConstraints) else None
     res = bv = 0.0
     if system.n_constraints:
-        res = norm(system.constraints_t(t, q) if rheo else system.constraints(q))
+        res = norm(driven.constraints_t(t, q) if driven is not None else system.constraints(q))
         if not velocity:
-            return {"phi": res, "energy": float(system.energy(t, q, v)) if supports(system, HasEnergy) else math.nan}
+            return {
+                "phi": res,
+                "energy": float(system.energy(t, q, v)) if supports(system, HasEnergy) else math.nan,
+            }
         B = jac(system, t, q)
         hid = lin.matvec(B, v) if lin is not None else B @ v
-        if rheo:
-            hid = hid + system.constraint_rate(t, q)
+        if driven is not None:
+            hid = hid + driven.constraint_rate(t, q)
         bv = norm(hid)
     energy = float(system.energy(t, q, v)) if supports(system, HasEnergy) else float("nan")
     return {"phi": res, "bv": bv, "energy": energy}
 
 
-def hermite(G: Any, q0: FloatArray, v0: FloatArray, lam0: FloatArray, theta: FloatArray, q1: FloatArray,
+def hermite(G: LieGroup, q0: FloatArray, v0: FloatArray, lam0: FloatArray, theta: FloatArray, q1: FloatArray,
             v1: FloatArray, lam1: FloatArray, vdot0: FloatArray | None, vdot1: FloatArray | None, h: float,
             sigma: float) -> MechanicalState:
     """Group-aware cubic Hermite interpolant of one step at t_n + σh.
@@ -203,8 +236,8 @@ def hermite(G: Any, q0: FloatArray, v0: FloatArray, lam0: FloatArray, theta: Flo
     return MechanicalState(q, v, (1 - sigma) * lam0 + sigma * lam1)
 
 
-def initial_step(system: Any, lin: SaddlePointSolver, t0: float, y0: MechanicalState, order: int,
-                 rtol: Any, atol: Any, h_max: float) -> float:
+def initial_step(system: ConstrainedMechanicalSystem, lin: SaddlePointSolver, t0: float, y0: MechanicalState,
+                 order: int, rtol: FloatArray | float, atol: FloatArray | float, h_max: float) -> float:
     """Starting step size (Hairer, Nørsett & Wanner I, §II.4) on y = (θ, v)."""
     q, v, lam = y0.q, y0.v, y0.lam
     B = jac(system, t0, q) if system.n_constraints else None
@@ -223,4 +256,5 @@ def initial_step(system: Any, lin: SaddlePointSolver, t0: float, y0: MechanicalS
 
 
 __all__ = ["check_finite", "consistent_initial_state", "consistent_multiplier", "curvature_term", "hermite",
-           "hidden", "initial_step", "jac", "newton_residual_fn", "phi", "project", "residuals", "stage_solver"]
+           "hidden", "initial_step", "jac", "multipliers", "newton_residual_fn", "phi", "project",
+           "residuals", "stage_solver"]

@@ -58,10 +58,10 @@ class MethodEntry:
 
     name: str
     family: str
-    factory: Callable[..., Integrator[Any, Any]]
+    factory: Callable[..., Integrator[Any, Any, Any]]
     summary: str
     options: tuple[str, ...] = ()
-    _probe: Integrator[Any, Any] = field(init=False, repr=False, compare=False)
+    _probe: Integrator[Any, Any, Any] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_probe", self.factory())
@@ -85,16 +85,19 @@ class MethodEntry:
         """True when the method has an embedded error estimate (``AdaptiveStep`` allowed)."""
         return self._probe.error_order is not None
 
-    def make(self, **options: Any) -> Integrator[Any, Any]:
+    def make(self, **options: Any) -> Integrator[Any, Any, Any]:
         unknown = sorted(set(options) - set(self.options))
         if unknown:
             valid = ", ".join(self.options) or "none"
-            raise ValueError(f"method {self.name!r} has no option {', '.join(map(repr, unknown))}; valid options: {valid}")
+            raise ValueError(
+                f"method {self.name!r} has no option {', '.join(map(repr, unknown))}; valid options: {valid}"
+            )
         return self.factory(**options)
 
 
 def _poisson(cls: type, *, tol: float = 1e-14, max_iter: int = 100, **predictor: Any) -> Any:
-    """A Poisson method with its fixed-point solver (``tol``, ``max_iter``) and, if it has one, ``predictor``."""
+    """A Poisson method with its fixed-point solver (``tol``, ``max_iter``) and, if it has one,
+    ``predictor``."""
     return cls(solver=FixedPoint(tol=tol, max_iter=max_iter), **predictor)
 
 
@@ -106,36 +109,72 @@ def _entries() -> dict[str, MethodEntry]:
     out: list[MethodEntry] = []
     for name, tab in HALF_EXPLICIT_TABLEAUX.items():
         emb = " with an embedded error estimate (adaptive)" if tab.b_hat is not None else ""
-        out.append(MethodEntry(name, "half-explicit", partial(HalfExplicitRK, tableau=tab),
-                               f"half-explicit RK Lie group method, order {tab.order}{emb} (seed 004 Table 1)",
-                               _HERK_OPTIONS))
+        out.append(
+            MethodEntry(
+                name,
+                "half-explicit",
+                partial(HalfExplicitRK, tableau=tab),
+                f"half-explicit RK Lie group method, order {tab.order}{emb} (seed 004 Table 1)",
+                _HERK_OPTIONS,
+            )
+        )
     for name, tab in RKMK_TABLEAUX.items():
-        out.append(MethodEntry(name, "rkmk", partial(RKMK, tableau=tab, name=name),
-                               f"Runge–Kutta–Munthe-Kaas, tableau {tab.name}, order {tab.order} (seed 000 §2)"))
+        out.append(
+            MethodEntry(
+                name,
+                "rkmk",
+                partial(RKMK, tableau=tab, name=name),
+                f"Runge–Kutta–Munthe-Kaas, tableau {tab.name}, order {tab.order} (seed 000 §2)",
+            )
+        )
     poisson = (
         ("exp-midpoint", ExponentialMidpoint, True, "exponential midpoint, a Poisson map (seed 003 (2.7))"),
         ("disex", Disex, True, "DISEX, composed exponential midpoints, order 5 (seed 003 (2.10), Thm 13)"),
         ("energy-exp", EnergyPreservingExponential, True, "energy-preserving exponential (seed 003 (2.14))"),
         ("midpoint", ImplicitMidpoint, False, "implicit midpoint, fixed point (seed 003 (1.37))"),
-        ("midpoint-newton", ImplicitMidpointNewton, False, "implicit midpoint, quasi-Newton (seed 003 §2.5.1)"),
+        (
+            "midpoint-newton",
+            ImplicitMidpointNewton,
+            False,
+            "implicit midpoint, quasi-Newton (seed 003 §2.5.1)",
+        ),
         ("discrete-gradient", DiscreteGradientMethod, False, "discrete-gradient method (seed 003 (2.25))"),
     )
     for name, cls, predicting, summary in poisson:
         opts = _SOLVER_OPTIONS + (("predictor",) if predicting else ())
         opts += ("stage",) if name in ("exp-midpoint", "disex") else ()  # stage solver (issue 18)
         out.append(MethodEntry(name, "poisson", partial(_poisson, cls), summary, opts))
-    out.append(MethodEntry("exp-euler", "poisson", ExponentialEuler, "exponential Euler, explicit (seed 003 (2.4))"))
+    out.append(
+        MethodEntry("exp-euler", "poisson", ExponentialEuler, "exponential Euler, explicit (seed 003 (2.4))")
+    )
     out.extend(MethodEntry(*row) for row in (*SPECTRAL_POISSON, ADAPTIVE_POISSON, ETD35_POISSON))  # issue 18
-    out.append(MethodEntry("gen-alpha", "implicit", GeneralizedAlpha,
-                           "Lie group generalized-α, order 2, implicit, ρ∞-controlled damping (Brüls, Cardona & Arnold 2012)",
-                           ("rho_inf", "index", "tol", "max_iter", "reuse", "project_initial", "consistency_tol")))
-    out.append(MethodEntry("rattle-lgvi", "implicit", RattleLGVI,
-                           "Lie group variational integrator (RATTLE/SHAKE), symplectic, order 2 (Marsden & West 2001)",
-                           ("quadrature", "tol", "max_iter", "project_initial", "consistency_tol")))
+    out.append(
+        MethodEntry(
+            "gen-alpha",
+            "implicit",
+            GeneralizedAlpha,
+            "Lie group generalized-α, order 2, implicit, ρ∞-controlled damping (Brüls, Cardona & Arnold 2012)",
+            ("rho_inf", "index", "tol", "max_iter", "reuse", "project_initial", "consistency_tol"),
+        )
+    )
+    out.append(
+        MethodEntry(
+            "rattle-lgvi",
+            "implicit",
+            RattleLGVI,
+            "Lie group variational integrator (RATTLE/SHAKE), symplectic, order 2 (Marsden & West 2001)",
+            ("quadrature", "tol", "max_iter", "project_initial", "consistency_tol"),
+        )
+    )
     out.extend(MethodEntry(*row) for row in INTEGRAL_PRESERVING)  # seeds 002, 003 ch. 4
     out.extend(MethodEntry(*row) for row in LIE_ACTION)  # seed 000: homogeneous spaces (issue 14)
-    out += [MethodEntry(n, "rigid-body", f, RIGID_SUMMARIES[n], RIGID_OPTIONS) for n, f in RIGID_METHODS.items()]
-    out += [MethodEntry(n, "spheres", f, SPHERES_SUMMARIES[n], SPHERES_OPTIONS) for n, f in SPHERES_METHODS.items()]
+    out += [
+        MethodEntry(n, "rigid-body", f, RIGID_SUMMARIES[n], RIGID_OPTIONS) for n, f in RIGID_METHODS.items()
+    ]
+    out += [
+        MethodEntry(n, "spheres", f, SPHERES_SUMMARIES[n], SPHERES_OPTIONS)
+        for n, f in SPHERES_METHODS.items()
+    ]
     out += [MethodEntry(n, "lgvi", f, LGVI_SUMMARIES[n], LGVI_OPTIONS[n]) for n, f in LGVI_METHODS.items()]
     return {e.name: e for e in out}
 
@@ -155,7 +194,7 @@ def method_entry(name: str) -> MethodEntry:
         raise ValueError(f"unknown integrator method {name!r}; known methods — {known}") from None
 
 
-def make_method(name: str, **options: Any) -> Integrator[Any, Any]:
+def make_method(name: str, **options: Any) -> Integrator[Any, Any, Any]:
     """Build the registered method ``name`` with the family's options (see the module docstring)."""
     return method_entry(name).make(**options)
 

@@ -76,8 +76,13 @@ class Newton:
         if not (isinstance(self.max_iter, int) and self.max_iter >= 1):
             raise ValueError(f"Newton max_iter must be an integer >= 1, got {self.max_iter!r}")
 
-    def solve(self, f: Callable[[FloatArray], FloatArray], x0: FloatArray,
-              jac: Callable[[FloatArray], FloatArray] | None = None, what: str = "Newton") -> tuple[FloatArray, int]:
+    def solve(
+        self,
+        f: Callable[[FloatArray], FloatArray],
+        x0: FloatArray,
+        jac: Callable[[FloatArray], FloatArray] | None = None,
+        what: str = "Newton",
+    ) -> tuple[FloatArray, int]:
         """(root, iterations); ``SolverFailure`` after ``max_iter`` iterations or on a non-finite iterate."""
         x = np.array(x0, dtype=float)
         r = f(x)
@@ -119,10 +124,14 @@ def inertia_matrix(inertia: Any, name: str = "inertia") -> FloatArray:
     if J.shape == (3,):
         J = np.diag(J)
     if J.shape != (3, 3) or not np.all(np.isfinite(J)):
-        raise ValueError(f"{name} must be 3 principal moments (3,) or a finite (3, 3) matrix, got shape {J.shape}")
+        raise ValueError(
+            f"{name} must be 3 principal moments (3,) or a finite (3, 3) matrix, got shape {J.shape}"
+        )
     if not np.allclose(J, J.T, rtol=1e-12, atol=1e-14 * np.abs(J).max()):
-        raise ValueError(f"{name} must be symmetric, got J − Jᵀ with max |entry| {np.abs(J - J.T).max():.3e}; "
-                         "pass the symmetric inertia tensor (or its principal moments)")
+        raise ValueError(
+            f"{name} must be symmetric, got J − Jᵀ with max |entry| {np.abs(J - J.T).max():.3e}; "
+            "pass the symmetric inertia tensor (or its principal moments)"
+        )
     if np.linalg.eigvalsh(J).min() <= 0:
         raise ValueError(f"{name} must be positive definite, got eigenvalues {np.linalg.eigvalsh(J)}; "
                          "principal moments of a rigid body are > 0")
@@ -164,7 +173,8 @@ class _RigidMethod:
         Retraction(self.retraction)  # type: ignore[arg-type]
         Newton(self.tol, self.max_iter)
 
-    def init(self, system: Any, t0: float, y0: MechanicalState) -> tuple[MechanicalState, RigidCache]:
+    def init(self, system: RigidBodySO3, t0: float,
+             y0: MechanicalState) -> tuple[MechanicalState, RigidCache]:
         J = inertia_matrix(system.inertia, f"{type(system).__name__}.inertia")
         R = np.array(y0.q, dtype=float)
         w = np.array(y0.v, dtype=float)
@@ -174,24 +184,32 @@ class _RigidMethod:
         check_orthonormal(self.name, R, f"attitude R (tolerance {UNIT_NORM_TOL:g})")
         if not np.all(np.isfinite(w)):
             raise ValueError(f"{self.name}: angular velocity ω must be finite, got {w}")
-        return MechanicalState(R, w), RigidCache(J, np.linalg.inv(J), self._torque(system, R))
+        return MechanicalState(R, w), RigidCache(J, np.asarray(np.linalg.inv(J), dtype=np.float64),
+                                                 self._torque(system, R))
 
     @staticmethod
-    def _torque(system: Any, R: FloatArray) -> FloatArray:
+    def _torque(system: RigidBodySO3, R: FloatArray) -> FloatArray:
         return np.asarray(system.torque(R), dtype=float)
 
-    def step(self, system: Any, t: float, h: float, y: MechanicalState, cache: RigidCache) -> Step[Any, Any]:
+    def step(self, system: RigidBodySO3, t: float, h: float, y: MechanicalState,
+             cache: RigidCache) -> Step[Any, Any]:
         try:
             R1, w1, tau1, iters = self._advance(system, h, y.q, y.v, cache)
         except SolverFailure as exc:
-            return Step(y, cache, status=Status.SOLVER_FAILED, detail=f"{self.name}: {exc}", iterations=exc.iterations)
-        return Step(MechanicalState(R1, w1), RigidCache(cache.J, cache.Jinv, tau1), iterations=iters, evaluations=1)
+            return Step(
+                y, cache, status=Status.SOLVER_FAILED, detail=f"{self.name}: {exc}", iterations=exc.iterations
+            )
+        return Step(
+            MechanicalState(R1, w1), RigidCache(cache.J, cache.Jinv, tau1), iterations=iters, evaluations=1
+        )
 
-    def _advance(self, system: Any, h: float, R: FloatArray, w: FloatArray,
-                 c: RigidCache) -> tuple[FloatArray, FloatArray, FloatArray, int]:  # pragma: no cover - abstract
+    def _advance(
+        self, system: RigidBodySO3, h: float, R: FloatArray, w: FloatArray, c: RigidCache
+    ) -> tuple[FloatArray, FloatArray, FloatArray, int]:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def diagnostics(self, system: Any, t: float, y: MechanicalState, cache: RigidCache) -> dict[str, float]:
+    def diagnostics(self, system: RigidBodySO3, t: float, y: MechanicalState,
+                    cache: RigidCache) -> dict[str, float]:
         return {"energy": float(0.5 * y.v @ cache.J @ y.v + system.potential(y.q))}
 
 
@@ -223,7 +241,11 @@ class LieNewmarkTrapezoidal(_RigidMethod):
         rhs = J @ w - 0.5 * h * cross(w, J @ w) + 0.5 * h * c.tau
 
         def f(x: FloatArray) -> FloatArray:
-            return -(J @ x + 0.5 * h * cross(x, J @ x)) + 0.5 * h * self._torque(system, R @ F.map(0.5 * h * (w + x))) + rhs
+            return (
+                -(J @ x + 0.5 * h * cross(x, J @ x))
+                + 0.5 * h * self._torque(system, R @ F.map(0.5 * h * (w + x)))
+                + rhs
+            )
 
         x, k = self.newton.solve(f, w, None, "TLN (4.3a)")
         R1 = R @ F.map(0.5 * h * (w + x))
@@ -232,7 +254,8 @@ class LieNewmarkTrapezoidal(_RigidMethod):
 
 @dataclass(frozen=True)
 class LieMidpointEA(_RigidMethod):
-    """LIEMID[EA], Krysl's explicit approximation of the midpoint Lie algorithm, seed 001 (4.6); two Newton solves."""
+    """LIEMID[EA], Krysl's explicit approximation of the midpoint Lie algorithm, seed 001 (4.6); two Newton
+    solves."""
 
     retraction: str = "exp"
     name: ClassVar[str] = "liemid"
@@ -333,7 +356,9 @@ class VariationalLieVerlet(_RigidMethod):
 
         def jac(x: FloatArray) -> FloatArray:
             Jx = J @ x
-            return J + 0.5 * h * (hat(x) @ J - hat(Jx)) + 0.25 * h * h * (2.0 * np.outer(x, Jx) + (x @ Jx) * _I3)
+            return (
+                J + 0.5 * h * (hat(x) @ J - hat(Jx)) + 0.25 * h * h * (2.0 * np.outer(x, Jx) + (x @ Jx) * _I3)
+            )
 
         x, k = self.newton.solve(f, w, jac if self.retraction == "cay" else None, "VLV (4.11a)")
         R1 = R @ F.map(h * x)

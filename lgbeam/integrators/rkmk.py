@@ -20,7 +20,7 @@ Munthe-Kaas (1998); Iserles et al. (2000) §5; seed 004 §2.1, eq. (11); seed 00
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
@@ -44,12 +44,13 @@ class RKMK(TableauOrders):
         if not self.name:
             object.__setattr__(self, "name", f"rkmk-{self.tableau.name}")
 
-    def init(self, ode: Any, t0: float, y0: FloatArray) -> tuple[FloatArray, None]:
+    def init(self, ode: LieGroupODE, t0: float, y0: FloatArray) -> tuple[FloatArray, None]:
         y = np.array(y0, dtype=float)
         ode.group.validate(y)
         return y, None
 
-    def step(self, ode: Any, t: float, h: float, y: FloatArray, cache: None) -> Step[FloatArray, None]:
+    def step(self, ode: LieGroupODE, t: float, h: float, y: FloatArray,
+             cache: None) -> Step[FloatArray, None]:
         """One step t → t + h; with embedded weights b̂ (s̄ of them) also the error estimate
         Θ − h Σ_{i≤s̄} b̂_i k_i, Θ = h Σ_{i≤s} b_i k_i. For DOPRI5 s̄ = s + 1: the extra stage k_{s+1}
         (row s of A is b, c = 1) is ξ at y_{n+1} in the coordinates of Θ (first same as last)."""
@@ -62,13 +63,15 @@ class RKMK(TableauOrders):
                 K[0] = ode.generator(t, y)
             else:
                 theta = h * (A[i, :i] @ K[:i])
-                K[i] = G.tangent_inv_apply(theta, np.asarray(ode.generator(t + c[i] * h, G.retract(y, theta)), float))
+                K[i] = G.tangent_inv_apply(
+                    theta, np.asarray(ode.generator(t + c[i] * h, G.retract(y, theta)), float)
+                )
         b = A[s, :s]
         theta = h * (b @ K[:s])
         err = None if tab.b_hat is None else theta - h * (tab.b_hat @ K)
         return Step(G.retract(y, theta), None, error=err, magnitude=np.abs(theta), evaluations=n_stages)
 
-    def diagnostics(self, ode: Any, t: float, y: FloatArray, cache: None) -> dict[str, float]:
+    def diagnostics(self, ode: LieGroupODE, t: float, y: FloatArray, cache: None) -> dict[str, float]:
         return {}
 
 

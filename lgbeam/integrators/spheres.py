@@ -56,21 +56,29 @@ def rotate(u: FloatArray, q: FloatArray) -> FloatArray:
 @runtime_checkable
 class HasCoupledParts(Protocol):
     """Optional capability of a ``ProductOfSpheres`` whose M couples the spheres: α(q, ω) = M̄(q)⁻¹ (c(q) +
-    Σ_{j≠i} M_ij |ω_j|² q_i × q_j) (seed 001 (6.5b)), so spheres-ELN's implicit ω-solve factors M̄ once a step and
-    takes the exact Jacobian instead of forward differences."""
+    Σ_{j≠i} M_ij |ω_j|² q_i × q_j) (seed 001 (6.5b)), so spheres-ELN's implicit ω-solve factors M̄ once a
+    step and takes the exact Jacobian instead of forward differences."""
 
     def coupled_parts(self, q: FloatArray) -> tuple[FloatArray, FloatArray]: ...
 
 
-def _check_state(name: str, model: Any, y: MechanicalState) -> MechanicalState:
+class CoupledSpheres(ProductOfSpheres, HasCoupledParts, Protocol):
+    """A ``ProductOfSpheres`` with ``HasCoupledParts`` (what spheres-ELN's exact ω-Jacobian needs)."""
+
+
+def _check_state(name: str, model: ProductOfSpheres, y: MechanicalState) -> MechanicalState:
     q, w = np.array(y.q, dtype=float), np.array(y.v, dtype=float)
     n = model.n_spheres
     if q.shape != (n, 3) or w.shape != (n, 3):
-        raise ValueError(f"{name}: the state is MechanicalState(q (n, 3), v=ω (n, 3)) with n = {n}, got shapes "
-                         f"{q.shape} and {w.shape}")
+        raise ValueError(
+            f"{name}: the state is MechanicalState(q (n, 3), v=ω (n, 3)) with n = {n}, got shapes "
+            f"{q.shape} and {w.shape}"
+        )
     dev = np.abs(np.linalg.norm(q, axis=1) - 1.0).max()
     if not dev <= 1e-10:
-        raise ValueError(f"{name}: every q_i must be a unit vector (| |q_i| − 1 | = {dev:.2e} > 1e-10); normalise q")
+        raise ValueError(
+            f"{name}: every q_i must be a unit vector (| |q_i| − 1 | = {dev:.2e} > 1e-10); normalise q"
+        )
     return MechanicalState(q, w)
 
 
@@ -94,20 +102,24 @@ class _SpheresMethod:
     def __post_init__(self) -> None:
         Newton(self.tol, self.max_iter)  # validates tol and max_iter
 
-    def init(self, model: Any, t0: float, y0: MechanicalState) -> tuple[MechanicalState, Any]:
+    def init(self, model: ProductOfSpheres, t0: float, y0: MechanicalState) -> tuple[MechanicalState, Any]:
         y = _check_state(self.name, model, y0)
         return y, model.angular_acceleration(y.q, y.v)
 
-    def diagnostics(self, model: Any, t: float, y: MechanicalState, cache: Any) -> dict[str, float]:
+    def diagnostics(self, model: ProductOfSpheres, t: float, y: MechanicalState,
+                    cache: Any) -> dict[str, float]:
         return {"energy": float(model.energy(y.q, y.v)) if hasattr(model, "energy") else float("nan")}
 
     def _failed(self, y: MechanicalState, cache: Any, exc: SolverFailure) -> Step[Any, Any]:
-        return Step(y, cache, status=Status.SOLVER_FAILED, detail=f"{self.name}: {exc}", iterations=exc.iterations)
+        return Step(
+            y, cache, status=Status.SOLVER_FAILED, detail=f"{self.name}: {exc}", iterations=exc.iterations
+        )
 
 
 @dataclass(frozen=True)
 class SpheresELN(_SpheresMethod):
-    """Spatial explicit Lie–Newmark on (S²)ⁿ, seed 001 (7.1); keeps q_i·Ω_i exactly (notes/001.md §8 check 14)."""
+    """Spatial explicit Lie–Newmark on (S²)ⁿ, seed 001 (7.1); keeps q_i·Ω_i exactly (notes/001.md §8 check
+    14)."""
 
     label: ClassVar[str] = "spheres-eln"
 
@@ -115,7 +127,8 @@ class SpheresELN(_SpheresMethod):
     def order(self) -> int:
         return 2
 
-    def step(self, model: Any, t: float, h: float, y: MechanicalState, cache: FloatArray) -> Step[Any, Any]:
+    def step(self, model: ProductOfSpheres, t: float, h: float, y: MechanicalState,
+             cache: FloatArray) -> Step[Any, Any]:
         wh = y.v + 0.5 * h * cache
         q1 = rotate(h * wh, y.q)
         if not model.velocity_dependent:
@@ -125,16 +138,25 @@ class SpheresELN(_SpheresMethod):
         if isinstance(model, HasCoupledParts):
             f, jac = self._coupled_residual(model, q1, wh, h)
         else:
-            f, jac = (lambda x: -x + wh.ravel() + 0.5 * h * model.angular_acceleration(q1, x.reshape(shape)).ravel()), None
+            f, jac = (
+                (
+                    lambda x: (
+                        -x + wh.ravel() + 0.5 * h * model.angular_acceleration(q1, x.reshape(shape)).ravel()
+                    )
+                ),
+                None,
+            )
         try:
             x, k = Newton(self.tol, self.max_iter).solve(f, wh.ravel(), jac, "spheres-ELN (7.1d)")
         except SolverFailure as exc:
             return self._failed(y, cache, exc)
         w1 = x.reshape(shape)
-        return Step(MechanicalState(q1, w1), model.angular_acceleration(q1, w1), iterations=k, evaluations=k + 1)
+        return Step(
+            MechanicalState(q1, w1), model.angular_acceleration(q1, w1), iterations=k, evaluations=k + 1
+        )
 
     @staticmethod
-    def _coupled_residual(model: Any, q1: FloatArray, wh: FloatArray, h: float) -> tuple[Any, Any]:
+    def _coupled_residual(model: CoupledSpheres, q1: FloatArray, wh: FloatArray, h: float) -> tuple[Any, Any]:
         """(f, J) of ω₁ = Ω½ + h/2 α(q₁, ω₁) with M̄(q₁)⁻¹ formed once: α = M̄⁻¹(c + Σ_j M_ij |ω_j|² q_i × q_j),
         ∂/∂ω_j of the sum = 2 M_ij (q_i × q_j) ω_jᵀ (exact Jacobian, one small solve per Newton iteration)."""
         n = q1.shape[0]
@@ -179,14 +201,16 @@ class SpheresRKMK(_SpheresMethod):
     def order(self) -> int:
         return 4
 
-    def _stage(self, model: Any, y: MechanicalState, uR: FloatArray, uW: FloatArray) -> tuple[FloatArray, FloatArray]:
+    def _stage(self, model: ProductOfSpheres, y: MechanicalState, uR: FloatArray,
+               uW: FloatArray) -> tuple[FloatArray, FloatArray]:
         """k̃ = dexp⁻¹_u(y(λ(u, y₀))) for one stage u = (u_R, u_W) (n, 3) each; dexp⁻¹ truncated after three
         Bernoulli terms, W − ½ u × W + 1/12 u × (u × W) (``groups.cayley.dexp_inv_series``, order 4)."""
         q, W = rotate(uR, y.q), y.v + uW
         uW_ = cross(uR, W)
         return W - 0.5 * uW_ + cross(uR, uW_) / 12.0, model.angular_acceleration(q, W)
 
-    def step(self, model: Any, t: float, h: float, y: MechanicalState, cache: Any) -> Step[Any, Any]:
+    def step(self, model: ProductOfSpheres, t: float, h: float, y: MechanicalState,
+             cache: Any) -> Step[Any, Any]:
         A, b = RK4_TABLEAU if self.tableau == "rk4" else GL4_TABLEAU
         s = b.size
         KR = np.zeros((s,) + y.q.shape)
@@ -227,11 +251,12 @@ class SpheresRattle(_SpheresMethod):
     def order(self) -> int:
         return 2
 
-    def init(self, model: Any, t0: float, y0: MechanicalState) -> tuple[MechanicalState, Any]:
+    def init(self, model: ProductOfSpheres, t0: float, y0: MechanicalState) -> tuple[MechanicalState, Any]:
         y = _check_state(self.name, model, y0)
         return y, (np.linalg.inv(model.mass_matrix), model.potential_gradient(y.q))
 
-    def step(self, model: Any, t: float, h: float, y: MechanicalState, cache: Any) -> Step[Any, Any]:
+    def step(self, model: ProductOfSpheres, t: float, h: float, y: MechanicalState,
+             cache: Any) -> Step[Any, Any]:
         Minv, dV = cache
         q, v = y.q, cross(y.v, y.q)  # q' = ω × q
         a = q + h * v - 0.5 * h * h * (Minv @ dV)  # q₁ = a − h² M⁻¹(λ ⊙ q): F(q)ᵀλ = 2λ_i q_i, halved by h/2
@@ -271,4 +296,11 @@ SPHERES_SUMMARIES: dict[str, str] = {
 }
 SPHERES_OPTIONS = ("tol", "max_iter")
 
-__all__ = ["SPHERES_METHODS", "SPHERES_OPTIONS", "SPHERES_SUMMARIES", "SpheresELN", "SpheresRKMK", "SpheresRattle"]
+__all__ = [
+    "SPHERES_METHODS",
+    "SPHERES_OPTIONS",
+    "SPHERES_SUMMARIES",
+    "SpheresELN",
+    "SpheresRKMK",
+    "SpheresRattle",
+]

@@ -56,6 +56,7 @@ exact Cosserat beam model", Multibody Syst. Dyn. 54.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
@@ -65,6 +66,7 @@ import scipy.sparse as sp
 from lgbeam._typing import FloatArray
 from lgbeam.integrators._implicit import (
     FD_EPS,
+    BlockDiagonalGroup,
     FiniteDifferenceTangents,
     KKTFactor,
     SingularNewtonMatrix,
@@ -80,11 +82,20 @@ from lgbeam.integrators.mechanics import (
     consistent_initial_state,
     hermite,
     jac,
+    multipliers,
     phi,
     residuals,
     stage_solver,
 )
-from lgbeam.systems import ConstrainedMechanicalSystem, MechanicalState, is_rheonomic
+from lgbeam.systems import (
+    ConstrainedMechanicalSystem,
+    HasTangents,
+    LieGroup,
+    MechanicalState,
+    RheonomicConstraints,
+    is_rheonomic,
+    supports,
+)
 
 QUADRATURES = ("midpoint", "trapezoidal")
 BLOCK_EPS = 1e-7  # central-difference step of the block-local group-map derivatives (relative error ~1e-13)
@@ -102,12 +113,12 @@ def _bmv(A: FloatArray, x: FloatArray, transpose: bool = False) -> FloatArray:
     return out.reshape(-1)
 
 
-def _block_dim(G: Any, n: int) -> int:
+def _block_dim(G: LieGroup, n: int) -> int:
     T = np.asarray(G.tangent(np.zeros(n)))
     return int(T.shape[-1])
 
 
-def _momentum_map(G: Any, d: int, f: FloatArray, Mf: FloatArray, g: FloatArray, h: float, midpoint: bool,
+def _momentum_map(G: LieGroup, d: int, f: FloatArray, Mf: FloatArray, g: FloatArray, h: float, midpoint: bool,
                   side: int) -> FloatArray:
     """h × the discrete momentum at the start (side = 0: T(−f)⁻ᵀMf + h² P₀ᵀg) or end (side = 1:
     T(f)⁻ᵀMf − h² P₁ᵀg) of a step, without the constraint and the trapezoidal end-point terms."""
@@ -121,11 +132,11 @@ def _momentum_map(G: Any, d: int, f: FloatArray, Mf: FloatArray, g: FloatArray, 
     return out
 
 
-def _tangent(G: Any, d: int, x: FloatArray) -> FloatArray:
+def _tangent(G: LieGroup, d: int, x: FloatArray) -> FloatArray:
     """Blocks (nb, d, d) of T(x), as the batched inverse of the T(x)⁻¹ blocks: equal to ``G.tangent`` to
     round-off (well conditioned near the identity) and half its cost for S³⋉R³, whose T has the costlier
     series (the translational coupling block)."""
-    return np.linalg.inv(_blocks(G.tangent_inv(x), d))
+    return np.asarray(np.linalg.inv(_blocks(G.tangent_inv(x), d)), dtype=np.float64)
 
 
 GROWING = "high-frequency mode of the discrete map is growing"
@@ -133,28 +144,30 @@ GROWTH_RATIO = 10.0  # healthy steel-cantilever runs: max|v_n| / max|f/h| ≤ 1.
 
 
 def _growing_mode_note(v: FloatArray, v_half: FloatArray | None) -> str:
-    """A hint for a failed step: the state's velocities far above the last step's mean velocity f/h mark a growing
-    high-frequency mode of the discrete map (docs/implicit.md, "rattle-lgvi: large steps and cost"), which no Newton
-    safeguard can make correct; empty otherwise."""
+    """A hint for a failed step: the state's velocities far above the last step's mean velocity f/h mark a
+    growing high-frequency mode of the discrete map (docs/implicit.md, "rattle-lgvi: large steps and
+    cost"), which no Newton safeguard can make correct; empty otherwise."""
     if v_half is None:
         return ""
     mean = np.abs(v_half).max(initial=0.0)
     ratio = np.abs(v).max(initial=0.0) / mean if mean > 0.0 else 0.0
     if ratio <= GROWTH_RATIO:
         return ""
-    return (f"; the state's velocities are {ratio:.0f}× the last step's mean velocity f/h: a {GROWING} at this h "
-            "(docs/implicit.md, 'rattle-lgvi: large steps and cost')")
+    return (
+        f"; the state's velocities are {ratio:.0f}× the last step's mean velocity f/h: a {GROWING} at this h "
+        "(docs/implicit.md, 'rattle-lgvi: large steps and cost')"
+    )
 
 
-def _block_jacobian(fun: Any, f: FloatArray, d: int) -> FloatArray:
+def _block_jacobian(fun: Callable[[FloatArray], FloatArray], f: FloatArray, d: int) -> FloatArray:
     """Blocks (nb, d, d) of the block-diagonal Jacobian of a blockwise map, by central differences
     (component k of every block perturbed at once: 2d evaluations whatever the number of blocks)."""
     nb = f.size // d
     J = np.empty((nb, d, d))
     for k in range(d):
-        e = np.zeros((nb, d))
-        e[:, k] = BLOCK_EPS
-        e = e.reshape(-1)
+        e2 = np.zeros((nb, d))
+        e2[:, k] = BLOCK_EPS
+        e = e2.reshape(-1)
         J[:, :, k] = ((fun(f + e) - fun(f - e)) / (2 * BLOCK_EPS)).reshape(nb, d)
     return J
 
@@ -182,12 +195,15 @@ class VICache:
     n_cuts: int = 0  # steps halved after a Newton failure (``_newton.cut_steps``)
 
 
-def _check_conservative(system: Any, t0: float, q: FloatArray, v: FloatArray, M: sp.csr_array, d: int) -> None:
+def _check_conservative(system: ConstrainedMechanicalSystem, t0: float, q: FloatArray, v: FloatArray,
+                        M: sp.csr_array, d: int) -> None:
     """ValueError unless g(t, q, v) − g(t, q, 0) = −ad_vᵀ M v (module docstring)."""
     G = system.group
     rng = np.random.default_rng(2024)
     u = rng.normal(size=v.size) * (1.0 + np.abs(v).max(initial=0.0))
-    dg = np.asarray(system.forces(t0, q, u), dtype=float) - np.asarray(system.forces(t0, q, np.zeros_like(u)), dtype=float)
+    dg = np.asarray(system.forces(t0, q, u), dtype=float) - np.asarray(
+        system.forces(t0, q, np.zeros_like(u)), dtype=float
+    )
     gyro = -_bmv(_blocks(G.ad(u), d), M @ u, transpose=True)
     scale = np.abs(dg).max(initial=0.0) + np.abs(gyro).max(initial=0.0) + 1e-300
     gap = np.abs(dg - gyro).max(initial=0.0)
@@ -219,11 +235,14 @@ class RattleLGVI:
 
     def __post_init__(self) -> None:
         if self.quadrature not in QUADRATURES:
-            raise ValueError(f"rattle-lgvi quadrature must be one of {', '.join(map(repr, QUADRATURES))}, got "
-                             f"{self.quadrature!r}")
+            raise ValueError(
+                f"rattle-lgvi quadrature must be one of {', '.join(map(repr, QUADRATURES))}, got "
+                f"{self.quadrature!r}"
+            )
         check_iteration_options(self.tol, self.max_iter)
 
-    def init(self, system: Any, t0: float, y0: MechanicalState) -> tuple[MechanicalState, VICache]:
+    def init(self, system: ConstrainedMechanicalSystem, t0: float,
+             y0: MechanicalState) -> tuple[MechanicalState, VICache]:
         """Check the initial data and the form of the forces; λ₀ from the index-1 condition."""
         q = np.asarray(y0.q, dtype=float)
         lin = stage_solver(system, q)
@@ -235,7 +254,8 @@ class RattleLGVI:
         fd = tangents_for(system, t0, y.q, np.zeros_like(y.v), np.zeros(system.n_constraints))
         return y, VICache(M, lin, fd, d, np.array(y.lam, dtype=float), None, None, is_rheonomic(system))
 
-    def diagnostics(self, system: Any, t: float, y: MechanicalState, cache: VICache) -> dict[str, float]:
+    def diagnostics(self, system: ConstrainedMechanicalSystem, t: float, y: MechanicalState,
+                    cache: VICache) -> dict[str, float]:
         """‖Φ‖, ‖B v‖ and the energy after a step."""
         return residuals(system, t, y.q, y.v, cache.lin, cache.rheonomic)
 
@@ -246,50 +266,78 @@ class RattleLGVI:
                 "rheonomic": cache.rheonomic, "lam_mid": cache.lam_mid, "h_prev": cache.h_prev,
                 "force_floor": cache.force_floor}
 
-    def restore(self, system: Any, y: MechanicalState, data: dict[str, Any]) -> VICache:
+    def restore(self, system: ConstrainedMechanicalSystem, y: MechanicalState,
+                data: dict[str, Any]) -> VICache:
         q = np.asarray(y.q, dtype=float)
         fd = tangents_for(system, 0.0, q, np.zeros_like(y.v), np.zeros(system.n_constraints))
-        return VICache(dense_if_small(system.mass(q)), stage_solver(system, q), fd, int(data["d"]),
-                       np.asarray(data["lam0"], dtype=float), data["v_half"], data["g_end"], bool(data["rheonomic"]),
-                       data["lam_mid"], float(data["h_prev"]), None, float(data["force_floor"]))
+        return VICache(
+            dense_if_small(system.mass(q)),
+            stage_solver(system, q),
+            fd,
+            int(data["d"]),
+            np.asarray(data["lam0"], dtype=float),
+            data["v_half"],
+            data["g_end"],
+            bool(data["rheonomic"]),
+            data["lam_mid"],
+            float(data["h_prev"]),
+            None,
+            float(data["force_floor"]),
+        )
 
     @property
     def newton(self) -> NewtonControl:
         """The Newton controller (``_newton``) of this configuration."""
         return NewtonControl(self.tol, self.max_iter)
 
-    def step(self, system: Any, t: float, h: float, y: MechanicalState, cache: VICache) -> Step[MechanicalState, VICache]:
-        """One step t → t + h; a step whose Newton iteration fails is cut into halves (``_newton.cut_steps``, down
-        to h/2^max_cuts) unless a high-frequency mode of the discrete map is growing (``_growing_mode_note``:
-        smaller steps would hide, not cure, it); a failure is returned as a failed step (never raised)."""
+    def step(self, system: ConstrainedMechanicalSystem, t: float, h: float, y: MechanicalState,
+             cache: VICache) -> Step[MechanicalState, VICache]:
+        """One step t → t + h; a step whose Newton iteration fails is cut into halves
+        (``_newton.cut_steps``, down to h/2^max_cuts) unless a high-frequency mode of the discrete map is
+        growing (``_growing_mode_note``: smaller steps would hide, not cure, it); a failure is returned as
+        a failed step (never raised)."""
         return cut_steps(functools.partial(self._attempt, system), t, h, y, cache, self.newton.max_cuts,
                          can_cut=lambda st: GROWING not in st.detail,
                          on_cut=lambda c: replace(c, n_cuts=c.n_cuts + 1))
 
-    def _attempt(self, system: Any, t: float, h: float, y: MechanicalState, cache: VICache) -> Step[MechanicalState, VICache]:
-        """One step at h exactly; Newton failures, singular matrices and floating-point errors as failed steps."""
+    def _attempt(self, system: ConstrainedMechanicalSystem, t: float, h: float, y: MechanicalState,
+                 cache: VICache) -> Step[MechanicalState, VICache]:
+        """One step at h exactly; Newton failures, singular matrices and floating-point errors as failed
+        steps."""
         try:
             return self._step(system, t, h, y, cache)
         except (SingularNewtonMatrix, SingularStageMatrix) as exc:
-            return Step(y, cache, status=Status.SINGULAR, detail=f"rattle-lgvi Newton matrix at t = {t + h:.6g} "
-                        f"(h = {h:.3g}): {exc}", advice="check the constraints and supports (redundant or "
-                        "contradictory rows)")
+            return Step(
+                y,
+                cache,
+                status=Status.SINGULAR,
+                detail=f"rattle-lgvi Newton matrix at t = {t + h:.6g} (h = {h:.3g}): {exc}",
+                advice="check the constraints and supports (redundant or contradictory rows)",
+            )
         except FloatingPointError as exc:
-            return Step(y, cache, status=Status.NONFINITE, detail=f"floating-point error in the Newton iteration at "
-                        f"t = {t + h:.6g} (h = {h:.3g}): {exc}")
+            return Step(
+                y,
+                cache,
+                status=Status.NONFINITE,
+                detail=f"floating-point error in the Newton iteration at "
+                f"t = {t + h:.6g} (h = {h:.3g}): {exc}",
+            )
 
-    def _g0(self, system: Any, t: float, q: FloatArray) -> FloatArray:
+    def _g0(self, system: ConstrainedMechanicalSystem, t: float, q: FloatArray) -> FloatArray:
         return np.asarray(system.forces(t, q, np.zeros(system.group.dim)), dtype=float)
 
-    def _stiffness(self, system: Any, cache: VICache, t: float, q: FloatArray) -> sp.csr_array:
+    def _stiffness(self, system: ConstrainedMechanicalSystem, cache: VICache, t: float,
+                   q: FloatArray) -> sp.csr_array:
         zero = np.zeros(system.group.dim)
         if cache.fd is None:
+            assert supports(system, HasTangents), "fd is None only with exact tangents (tangents_for)"
             return sp.csr_array(system.stiffness(t, q, zero))
         return cache.fd.colouring.jacobian(lambda w: self._g0(system, t, system.group.retract(q, w)), FD_EPS)
 
-    def _step(self, system: Any, t: float, h: float, y: MechanicalState, cache: VICache) -> Step[MechanicalState, VICache]:
+    def _step(self, system: ConstrainedMechanicalSystem, t: float, h: float, y: MechanicalState,
+              cache: VICache) -> Step[MechanicalState, VICache]:
         G, M, d = system.group, cache.M, cache.d
-        q, v, lam = y.q, y.v, y.lam
+        q, v, lam = y.q, y.v, multipliers(y)
         n, m = v.size, system.n_constraints
         mid = self.quadrature == "midpoint"
         th, t1 = t + 0.5 * h, t + h
@@ -348,10 +396,13 @@ class RattleLGVI:
                 break
             if verdict is Verdict.FAILED:
                 res = float(np.linalg.norm(np.concatenate(parts)))
-                detail = (f"rattle-lgvi Newton {newton.describe()} at t = {t1:.6g} (h = {h:.3g}), residual {res:.3e}")
+                detail = f"rattle-lgvi Newton {newton.describe()} at t = {t1:.6g} (h = {h:.3g}), residual {res:.3e}"
                 note = _growing_mode_note(v, cache.v_half)
-                advice = ("use a smaller integrator.h or gen-alpha (whose numerical damping removes the mode)" if note
-                          else newton.advice("rattle-lgvi"))
+                advice = (
+                    "use a smaller integrator.h or gen-alpha (whose numerical damping removes the mode)"
+                    if note
+                    else newton.advice("rattle-lgvi")
+                )
                 return Step(y, cache, status=Status.SOLVER_FAILED, detail=detail + note, evaluations=n_eval,
                             iterations=newton.it, advice=advice)
             if verdict is Verdict.REFRESH:
@@ -370,7 +421,9 @@ class RattleLGVI:
         B1 = None
         if m:
             B1 = jac(system, t1, q1)
-            r2 = -system.constraint_rate(t1, q1) if cache.rheonomic else np.zeros(m)
+            r2 = np.zeros(m)
+            if cache.rheonomic and supports(system, RheonomicConstraints):
+                r2 = -system.constraint_rate(t1, q1)
             v1, lam_s = cache.lin.solve(hmu1 / h, B1, B1, 1.0, r2)
             lam1 = 2.0 * lam_s / h
         else:
@@ -390,10 +443,12 @@ class RattleLGVI:
         return Step(MechanicalState(q1, v1, lam_out), new_cache, dense=dense, evaluations=n_eval,
                     iterations=newton.it)
 
-    def _matrix(self, system: Any, cache: VICache, f: FloatArray, h: float, th: float, q: FloatArray,
-                g_half: FloatArray, B0: Any, t1: float, q1: FloatArray, mid: bool) -> tuple[KKTFactor, float]:
-        """Factorise the Newton matrix of the first line of the scheme in (f, Λ̃₀); also return the round-off
-        level of the forces, 1e-14 max|K| max(1, |q|) (trapezoidal: 0), below which λ corrections are noise."""
+    def _matrix(self, system: ConstrainedMechanicalSystem, cache: VICache, f: FloatArray, h: float, th: float,
+                q: FloatArray, g_half: FloatArray, B0: Any, t1: float, q1: FloatArray,
+                mid: bool) -> tuple[KKTFactor, float]:
+        """Factorise the Newton matrix of the first line of the scheme in (f, Λ̃₀); also return the
+        round-off level of the forces, 1e-14 max|K| max(1, |q|) (trapezoidal: 0), below which λ corrections
+        are noise."""
         G, d, M = system.group, cache.d, cache.M
         Mf = M @ f  # the group-map part: ∂/∂f [T(−f)⁻ᵀ a + h² P₀ᵀ g] at fixed a = Mf, g = g₀(q_½)
         blocks = _block_jacobian(lambda x: _momentum_map(G, d, x, Mf, g_half, h, mid, 0), f, d)
@@ -404,19 +459,25 @@ class RattleLGVI:
             q_half = G.retract(q, 0.5 * f)
             K = self._stiffness(system, cache, th, q_half)
             floor = 1e-14 * abs_max(K) * max(1.0, np.abs(q).max())
-            P0T = 0.5 * _bdiag(G, np.transpose(Tm, (0, 2, 1))) @ _bdiag(G, np.transpose(_blocks(G.tangent(-0.5 * f), d),
-                                                                                           (0, 2, 1)))
+            P0T = (
+                0.5
+                * _bdiag(G, np.transpose(Tm, (0, 2, 1)))
+                @ _bdiag(G, np.transpose(_blocks(G.tangent(-0.5 * f), d), (0, 2, 1)))
+            )
             A = A + (0.5 * h * h) * (P0T @ K @ tangent_blocks(G, 0.5 * f))
         if not system.n_constraints:
             return KKTFactor.build([[sp.csr_array(A)]]), floor
         B1 = sp.csr_array(jac(system, t1, q1))
-        return KKTFactor.build([[sp.csr_array(A), sp.csr_array(B0).T], [B1 @ tangent_blocks(G, f), None]]), floor
+        return KKTFactor.build(
+            [[sp.csr_array(A), sp.csr_array(B0).T], [B1 @ tangent_blocks(G, f), None]]
+        ), floor
 
 
-def _bdiag(G: Any, blocks: FloatArray) -> sp.csr_array:
+def _bdiag(G: LieGroup, blocks: FloatArray) -> sp.csr_array:
     """Block-diagonal CSR from (nb, d, d) blocks (one block: a plain 2-D array)."""
     if blocks.shape[0] == 1:
         return sp.csr_array(blocks[0])
+    assert supports(G, BlockDiagonalGroup), f"{type(G).__name__}: several blocks need block_diag (Product)"
     return G.block_diag(blocks)
 
 

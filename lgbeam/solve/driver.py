@@ -17,9 +17,10 @@ diagnostics give that scale: ``growth_reference``) — a blow-up that builds up 
 while for the others the reference is the largest |value| so far (a loaded system's energy may grow). An adaptive run rejects such a step and retries it smaller; a constant-step run
 stops at the last good state with that status.
 
-Besides those (and whatever ``diagnostics`` says: the checks below run with ``diagnostics=False`` too, from the
-diagnostics when they hold the values, else from one cheap evaluation, ``mechanics.residuals(..., velocity=False)`` or the
-method's ``blowup_invariants``), two checks that do not follow the solution's own growth:
+Besides those (and whatever ``diagnostics`` says: the checks below run with ``diagnostics=False`` too, from
+the diagnostics when they hold the values, else from one cheap evaluation,
+``mechanics.residuals(..., velocity=False)`` or the method's ``blowup_invariants``), two checks that do not
+follow the solution's own growth:
 
 - the constraint residual: ‖Φ(q)‖ above ``constraint_tol`` (default ``PHI_FACTOR`` = 1e-2 × the system's
   ``length_scale``, else × max(1, ‖q₀‖∞)) fails the step with status ``constraint_drift`` — a 1 m top whose fixed
@@ -55,7 +56,7 @@ import threading
 import time as _time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -71,6 +72,7 @@ from lgbeam.systems import (
     ConstrainedMechanicalSystem,
     HasEnergyBudget,
     MechanicalState,
+    RheonomicConstraints,
     is_rheonomic,
     supports,
 )
@@ -83,10 +85,14 @@ GROWTH_KEYS = {"energy": Status.ENERGY_GROWTH, "mass": Status.MASS_GROWTH}  # di
 DEFAULT_GROWTH = 1e6  # the blow-up factor of a method that declares none
 PHI_FACTOR = 1e-2  # ‖Φ‖ above this × the model's length is a blow-up (``constraint_tol``)
 GUARD_ONLY = ("energy_scale",)  # diagnostics the guard reads but the record does not keep
-MESH_ANGLE = 150.0  # an element turned this much (degrees) relative to its neighbour: the advice names the mesh
+MESH_ANGLE = (
+    150.0  # an element turned this much (degrees) relative to its neighbour: the advice names the mesh
+)
 BLOWUP_STATUSES = frozenset({Status.NONFINITE, Status.SINGULAR, Status.SOLVER_FAILED, Status.ENERGY_GROWTH,
                              Status.MASS_GROWTH, Status.CONSTRAINT_DRIFT, Status.STEP_UNDERFLOW})
-DRIFT_FACTOR = 0.25  # energy defect above this × (content + ∫|P|) is a blow-up (``drift_factor``; module docstring)
+DRIFT_FACTOR = (
+    0.25  # energy defect above this × (content + ∫|P|) is a blow-up (``drift_factor``; module docstring)
+)
 INVARIANT_SCALE = 2.0  # the invariant form's bound is this × drift_factor (0.5: half the content at t0): a
 #   convergent method at a coarse step may lose a third of it for a while (seed 001's double spherical pendulum,
 #   ELN at h = 1/16, the coarsest point of Fig. 7.6: 0.34); a KdV run with a 100 % error in H (= its content) and
@@ -94,7 +100,8 @@ INVARIANT_SCALE = 2.0  # the invariant form's bound is this × drift_factor (0.5
 
 
 class _ByMethod:
-    """The default of ``integrate(energy_growth=...)``: the method's ``blowup_factor``, else ``DEFAULT_GROWTH``."""
+    """The default of ``integrate(energy_growth=...)``: the method's ``blowup_factor``, else
+    ``DEFAULT_GROWTH``."""
 
     def __repr__(self) -> str:
         return "BY_METHOD"
@@ -136,9 +143,13 @@ class LoopState:
     h_largest: float = 0.0
     energy_ref: float = 0.0
     mass_ref: float = 0.0
-    energy0: float = math.nan  # E(t₀), T₀ + |V₀|, the loads' work W and ∫|P| so far, P now (the energy budget)
+    energy0: float = (
+        math.nan
+    )  # E(t₀), T₀ + |V₀|, the loads' work W and ∫|P| so far, P now (the energy budget)
     content0: float = math.nan
-    content_max: float = math.nan  # the largest energy content of the accepted states (the energy check's scale)
+    content_max: float = (
+        math.nan
+    )  # the largest energy content of the accepted states (the energy check's scale)
     potential0: float = math.nan  # V(t₀) = E₀ − T₀ of a mechanical system (its potential is measured from it)
     ratio_max: float = 0.0  # the largest |E − E₀ − W| / (content + ∫|P|) accepted (provenance: energy_check)
     work: float = 0.0
@@ -168,55 +179,66 @@ def _arrays(y: Any) -> tuple[Any, ...]:
 
 
 def _all_finite(y: Any) -> bool:
-    """True when every entry is finite: one sum over all arrays settles it unless the sum itself overflows (then
-    the entries are checked one by one)."""
+    """True when every entry is finite: one sum over all arrays settles it unless the sum itself overflows
+    (then the entries are checked one by one)."""
     arrays = _arrays(y)
     try:
         total = arrays[0].sum()
         for a in arrays[1:]:
             total = total + a.sum()
-        finite = cmath.isfinite(total) if isinstance(total, (complex, np.complexfloating)) else math.isfinite(total)
+        finite = (
+            cmath.isfinite(total)
+            if isinstance(total, (complex, np.complexfloating))
+            else math.isfinite(total)
+        )
     except FloatingPointError:  # numpy set to raise (np.seterr) on overflow or inf − inf
         finite = False
     return finite or all(bool(np.isfinite(a).all()) for a in arrays)
 
 
 def blowup_error(exc: BaseException) -> bool:
-    """True when an exception raised inside a step is the arithmetic of a blown-up state, not a wrong input: a
-    floating-point error (overflow, division by zero, ``np.seterr(all="raise")``), a singular or non-converging
-    linear algebra routine (``LinAlgError``) or the ``math`` module's domain error (``math.sin(inf)``)."""
+    """True when an exception raised inside a step is the arithmetic of a blown-up state, not a wrong
+    input: a floating-point error (overflow, division by zero, ``np.seterr(all="raise")``), a singular or
+    non-converging linear algebra routine (``LinAlgError``) or the ``math`` module's domain error
+    (``math.sin(inf)``)."""
     if isinstance(exc, (ArithmeticError, np.linalg.LinAlgError)):
         return True
     return isinstance(exc, ValueError) and str(exc) in ("math domain error", "math range error")
 
 
-def advice(status: Status, method: Any, system: Any, controller: Any, y: Any) -> str:
-    """What to change after a run stopped with ``status`` at the last good state ``y``: an element of a rod or frame
-    turned by ``MESH_ANGLE`` or more relative to its neighbour names the mesh (a smaller step stops at the same
-    instant); else the status's advice, with the adaptive switch and the methods that hold the position
-    constraints named only where they can run this system."""
+def advice(status: Status, method: Any, system: object, controller: Any, y: Any) -> str:
+    """What to change after a run stopped with ``status`` at the last good state ``y``: an element of a rod
+    or frame turned by ``MESH_ANGLE`` or more relative to its neighbour names the mesh (a smaller step
+    stops at the same instant); else the status's advice, with the adaptive switch and the methods that
+    hold the position constraints named only where they can run this system."""
     if status in BLOWUP_STATUSES and isinstance(y, MechanicalState) and hasattr(system, "element_rotation"):
         angle = math.degrees(float(system.element_rotation(y.q)))
         if angle >= MESH_ANGLE:
-            return (f"an element's relative rotation reached {angle:.0f}° at the last good state: near 180° the rod's "
-                    "strain (the group logarithm between neighbouring nodes) jumps, whatever the step, so refine the "
-                    "mesh (model.n_elements)")
+            return (
+                f"an element's relative rotation reached {angle:.0f}° at the last good state: near 180° the rod's "
+                "strain (the group logarithm between neighbouring nodes) jumps, whatever the step, so refine the "
+                "mesh (model.n_elements)"
+            )
     text = status.advice
     if status in BLOWUP_STATUSES - {Status.STEP_UNDERFLOW} and not controller.adaptive:
         if method.error_order is not None:
-            text += ", or let the step adapt (integrator.controller = \"pi\" with integrator.rtol and integrator.atol)"
+            text += ', or let the step adapt (integrator.controller = "pi" with integrator.rtol and integrator.atol)'
         elif others := adaptive_methods(system):
-            text += (f", or an adaptive method (integrator.method = {' | '.join(others[:3])} with integrator.controller"
-                     " = \"pi\", integrator.rtol and integrator.atol)")
+            text += (
+                f", or an adaptive method (integrator.method = {' | '.join(others[:3])} with integrator.controller"
+                ' = "pi", integrator.rtol and integrator.atol)'
+            )
     if status is Status.CONSTRAINT_DRIFT:
         from lgbeam.solve.contracts import compatible_methods
 
-        holders = [m for m in ("gen-alpha", "rattle-lgvi") if m in compatible_methods(system) and m != method.name]
+        holders = [
+            m for m in ("gen-alpha", "rattle-lgvi") if m in compatible_methods(system) and m != method.name
+        ]
         text += f", or a method that holds the position constraints ({', '.join(holders)})" if holders else ""
     return text
 
 
-def adaptive_methods(system: Any) -> list[str]:
+def adaptive_methods(system: object) -> list[str]:
     """The registered methods with an embedded error estimate that can integrate ``system``."""
     from lgbeam.integrators.registry import method_entry
     from lgbeam.solve.contracts import compatible_methods
@@ -225,9 +247,10 @@ def adaptive_methods(system: Any) -> list[str]:
 
 
 def growth_reference(g0: dict[str, float]) -> float:
-    """The growth check's initial energy reference: |E₀|, or the energy content ``energy_scale`` (kinetic plus |each
-    part|) where the diagnostics give it: a state whose parts cancel (a focusing NLS plane wave with m = a has
-    H = (m²a² − a⁴) L = 0 exactly) is then measured against its parts, not against the round-off of H."""
+    """The growth check's initial energy reference: |E₀|, or the energy content ``energy_scale`` (kinetic
+    plus |each part|) where the diagnostics give it: a state whose parts cancel (a focusing NLS plane wave
+    with m = a has H = (m²a² − a⁴) L = 0 exactly) is then measured against its parts, not against the
+    round-off of H."""
     values = [abs(g0.get(k, math.nan)) for k in ("energy", "energy_scale")]
     return max((v for v in values if math.isfinite(v)), default=0.0)
 
@@ -250,8 +273,8 @@ class Interrupted(KeyboardInterrupt):
 
 
 def _reraise(signum: int, sol: Solution) -> None:
-    """Give a signal the loop recorded back to the caller: SIGINT as ``Interrupted`` (a KeyboardInterrupt), SIGTERM
-    to the handler that was there before (the default one ends the process, as without lgbeam)."""
+    """Give a signal the loop recorded back to the caller: SIGINT as ``Interrupted`` (a KeyboardInterrupt),
+    SIGTERM to the handler that was there before (the default one ends the process, as without lgbeam)."""
     if signum == signal.SIGINT:
         raise Interrupted(sol)
     handler = signal.getsignal(signum)
@@ -286,12 +309,15 @@ class _Signals:
                 signal.signal(s, h)
 
 
-def _setup(system: Any, method: Any, t_span: tuple[float, float], controller: Any) -> tuple[Any, float, float]:
+def _setup(system: object, method: Any, t_span: tuple[float, float],
+           controller: Any) -> tuple[Any, float, float]: 
     method = make_method(method) if isinstance(method, str) else method
     check_compatible(method, system)
     t0, t_end = (float(x) for x in t_span)
     if not (math.isfinite(t0) and math.isfinite(t_end) and t_end > t0):
-        raise ValueError(f"need t_end > t0, got t0 = {t0}, t_end = {t_end}; set time.t_end larger than time.t0")
+        raise ValueError(
+            f"need t_end > t0, got t0 = {t0}, t_end = {t_end}; set time.t_end larger than time.t0"
+        )
     if not isinstance(controller, (ConstantStep, AdaptiveStep)):
         raise TypeError(f"controller must be ConstantStep(h) or AdaptiveStep(rtol, atol), got {controller!r}")
     if controller.adaptive and method.error_order is None:
@@ -305,12 +331,17 @@ def _setup(system: Any, method: Any, t_span: tuple[float, float], controller: An
     return method, t0, t_end
 
 
-def _start(system: Any, method: Any, controller: Any, t0: float, y0: Any, resume: LoopState | None) -> LoopState:
+def _start(system: object, method: Any, controller: Any, t0: float, y0: Any,
+           resume: LoopState | None) -> LoopState: 
     """The loop state at t0 (or the resumed one, with the method's cache restored)."""
     if resume is not None:
         if resume.method != method.name:
             raise ValueError(f"checkpoint of method {resume.method!r} cannot resume with {method.name!r}")
-        cache = method.restore(system, resume.y, resume.cache) if isinstance(method, HasCheckpoint) else resume.cache
+        cache = (
+            method.restore(system, resume.y, resume.cache)
+            if isinstance(method, HasCheckpoint)
+            else resume.cache
+        )
         return replace(resume, cache=cache)
     y, cache = method.init(system, t0, y0)
     if isinstance(controller, ConstantStep):
@@ -324,7 +355,7 @@ def _start(system: Any, method: Any, controller: Any, t0: float, y0: Any, resume
     return LoopState(method.name, t0, y, cache, h)
 
 
-def integrate(system: Any, method: Any, y0: Any, t_span: tuple[float, float], *,
+def integrate(system: object, method: Any, y0: Any, t_span: tuple[float, float], *,
               controller: ConstantStep | AdaptiveStep, save: SaveAt | None = None,
               diagnostics: Diagnostics | bool = True, progress: Progress | None = None,
               max_steps: int = 1_000_000, energy_growth: float | None = BY_METHOD, record: Any = None,
@@ -355,30 +386,39 @@ def integrate(system: Any, method: Any, y0: Any, t_span: tuple[float, float], *,
     return sol
 
 
-def _integrate(system: Any, method: Any, y0: Any, t_span: tuple[float, float], controller: Any, save: SaveAt | None,
-               diagnostics: Any, progress: Progress | None, max_steps: int, energy_growth: Any, record: Any,
-               checkpoint: Checkpointing | None, resume: LoopState | None, constraint_tol: Any,
-               drift_factor: float | None) -> tuple[Solution, int | None]:
+def _integrate(system: object, method: Any, y0: Any, t_span: tuple[float, float], controller: Any,
+               save: SaveAt | None, diagnostics: Any, progress: Progress | None, max_steps: int,
+               energy_growth: Any, record: Any, checkpoint: Checkpointing | None, resume: LoopState | None,
+               constraint_tol: Any, drift_factor: float | None) -> tuple[Solution, int | None]:
     # SIGINT/SIGTERM are recorded from here on (not only in the loop): the first compiled calls (λ₀, the
     # first diagnostics) may compile or load kernels, and an interrupt must not surface inside them
     with _Signals().installed() as signals:
         method, t0, t_end = _setup(system, method, t_span, controller)
         if energy_growth is BY_METHOD:
-            energy_growth = float(method.blowup_factor) if isinstance(method, HasBlowupFactor) else DEFAULT_GROWTH
+            energy_growth = (
+                float(method.blowup_factor) if isinstance(method, HasBlowupFactor) else DEFAULT_GROWTH
+            )
         save = save or SaveAt()
         save_times = save.plan(t0, t_end)
         if not (isinstance(max_steps, int) and max_steps >= 1):
             raise ValueError(f"max_steps must be a positive integer, got {max_steps!r}")
         if energy_growth is not None and not energy_growth > 1:
-            raise ValueError(f"energy_growth must be a factor > 1 (or None to disable), got {energy_growth!r}")
+            raise ValueError(
+                f"energy_growth must be a factor > 1 (or None to disable), got {energy_growth!r}"
+            )
         if drift_factor is not None and not drift_factor > 0:
             raise ValueError(f"drift_factor must be > 0 (or None to disable), got {drift_factor!r}")
         rec = record if record is not None else MemoryRecord()
         st0 = _start(system, method, controller, t0, y0, resume)
         diag: Callable[[float, Any, Any], dict[str, float]] = (
-            (lambda t, yy, c: method.diagnostics(system, t, yy, c)) if diagnostics is True
+            (lambda t, yy, c: method.diagnostics(system, t, yy, c))
+            if diagnostics is True
             else (lambda t, yy, c: method.diagnostics(system, t, yy, c) | diagnostics.fn(t, yy))
-            if isinstance(diagnostics, AlsoRecord) else (lambda t, yy, c: {}) if diagnostics is False else (lambda t, yy, c: diagnostics(t, yy)))
+            if isinstance(diagnostics, AlsoRecord)
+            else (lambda t, yy, c: {})
+            if diagnostics is False
+            else (lambda t, yy, c: diagnostics(t, yy))
+        )
         measure = isinstance(controller, ConstantStep) and controller.measures
         out_t: list[float] = []
         out_y: list[Any] = []
@@ -399,8 +439,25 @@ def _integrate(system: Any, method: Any, y0: Any, t_span: tuple[float, float], c
             assert st0.record is not None, "a resumed state carries its record's state"
             rec.restore(st0.record)
             guard.resume(st0.t, st0.y, guard.values(st0.t, st0.y, st0.cache, diag(st0.t, st0.y, st0.cache)))
-        loop = _Loop(system, method, controller, save, save_times, diag, rec, t0, t_end, max_steps, energy_growth,
-                     measure, progress, checkpoint, out_t, out_y, guard)
+        loop = _Loop(
+            system,
+            method,
+            controller,
+            save,
+            save_times,
+            diag,
+            rec,
+            t0,
+            t_end,
+            max_steps,
+            energy_growth,
+            measure,
+            progress,
+            checkpoint,
+            out_t,
+            out_y,
+            guard,
+        )
         loop.run(st0, signals, stopped=stop)
         rec.close()
         s = loop.state
@@ -409,18 +466,35 @@ def _integrate(system: Any, method: Any, y0: Any, t_span: tuple[float, float], c
             out_y.append(s.y)
         message = loop.message
         if message and loop.status not in (Status.OK, Status.STOPPED):
-            message = f"{message}; {loop.advice or advice(loop.status, method, system, controller, loop.state.y)}"
+            message = (
+                f"{message}; {loop.advice or advice(loop.status, method, system, controller, loop.state.y)}"
+            )
             logger.info(message)
-        stats = {"n_steps": s.n_acc, "n_rejected": s.n_rej, "n_evaluations": s.n_eval, "n_iterations": s.n_iter,
-                 "wall_time": loop.wall, "t_final": s.t, "method": method.name, "h_first": s.h_first,
-                 "h_last": s.h_last, "h_smallest": s.h_smallest if s.n_acc else math.nan,
-                 "h_largest": s.h_largest if s.n_acc else math.nan}
+        stats = {
+            "n_steps": s.n_acc,
+            "n_rejected": s.n_rej,
+            "n_evaluations": s.n_eval,
+            "n_iterations": s.n_iter,
+            "wall_time": loop.wall,
+            "t_final": s.t,
+            "method": method.name,
+            "h_first": s.h_first,
+            "h_last": s.h_last,
+            "h_smallest": s.h_smallest if s.n_acc else math.nan,
+            "h_largest": s.h_largest if s.n_acc else math.nan,
+        }
         if signals.received is not None:
             stats["signal"] = signals.received
         if guard.mode is not None and guard.rtol is not None:
             stats["energy_check"] = s.ratio_max
-        if isinstance(controller, ConstantStep) and s.n_acc and abs(s.h_last - controller.h) > 1e-12 * controller.h:
-            stats["note"] = f"constant step {controller.h:g}; the last step was {s.h_last:.6g} to end at t = {t_end:g}"
+        if (
+            isinstance(controller, ConstantStep)
+            and s.n_acc
+            and abs(s.h_last - controller.h) > 1e-12 * controller.h
+        ):
+            stats["note"] = (
+                f"constant step {controller.h:g}; the last step was {s.h_last:.6g} to end at t = {t_end:g}"
+            )
         return Solution(t=np.asarray(out_t), y=stack_states(out_y), steps=rec.arrays(), status=loop.status,
                         message=message, stats=stats, summary=rec.summary(), state=s), signals.received
 
@@ -428,15 +502,24 @@ def _integrate(system: Any, method: Any, y0: Any, t_span: tuple[float, float], c
 class _Loop:
     """The step loop of ``integrate`` (one object so that its state can be checkpointed and resumed)."""
 
-    def __init__(self, system: Any, method: Any, controller: Any, save: SaveAt, save_times: np.ndarray | None,
-                 diag: Callable[..., dict[str, float]], rec: Any, t0: float, t_end: float, max_steps: int,
-                 energy_growth: float | None, measure: bool, progress: Progress | None,
-                 checkpoint: Checkpointing | None, out_t: list[float], out_y: list[Any], guard: _Guard) -> None:
+    def __init__(self, system: object, method: Any, controller: Any, save: SaveAt,
+                 save_times: np.ndarray | None, diag: Callable[..., dict[str, float]], rec: Any, t0: float,
+                 t_end: float, max_steps: int, energy_growth: float | None, measure: bool,
+                 progress: Progress | None, checkpoint: Checkpointing | None, out_t: list[float],
+                 out_y: list[Any], guard: _Guard) -> None:
         self.guard = guard
-        self.system, self.method, self.ctl, self.save, self.save_times = system, method, controller, save, save_times
+        self.system, self.method, self.ctl, self.save, self.save_times = (
+            system,
+            method,
+            controller,
+            save,
+            save_times,
+        )
         self.diag, self.rec, self.t0, self.t_end, self.max_steps = diag, rec, t0, t_end, max_steps
         self.growth, self.measure, self.progress, self.ckpt = energy_growth, measure, progress, checkpoint
-        self.frozen_refs = isinstance(method, HasBlowupFactor)  # conservative: growth against the initial value
+        self.frozen_refs = isinstance(
+            method, HasBlowupFactor
+        )  # conservative: growth against the initial value
         self.out_t, self.out_y = out_t, out_y
         self.n_grid = controller.plan(t0, t_end)[0] if isinstance(controller, ConstantStep) else 0
         self.status, self.message, self.wall = Status.OK, "", 0.0
@@ -462,8 +545,9 @@ class _Loop:
                 t_new, h_try = ts, ts - s.t
         return t_new, h_try
 
-    def judge(self, s: LoopState, st: Step[Any, Any], t_new: float, h_try: float) -> tuple[bool, float, Status, str,
-                                                                                           dict[str, float]]:
+    def judge(
+        self, s: LoopState, st: Step[Any, Any], t_new: float, h_try: float
+    ) -> tuple[bool, float, Status, str, dict[str, float]]:
         """(accept, err, failure status, detail, diagnostics of the candidate)."""
         ok = st.status is Status.OK and _all_finite(st.y)
         fail: Status = st.status if st.status is not Status.OK else Status.NONFINITE
@@ -533,8 +617,10 @@ class _Loop:
                     self.reject(s, st, t_new, h_try, err, fail, detail)
                     continue
                 self.accept(s, st, t_new, h_try, err, d)
-                if self.ckpt is not None and ((self.ckpt.steps and s.n_acc - last_ckpt_step >= self.ckpt.steps) or (
-                        self.ckpt.seconds and _time.perf_counter() - last_ckpt_wall >= self.ckpt.seconds)):
+                if self.ckpt is not None and (
+                    (self.ckpt.steps and s.n_acc - last_ckpt_step >= self.ckpt.steps)
+                    or (self.ckpt.seconds and _time.perf_counter() - last_ckpt_wall >= self.ckpt.seconds)
+                ):
                     self._checkpoint(s)
                     last_ckpt_step, last_ckpt_wall = s.n_acc, _time.perf_counter()
         except KeyboardInterrupt:  # outside the main thread, or a handler of the caller's
@@ -557,7 +643,9 @@ class _Loop:
         s.after_reject = True
         if s.h < self.ctl.h_min:
             self.status = Status.STEP_UNDERFLOW
-            self.message = f"step size fell below h_min = {self.ctl.h_min:g} at t = {s.t:.6g} (err = {err:.3g})"
+            self.message = (
+                f"step size fell below h_min = {self.ctl.h_min:g} at t = {s.t:.6g} (err = {err:.3g})"
+            )
             self.message += f"; last failure: {fail} ({detail})" if fail is not Status.OK else ""
 
     def accept(self, s: LoopState, st: Step[Any, Any], t_new: float, h_try: float, err: float,
@@ -621,26 +709,41 @@ class _Loop:
         self.ckpt.save(replace(s, cache=cache, record=self.rec.state()))
 
 
-class _Guard:
-    """The checks of the module docstring that hold whatever ``diagnostics`` is: the values (from the diagnostics
-    when they hold them, else one cheap evaluation), the constraint residual and the energy check."""
+class _BudgetedSystem(ConstrainedMechanicalSystem, HasEnergyBudget, Protocol):
+    """A mechanical system that books its energy (the budget form of the energy check)."""
 
-    def __init__(self, system: Any, method: Any, y0: Any, constraint_tol: Any, drift_factor: float | None) -> None:
+
+class _Guard:
+    """The checks of the module docstring that hold whatever ``diagnostics`` is: the values (from the
+    diagnostics when they hold them, else one cheap evaluation), the constraint residual and the energy
+    check."""
+
+    def __init__(self, system: object, method: Any, y0: Any, constraint_tol: Any,
+                 drift_factor: float | None) -> None: 
         self.system, self.method = system, method
-        self.mech = isinstance(y0, MechanicalState) and supports(system, ConstrainedMechanicalSystem)
+        state = isinstance(y0, MechanicalState)
+        mech = system if state and supports(system, ConstrainedMechanicalSystem) else None
+        budget = mech if mech is not None and supports(mech, HasEnergyBudget) else None
+        self.mechanical: ConstrainedMechanicalSystem | None = mech
+        self.budgeted: _BudgetedSystem | None = budget  # set: the energy budget can be checked
+        self.driven: RheonomicConstraints | None = None  # set: prescribed motions book λ·Φ_t
+        if budget is not None and is_rheonomic(budget):
+            self.driven = budget
         self.own = getattr(method, "blowup_invariants", None)  # a method's cheap invariants (e.g. NLS's mass)
-        self.budget = self.mech and supports(system, HasEnergyBudget)
-        self.driven = self.budget and is_rheonomic(system)
         if constraint_tol is BY_METHOD:
-            length = float(system.length_scale) if self.budget else max(1.0, float(np.abs(y0.q).max())) \
-                if self.mech else math.inf
+            length = float(budget.length_scale) if budget is not None \
+                else max(1.0, float(np.abs(y0.q).max())) if mech is not None else math.inf
             constraint_tol = PHI_FACTOR * length
         if constraint_tol is not None and not constraint_tol > 0:
             raise ValueError(f"constraint_tol must be > 0 (or None to disable), got {constraint_tol!r}")
         self.phi_tol = constraint_tol if constraint_tol is not None else math.inf
         self.rtol = drift_factor
-        self.bound = math.inf  # the factor of the form in use: drift_factor, or INVARIANT_SCALE × it (``resume``)
-        self.mode: str | None = None  # "budget" (E − E₀ − W, one-sided), "invariant" (|E − E₀|), None: no check
+        self.bound = (
+            math.inf
+        )  # the factor of the form in use: drift_factor, or INVARIANT_SCALE × it (``resume``)
+        self.mode: str | None = (
+            None  # "budget" (E − E₀ − W, one-sided), "invariant" (|E − E₀|), None: no check
+        )
         self.pending: tuple[float, float, float, float] | None = None
         self.active = True  # False when every check is off (energy_growth, constraint_tol, drift_factor None)
 
@@ -650,34 +753,36 @@ class _Guard:
             return d
         if self.own is not None:
             return dict(self.own(self.system, t, y, cache))
-        if self.mech and (self.rtol is not None or math.isfinite(self.phi_tol)):
-            return residuals(self.system, t, y.q, y.v, velocity=False)
+        if self.mechanical is not None and (self.rtol is not None or math.isfinite(self.phi_tol)):
+            return residuals(self.mechanical, t, y.q, y.v, velocity=False)
         return d
 
     def power(self, t: float, y: Any) -> float | None:
-        """P = f·v of the loads not in the potential (with ∂V/∂t of moving spring anchors) plus λ·Φ_t, the power of
-        the prescribed motions (M v' + g + Bᵀλ = 0 and B v + Φ_t = 0 give dE/dt = P + λ·Φ_t); None when the system
-        cannot say or a driven state carries no λ."""
-        p = self.system.external_power(t, y.q, y.v)
-        if p is None or not self.driven:
+        """P = f·v of the loads not in the potential (with ∂V/∂t of moving spring anchors) plus λ·Φ_t, the
+        power of the prescribed motions (M v' + g + Bᵀλ = 0 and B v + Φ_t = 0 give dE/dt = P + λ·Φ_t); None
+        when the system cannot say or a driven state carries no λ."""
+        assert self.budgeted is not None, "power() only for a system with HasEnergyBudget (the budget check)"
+        p = self.budgeted.external_power(t, y.q, y.v)
+        if p is None or self.driven is None:
             return p
         if y.lam is None:
             return None
-        return float(p) + float(np.dot(y.lam, self.system.constraint_rate(t, y.q)))
+        return float(p) + float(np.dot(y.lam, self.driven.constraint_rate(t, y.q)))
 
     def content(self, s: LoopState, y: Any, g: dict[str, float]) -> float:
-        """The state's energy content, the scale of the energy check: the invariant's ``energy_scale`` (kinetic plus
-        |each energy part|) or, for a mechanical system, T + |V − V₀| (the potential relative to the initial state's:
-        the same rod at z = 0 and at z = 10⁵ m has the same content)."""
+        """The state's energy content, the scale of the energy check: the invariant's ``energy_scale``
+        (kinetic plus |each energy part|) or, for a mechanical system, T + |V − V₀| (the potential relative
+        to the initial state's: the same rod at z = 0 and at z = 10⁵ m has the same content)."""
         if self.mode == "invariant":
             return float(g.get("energy_scale", math.nan))
-        kinetic = float(self.system.kinetic_energy(y.v))
+        assert self.budgeted is not None, "the budget form needs HasEnergyBudget (resume() picks it so)"
+        kinetic = float(self.budgeted.kinetic_energy(y.v))
         return kinetic + abs(g.get("energy", math.nan) - kinetic - s.potential0)
 
     def scale(self, s: LoopState, content: float) -> float:
-        """The energy check's scale before the work: an invariant kind's content at t₀ (its energy is conserved, so
-        a blow-up that inflates both parts cannot widen its own bound); a mechanical system's largest content so
-        far (a rod falling from rest under gravity, whose work is in V, has none at t₀)."""
+        """The energy check's scale before the work: an invariant kind's content at t₀ (its energy is
+        conserved, so a blow-up that inflates both parts cannot widen its own bound); a mechanical system's
+        largest content so far (a rod falling from rest under gravity, whose work is in V, has none at t₀)."""
         return s.content0 if self.mode == "invariant" else max(s.content_max, content)
 
     def start(self, s: LoopState, t0: float, g0: dict[str, float]) -> None:
@@ -688,33 +793,39 @@ class _Guard:
             return
         energy = g0["energy"]
         if self.mode == "budget":
-            s.power = float(self.power(t0, s.y))  # type: ignore[arg-type]  # not None: resume() checked it
-            s.potential0 = energy - float(self.system.kinetic_energy(s.y.v))
+            power = self.power(t0, s.y)
+            assert power is not None and self.budgeted is not None, "resume() picks the budget form only then"
+            s.power = float(power)
+            s.potential0 = energy - float(self.budgeted.kinetic_energy(s.y.v))
         else:
             s.power = 0.0
         s.energy0 = energy
         s.content0 = s.content_max = self.content(s, s.y, g0)
 
     def resume(self, t: float, y: Any, g: dict[str, float]) -> None:
-        """The check's form from the values ``g`` at (t, y): "invariant" when they carry ``energy_scale``, "budget"
-        for a mechanical system that books its power, None (no check) otherwise; a resumed run picks the same form
-        (its E₀, content and work come with the loop state)."""
+        """The check's form from the values ``g`` at (t, y): "invariant" when they carry ``energy_scale``,
+        "budget" for a mechanical system that books its power, None (no check) otherwise; a resumed run
+        picks the same form (its E₀, content and work come with the loop state)."""
         self.mode = None
         if self.rtol is None or not math.isfinite(g.get("energy", math.nan)):
             return
         if math.isfinite(g.get("energy_scale", math.nan)):
             self.mode = "invariant"
             self.bound = self.rtol * INVARIANT_SCALE
-        elif self.budget and self.power(t, y) is not None:
+        elif self.budgeted is not None and self.power(t, y) is not None:
             self.mode, self.bound = "budget", self.rtol
 
-    def check(self, s: LoopState, t_new: float, h: float, y: Any, g: dict[str, float]) -> tuple[Status | None, str]:
+    def check(
+        self, s: LoopState, t_new: float, h: float, y: Any, g: dict[str, float]
+    ) -> tuple[Status | None, str]:
         """(failure status or None, detail) of a candidate step's values ``g``."""
         self.pending = None
         phi = g.get("phi", 0.0)
         if not phi <= self.phi_tol:
-            return Status.CONSTRAINT_DRIFT, (f"constraint residual |Φ| = {phi:.3g} exceeds {self.phi_tol:.3g} "
-                                             f"({PHI_FACTOR:g} × the model's length)")
+            return Status.CONSTRAINT_DRIFT, (
+                f"constraint residual |Φ| = {phi:.3g} exceeds {self.phi_tol:.3g} "
+                f"({PHI_FACTOR:g} × the model's length)"
+            )
         if self.mode is None or self.rtol is None or not math.isfinite(s.energy0):
             return None, ""
         power = self.power(t_new, y) if self.mode == "budget" else 0.0
@@ -731,9 +842,14 @@ class _Guard:
                 what, of = (f"E − E₀ − W; E₀ = {s.energy0:.6g}, W = {work:.3g} the work done on it",
                             "the largest content so far plus the work's magnitude")
             else:
-                what, of = f"E − E₀; E₀ = {s.energy0:.6g}, a conserved energy", "its content at t0: kinetic + |each part|"
-            return Status.ENERGY_GROWTH, (f"energy {energy:.6g} is {defect:.3g} from its balance ({what}), more than "
-                                          f"{self.bound:g} × the energy content ({scale:.3g}: {of})")
+                what, of = (
+                    f"E − E₀; E₀ = {s.energy0:.6g}, a conserved energy",
+                    "its content at t0: kinetic + |each part|",
+                )
+            return Status.ENERGY_GROWTH, (
+                f"energy {energy:.6g} is {defect:.3g} from its balance ({what}), more than "
+                f"{self.bound:g} × the energy content ({scale:.3g}: {of})"
+            )
         self.pending = (float(power), work, work_abs, content)
         return None, ""
 

@@ -91,7 +91,7 @@ def method_system(method: str, system: SpectralPDE, y0: Array) -> tuple[Spectral
 
 def passes_hmax_criterion(
     system: SpectralPDE,
-    method: Integrator[Any, Any],
+    method: Integrator[Any, Any, Any],
     y0: Array,
     h: float,
     *,
@@ -124,7 +124,7 @@ def passes_hmax_criterion(
 
 def _halve_and_bisect(
     system: SpectralPDE,
-    method: Integrator[Any, Any],
+    method: Integrator[Any, Any, Any],
     y0: Array,
     h_hi: float,
     rel_precision: float,
@@ -152,7 +152,7 @@ def _halve_and_bisect(
 
 
 def confirm_below(
-    system: SpectralPDE, method: Integrator[Any, Any], y0: Array, h: float, confirm: int = 8, **crit: Any
+    system: SpectralPDE, method: Integrator[Any, Any, Any], y0: Array, h: float, confirm: int = 8, **crit: Any
 ) -> float | None:
     """Test h·2^(−i/confirm), i = confirm, …, 1 (from h/2 upwards); the first (smallest) failing step, or
     None when all pass."""
@@ -165,7 +165,7 @@ def confirm_below(
 
 def _largest_passing_h(
     system: SpectralPDE,
-    method: Integrator[Any, Any],
+    method: Integrator[Any, Any, Any],
     y0: Array,
     h_hi: float,
     rel_precision: float,

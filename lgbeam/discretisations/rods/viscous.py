@@ -1,8 +1,8 @@
-"""Damping by ratio: a constant linear viscous damping C acting on the body velocities, force −C v (enters g as
-+C v), for dynamic runs of frames (``[damping]``, docs/dynamics.md).
+"""Damping by ratio: a constant linear viscous damping C acting on the body velocities, force −C v (enters g
+as +C v), for dynamic runs of frames (``[damping]``, docs/dynamics.md).
 
-Rayleigh: C = a₀ M + a₁ K₀, with K₀ = K_int(q_ref) the tangent about the reference (``modal.tangent``). The ratio
-of mode k is ζ_k = a₀/(2ω_k) + a₁ω_k/2, and a₀, a₁ solve it exactly at the two chosen modes i, j:
+Rayleigh: C = a₀ M + a₁ K₀, with K₀ = K_int(q_ref) the tangent about the reference (``modal.tangent``). The
+ratio of mode k is ζ_k = a₀/(2ω_k) + a₁ω_k/2, and a₀, a₁ solve it exactly at the two chosen modes i, j:
 
     [1/(2ω_i)  ω_i/2] [a₀]   [ζ_i]          (equal ζ: a₀ = 2ζ ω_i ω_j/(ω_i + ω_j), a₁ = 2ζ/(ω_i + ω_j))
     [1/(2ω_j)  ω_j/2] [a₁] = [ζ_j]
@@ -11,10 +11,11 @@ K₀ is linearised about the reference (not the current tangent): structural dam
 idealisation, and a constant C keeps g linear in v with a constant ∂g/∂v, so the implicit methods' iteration
 matrix needs no re-assembly for it; C has the pattern of K, so the sparse/banded solvers are unchanged.
 
-Modal: C = M Φ diag(2ζ_k ω_k) Φᵀ M over the m computed modes (φᵀMφ = 1; ``modal.modes``), stored as the
-factor MΦ (n × m) and applied as MΦ (c ⊙ (MΦ)ᵀ v). On ker B, ΦᵀCΦ = diag(2ζ_k ω_k): mode k decays with exactly ζ_k;
-every motion outside the span of the m modes (the higher modes) is undamped. Its matrix is dense (n × n), so the
-implicit methods' iteration matrix becomes dense in the damped block: keep m and the mesh moderate with them.
+Modal: C = M Φ diag(2ζ_k ω_k) Φᵀ M over the m computed modes (φᵀMφ = 1; ``modal.modes``), stored as the factor
+MΦ (n × m) and applied as MΦ (c ⊙ (MΦ)ᵀ v). On ker B, ΦᵀCΦ = diag(2ζ_k ω_k): mode k decays with exactly ζ_k;
+every motion outside the span of the m modes (the higher modes) is undamped. Its matrix is dense (n × n), so
+the implicit methods' iteration matrix becomes dense in the damped block: keep m and the mesh moderate with
+them.
 
 References: Chopra, Dynamics of Structures (2012) §11.4 (Rayleigh damping), §11.5 (modal damping, eq. 11.5.3);
 Clough & Penzien (2003) §12-3.
@@ -23,15 +24,18 @@ Clough & Penzien (2003) §12-3.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import scipy.sparse as sp
 
 from lgbeam._typing import FloatArray
+from lgbeam.systems import ConstrainedMechanicalSystem
 
 from . import modal
 
+# _MODAL: ``modal.modes``/``modal.tangent`` are annotated ``CosseratRod`` but read only members that a frame's
+# ``Structure`` has too (both reach ``build``); TODO(#36): a protocol for them in modal.py.
 KINDS = ("none", "rayleigh", "modal")
 DEFAULT_MODAL = 12  # modes damped by kind = "modal" unless n_modes says (at most the case's free modes)
 
@@ -73,7 +77,8 @@ class ViscousDamping:
         return cached
 
     def ratios(self, omega: FloatArray) -> FloatArray:
-        """ζ at the frequencies ω (Rayleigh: a₀/(2ω) + a₁ω/2; modal: the given ratio of each computed mode)."""
+        """ζ at the frequencies ω (Rayleigh: a₀/(2ω) + a₁ω/2; modal: the given ratio of each computed
+        mode)."""
         w = np.asarray(omega, dtype=float)
         if self.kind == "rayleigh":
             return self.a0 / (2.0 * w) + self.a1 * w / 2.0
@@ -96,11 +101,22 @@ def _ratios(ratio: Any, n: int, where: str) -> FloatArray:
     if z.size != n:
         raise ValueError(f"damping.ratio must be one number or {n} numbers ({where}), got {len(z)}")
     if np.any(~np.isfinite(z)) or np.any(z < 0.0) or np.any(z >= 1.0):
-        raise ValueError(f"damping.ratio must lie in [0, 1) (a fraction of critical: 0.05 is 5 %), got {ratio!r}")
+        raise ValueError(
+            f"damping.ratio must lie in [0, 1) (a fraction of critical: 0.05 is 5 %), got {ratio!r}"
+        )
     return z
 
 
-def build(system: Any, spec: dict[str, Any]) -> ViscousDamping | None:
+class DampedModel(ConstrainedMechanicalSystem, Protocol):
+    """What damping by ratio reads of a rod or frame model besides its modes (``modal``): size, reference."""
+
+    @property
+    def n_dofs(self) -> int: ...
+    @property
+    def q_ref(self) -> FloatArray: ...
+
+
+def build(system: DampedModel, spec: dict[str, Any]) -> ViscousDamping | None:
     """The damping of a case's ``[damping]`` table (kind, ratio, modes, n_modes); None for kind = "none"."""
     kind = spec.get("kind", "none")
     if kind not in KINDS:
@@ -112,12 +128,14 @@ def build(system: Any, spec: dict[str, Any]) -> ViscousDamping | None:
         pair = spec.get("modes", [1, 2])
         if (len(pair) != 2 or not all(isinstance(k, int) and not isinstance(k, bool) for k in pair)
                 or not 1 <= min(pair) or max(pair) > n_free or pair[0] == pair[1]):
-            raise ValueError(f"damping.modes must be two different mode numbers in [1, {n_free}], got {pair!r}")
+            raise ValueError(
+                f"damping.modes must be two different mode numbers in [1, {n_free}], got {pair!r}"
+            )
         z = _ratios(spec.get("ratio", 0.05), 2, "one per mode of damping.modes")
-        res = modal.modes(system, max(pair))
+        res = modal.modes(system, max(pair))  # type: ignore[arg-type]  # see _MODAL
         w = _positive(res.omega, "damping.modes")
         a0, a1 = rayleigh_coefficients(w[pair[0] - 1], w[pair[1] - 1], z[0], z[1])
-        K0 = modal.tangent(system, system.q_ref, None, 0.0)
+        K0 = modal.tangent(system, system.q_ref, None, 0.0)  # type: ignore[arg-type]  # see _MODAL
         M = sp.csr_array(system.mass(system.q_ref))
         return ViscousDamping("rayleigh", w, C=sp.csr_array(a0 * M + a1 * K0), a0=a0, a1=a1)
     n = spec.get("n_modes")
@@ -125,7 +143,7 @@ def build(system: Any, spec: dict[str, Any]) -> ViscousDamping | None:
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= n_free:
         raise ValueError(f"damping.n_modes must be an integer in [1, {n_free}] for this case, got {n!r}")
     z = _ratios(spec.get("ratio", 0.05), n, "one per mode, damping.n_modes of them")
-    res = modal.modes(system, n)
+    res = modal.modes(system, n)  # type: ignore[arg-type]  # see _MODAL
     w = _positive(res.omega, "damping.n_modes")
     M = system.mass(system.q_ref)
     factor = np.asarray(M @ res.shapes.reshape(n, -1).T)
@@ -135,8 +153,10 @@ def build(system: Any, spec: dict[str, Any]) -> ViscousDamping | None:
 def _positive(omega: FloatArray, key: str) -> FloatArray:
     w = np.asarray(omega, dtype=float)
     if np.any(w <= 1e-9 * np.max(np.abs(w))):
-        raise ValueError(f"{key}: a mode of the case has ω ≈ 0 or ω² < 0 (a mechanism or an unstable reference); "
-                         "damping by ratio needs the case's modes about a stable reference")
+        raise ValueError(
+            f"{key}: a mode of the case has ω ≈ 0 or ω² < 0 (a mechanism or an unstable reference); "
+            "damping by ratio needs the case's modes about a stable reference"
+        )
     return w
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
@@ -31,9 +31,16 @@ from lgbeam._typing import FloatArray
 from lgbeam.groups.duals import check_injectivity, dexp, dexp_inv
 from lgbeam.integrators.base import Step
 from lgbeam.integrators.integral_preserving.differentials import gauss_legendre
-from lgbeam.integrators.integral_preserving.methods import DEFAULT_SOLVER, _failed, _LieGroupMethod, field_of
-from lgbeam.integrators.poisson.base import solved
+from lgbeam.integrators.integral_preserving.methods import (
+    DEFAULT_SOLVER,
+    _failed,
+    _LieGroupMethod,
+    field_of,
+    fixed_point,
+    solved_float,
+)
 from lgbeam.integrators.poisson.solver import FixedPoint
+from lgbeam.systems import LieGroupFirstIntegral
 
 logger = logging.getLogger(__name__)
 
@@ -60,16 +67,18 @@ class CollocationData:
 def gauss_collocation(s: int, weights: FloatArray | None = None, check: bool = True) -> CollocationData:
     """Gauss nodes with b_j = ∫₀¹ l_j; ``weights`` overrides b (ValueError unless consistent, ``check``)."""
     c, _ = gauss_legendre(s)
-    C = np.linalg.inv(np.vander(c, s, increasing=True))
+    C = np.asarray(np.linalg.inv(np.vander(c, s, increasing=True)), dtype=np.float64)
     b = (1.0 / np.arange(1, s + 1)) @ C  # ∫₀¹ τᵏ dτ = 1/(k+1)
     if weights is not None:
         w = np.asarray(weights, dtype=float)
         if w.shape != (s,):
             raise ValueError(f"EP collocation: weights must have s = {s} entries, got shape {w.shape}")
         if check and not np.allclose(w, b, rtol=0, atol=1e-14):
-            raise ValueError(f"EP collocation: weights {w.tolist()} differ from b_j = int_0^1 l_j = {b.tolist()}; the "
-                             "method is then inconsistent (seed 002 Example 2 prints b = 1: erratum 7 of "
-                             "notes/002.md). Leave weights=None.")
+            raise ValueError(
+                f"EP collocation: weights {w.tolist()} differ from b_j = int_0^1 l_j = {b.tolist()}; the "
+                "method is then inconsistent (seed 002 Example 2 prints b = 1: erratum 7 of "
+                "notes/002.md). Leave weights=None."
+            )
         b = w
     return CollocationData(c, b, C)
 
@@ -89,7 +98,8 @@ class EPCollocation(_LieGroupMethod):
 
     def __post_init__(self) -> None:
         gauss_legendre(self.quadrature)
-        object.__setattr__(self, "data", gauss_collocation(self.stages, self.weights, self.check_weights))
+        weights = None if self.weights is None else np.asarray(self.weights, dtype=np.float64)
+        object.__setattr__(self, "data", gauss_collocation(self.stages, weights, self.check_weights))
         if not self.name:
             object.__setattr__(self, "name", f"ep{2 * self.stages}")
 
@@ -97,7 +107,8 @@ class EPCollocation(_LieGroupMethod):
     def order(self) -> int:
         return 2 * self.stages
 
-    def step(self, system: Any, t: float, h: float, y: FloatArray, cache: None) -> Step[FloatArray, None]:
+    def step(self, system: LieGroupFirstIntegral, t: float, h: float, y: FloatArray,
+             cache: None) -> Step[FloatArray, None]:
         G, data = system.group, self.data
         s = self.stages
         xq, wq = gauss_legendre(self.quadrature)
@@ -105,8 +116,8 @@ class EPCollocation(_LieGroupMethod):
         A_quad = data.integrated(xq)                 # (m, s)
         l_quad = data.basis(xq) * wq[:, None] / data.b  # (m, s): w_m l_j(ξ_m)/b_j
 
-        def update(K: FloatArray) -> FloatArray:
-            K = K.reshape(s, G.dim)
+        def update(flat: FloatArray) -> FloatArray:
+            K = flat.reshape(s, G.dim)
             sig_s = h * (A_stage @ K)
             sig_q = h * (A_quad @ K)
             Xs = G.compose(G.exp(sig_s), y)
@@ -118,12 +129,12 @@ class EPCollocation(_LieGroupMethod):
             return k.ravel()
 
         try:
-            res = self.solver.solve(update, np.tile(field_of(system, y), s))
-            theta = h * (data.integrated(np.array([1.0]))[0] @ res.x.reshape(s, G.dim))
+            x, res = fixed_point(self.solver, update, np.tile(field_of(system, y), s))
+            theta = h * (data.integrated(np.array([1.0]))[0] @ x.reshape(s, G.dim))
             check_injectivity(G, theta, "EP collocation step")
         except ValueError as exc:
             return _failed(y, exc)
-        return solved(G.compose(G.exp(theta), y), res)
+        return solved_float(G.compose(G.exp(theta), y), res)
 
 
 __all__ = ["CollocationData", "EPCollocation", "gauss_collocation"]

@@ -40,6 +40,7 @@ import numpy as np
 from lgbeam._typing import FloatArray
 from lgbeam.groups import sphere_retraction as sr
 from lgbeam.groups.duals import check_injectivity, pairing, principal_log
+from lgbeam.systems import LieGroupFirstIntegral, SphereFirstIntegral
 
 logger = logging.getLogger(__name__)
 
@@ -69,7 +70,7 @@ class TrivialisedAVF:
     def __post_init__(self) -> None:
         gauss_legendre(self.quadrature)
 
-    def from_step(self, system: Any, u: FloatArray, eta: FloatArray) -> FloatArray:
+    def from_step(self, system: LieGroupFirstIntegral, u: FloatArray, eta: FloatArray) -> FloatArray:
         """d̄H(u, exp(η) u); ValueError beyond the injectivity radius of exp."""
         G = system.group
         check_injectivity(G, eta, "discrete differential asked across a step")
@@ -77,10 +78,10 @@ class TrivialisedAVF:
         pts = G.compose(G.exp(xs[:, None] * eta), u)
         return np.einsum("m,mk->k", ws, system.trivialised_differential(pts))
 
-    def __call__(self, system: Any, u: FloatArray, v: FloatArray) -> FloatArray:
+    def __call__(self, system: LieGroupFirstIntegral, u: FloatArray, v: FloatArray) -> FloatArray:
         return self.from_step(system, u, step_log(system.group, u, v))
 
-    def chain_rule_residual(self, system: Any, u: FloatArray, v: FloatArray) -> float:
+    def chain_rule_residual(self, system: LieGroupFirstIntegral, u: FloatArray, v: FloatArray) -> float:
         eta = step_log(system.group, u, v)
         d = self.from_step(system, u, eta)
         return float(system.first_integral(v) - system.first_integral(u) - pairing(d, eta))
@@ -92,7 +93,8 @@ class TrivialisedGonzalez:
 
     name: str = "gonzalez"
 
-    def parts(self, system: Any, u: FloatArray, eta: FloatArray) -> tuple[FloatArray, float, FloatArray]:
+    def parts(self, system: LieGroupFirstIntegral, u: FloatArray,
+              eta: FloatArray) -> tuple[FloatArray, float, FloatArray]:
         """(d̄H, α, c) for the step η from u (v = exp(η) u)."""
         G = system.group
         check_injectivity(G, eta, "discrete differential asked across a step")
@@ -101,19 +103,20 @@ class TrivialisedGonzalez:
         gam = system.trivialised_differential(c)
         return (*gonzalez_correction(system.first_integral(u), system.first_integral(v), gam, eta), c)
 
-    def from_step(self, system: Any, u: FloatArray, eta: FloatArray) -> FloatArray:
+    def from_step(self, system: LieGroupFirstIntegral, u: FloatArray, eta: FloatArray) -> FloatArray:
         return self.parts(system, u, eta)[0]
 
-    def __call__(self, system: Any, u: FloatArray, v: FloatArray) -> FloatArray:
+    def __call__(self, system: LieGroupFirstIntegral, u: FloatArray, v: FloatArray) -> FloatArray:
         return self.from_step(system, u, step_log(system.group, u, v))
 
-    def chain_rule_residual(self, system: Any, u: FloatArray, v: FloatArray) -> float:
+    def chain_rule_residual(self, system: LieGroupFirstIntegral, u: FloatArray, v: FloatArray) -> float:
         eta = step_log(system.group, u, v)
         d = self.from_step(system, u, eta)
         return float(system.first_integral(v) - system.first_integral(u) - pairing(d, eta))
 
 
-def gonzalez_correction(H0: Any, H1: Any, gam: FloatArray, eta: FloatArray) -> tuple[FloatArray, float]:
+def gonzalez_correction(H0: FloatArray | float, H1: FloatArray | float, gam: FloatArray,
+                        eta: FloatArray) -> tuple[FloatArray, float]:
     """``(γ + α η, α)`` with ``α = [H₁ − H₀ − ⟨γ, η⟩]/|η|²``, α = 0 under the guard (module docstring)."""
     H0, H1 = float(H0), float(H1)
     g_eta = float(pairing(gam, eta))
@@ -125,7 +128,7 @@ def gonzalez_correction(H0: Any, H1: Any, gam: FloatArray, eta: FloatArray) -> t
     return gam + alpha * eta, alpha
 
 
-def midpoint_bivector(system: Any, u: FloatArray, eta: FloatArray) -> FloatArray:
+def midpoint_bivector(system: LieGroupFirstIntegral, u: FloatArray, eta: FloatArray) -> FloatArray:
     """S̄(u, exp(η) u) = S(exp(η/2) u): symmetric and consistent (seed 002 §5.1: ω̄(q, q') = ω_R(q̄))."""
     G = system.group
     return system.bivector(G.compose(G.exp(0.5 * eta), u))
@@ -140,7 +143,8 @@ class SphereGonzalez:
 
     name: str = "gonzalez"
 
-    def __call__(self, system: Any, p: FloatArray, q: FloatArray) -> tuple[FloatArray, FloatArray]:
+    def __call__(self, system: SphereFirstIntegral, p: FloatArray,
+                 q: FloatArray) -> tuple[FloatArray, FloatArray]:
         """(d̄H(p, q) ∈ T_cS, c)."""
         c = sr.centre(p, q)
         eta = sr.inverse_retract(c, q) - sr.inverse_retract(c, p)
@@ -148,7 +152,7 @@ class SphereGonzalez:
         gam = Pc @ system.gradient(c)
         return gonzalez_correction(system.first_integral(p), system.first_integral(q), gam, eta)[0], c
 
-    def chain_rule_residual(self, system: Any, p: FloatArray, q: FloatArray) -> float:
+    def chain_rule_residual(self, system: SphereFirstIntegral, p: FloatArray, q: FloatArray) -> float:
         return _sphere_residual(self, system, p, q)
 
 
@@ -162,7 +166,8 @@ class SphereAVF:
     def __post_init__(self) -> None:
         gauss_legendre(self.quadrature)
 
-    def __call__(self, system: Any, p: FloatArray, q: FloatArray) -> tuple[FloatArray, FloatArray]:
+    def __call__(self, system: SphereFirstIntegral, p: FloatArray,
+                 q: FloatArray) -> tuple[FloatArray, FloatArray]:
         c = sr.centre(p, q)
         v, w = sr.inverse_retract(c, p), sr.inverse_retract(c, q)
         xs, ws = gauss_legendre(self.quadrature)
@@ -171,17 +176,18 @@ class SphereAVF:
         pulled = np.einsum("mij,mj->mi", sr.tangent_map(c, gam), system.gradient(pts))  # T φ_c is symmetric
         return sr.tangent_projector(c) @ (ws @ pulled), c
 
-    def chain_rule_residual(self, system: Any, p: FloatArray, q: FloatArray) -> float:
+    def chain_rule_residual(self, system: SphereFirstIntegral, p: FloatArray, q: FloatArray) -> float:
         return _sphere_residual(self, system, p, q)
 
 
-def _sphere_residual(diff: Any, system: Any, p: FloatArray, q: FloatArray) -> float:
+def _sphere_residual(diff: SphereGonzalez | SphereAVF, system: SphereFirstIntegral, p: FloatArray,
+                     q: FloatArray) -> float:
     d, c = diff(system, p, q)
     eta = sr.inverse_retract(c, q) - sr.inverse_retract(c, p)
     return float(system.first_integral(q) - system.first_integral(p) - d @ eta)
 
 
-def sphere_bivector(system: Any, p: FloatArray, q: FloatArray, c: FloatArray) -> FloatArray:
+def sphere_bivector(system: SphereFirstIntegral, p: FloatArray, q: FloatArray, c: FloatArray) -> FloatArray:
     """S̄(p, q) = P_c S((p + q)/2) P_c on T_cS: skew, symmetric in (p, q), S̄(p, p) = P_p S(p) P_p."""
     Pc = sr.tangent_projector(c)
     return Pc @ system.bivector(0.5 * (np.asarray(p) + np.asarray(q))) @ Pc

@@ -28,12 +28,13 @@ Celledoni & Owren (seed 002), eqs. (13)–(21), §5; notes/002.md §§2, 6, 8.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
-from lgbeam._typing import FloatArray
+from lgbeam._typing import Array, FloatArray
 from lgbeam.groups import sphere_retraction as sr
 from lgbeam.integrators.base import Status, Step
 from lgbeam.integrators.integral_preserving.differentials import (
@@ -45,7 +46,7 @@ from lgbeam.integrators.integral_preserving.differentials import (
     sphere_bivector,
 )
 from lgbeam.integrators.poisson.base import solved
-from lgbeam.integrators.poisson.solver import FixedPoint
+from lgbeam.integrators.poisson.solver import FixedPoint, FixedPointResult
 from lgbeam.systems import LieGroupFirstIntegral, SphereFirstIntegral
 
 logger = logging.getLogger(__name__)
@@ -55,7 +56,23 @@ DEFAULT_SOLVER = FixedPoint(tol=1e-14, max_iter=500)
 500 iterations: the stiff quaternion data of Fig. 2 need ~150 at h = 1/16."""
 
 
-def field_of(system: Any, x: FloatArray) -> FloatArray:
+def fixed_point(solver: FixedPoint, update: Callable[[FloatArray], FloatArray],
+                x0: FloatArray) -> tuple[FloatArray, FixedPointResult]:
+    """(last iterate, result) of ``solver.solve(update, x0)`` for a float64 map.
+
+    ``FixedPoint.solve`` and ``poisson.base.solved`` are typed on the Poisson methods' generic ``Array``;
+    every iterate here stays float64 (x0 is, and so is each ``update``), so the casts only restate that.
+    TODO(#36): make both generic in the array type."""
+    res = solver.solve(cast(Callable[[Array], Array], update), x0)
+    return np.asarray(res.x, dtype=np.float64), res  # no copy: the iterate is float64
+
+
+def solved_float(y: FloatArray, res: FixedPointResult) -> Step[FloatArray, None]:
+    """``poisson.base.solved(y, res)`` (a Step holding ``y`` and the cache None) for a float64 state."""
+    return cast(Step[FloatArray, None], solved(y, res))
+
+
+def field_of(system: LieGroupFirstIntegral, x: FloatArray) -> FloatArray:
     """The right-trivialised field ξ(x) = S(x) γ(x), batched."""
     return np.einsum("...ij,...j->...i", system.bivector(x), system.trivialised_differential(x))
 
@@ -66,12 +83,13 @@ class _LieGroupMethod:
     dense_output: ClassVar[bool] = False
     error_order: ClassVar[int | None] = None
 
-    def init(self, system: Any, t0: float, y0: FloatArray) -> tuple[FloatArray, None]:
+    def init(self, system: LieGroupFirstIntegral, t0: float, y0: FloatArray) -> tuple[FloatArray, None]:
         y = np.array(y0, dtype=float)
         system.group.validate(y)
         return y, None
 
-    def diagnostics(self, system: Any, t: float, y: FloatArray, cache: Any) -> dict[str, float]:
+    def diagnostics(self, system: LieGroupFirstIntegral, t: float, y: FloatArray,
+                    cache: Any) -> dict[str, float]:
         return {"energy": float(system.first_integral(y))}
 
 
@@ -88,17 +106,18 @@ class LieDiscreteGradient(_LieGroupMethod):
     name: str = "ep2-gonzalez"
     order: int = 2
 
-    def step(self, system: Any, t: float, h: float, y: FloatArray, cache: None) -> Step[FloatArray, None]:
+    def step(self, system: LieGroupFirstIntegral, t: float, h: float, y: FloatArray,
+             cache: None) -> Step[FloatArray, None]:
         G, diff = system.group, self.differential
 
         def update(eta: FloatArray) -> FloatArray:
             return h * (midpoint_bivector(system, y, eta) @ diff.from_step(system, y, eta))
 
         try:
-            res = self.solver.solve(update, h * field_of(system, y))
+            x, res = fixed_point(self.solver, update, h * field_of(system, y))
         except ValueError as exc:
             return _failed(y, exc)
-        return solved(G.compose(G.exp(res.x), y), res)
+        return solved_float(G.compose(G.exp(x), y), res)
 
 
 @dataclass(frozen=True)
@@ -109,14 +128,15 @@ class LieMidpoint(_LieGroupMethod):
     name: str = "lie-midpoint"
     order: int = 2
 
-    def step(self, system: Any, t: float, h: float, y: FloatArray, cache: None) -> Step[FloatArray, None]:
+    def step(self, system: LieGroupFirstIntegral, t: float, h: float, y: FloatArray,
+             cache: None) -> Step[FloatArray, None]:
         G = system.group
 
         def update(eta: FloatArray) -> FloatArray:
             return h * field_of(system, G.compose(G.exp(0.5 * eta), y))
 
-        res = self.solver.solve(update, h * field_of(system, y))
-        return solved(G.compose(G.exp(res.x), y), res)
+        x, res = fixed_point(self.solver, update, h * field_of(system, y))
+        return solved_float(G.compose(G.exp(x), y), res)
 
 
 @dataclass(frozen=True)
@@ -126,7 +146,8 @@ class LieHeun(_LieGroupMethod):
     name: str = "lie-heun"
     order: int = 2
 
-    def step(self, system: Any, t: float, h: float, y: FloatArray, cache: None) -> Step[FloatArray, None]:
+    def step(self, system: LieGroupFirstIntegral, t: float, h: float, y: FloatArray,
+             cache: None) -> Step[FloatArray, None]:
         G = system.group
         k1 = field_of(system, y)
         k2 = field_of(system, G.compose(G.exp(h * k1), y))
@@ -146,14 +167,17 @@ class SphereRetractionMethod:
     dense_output: ClassVar[bool] = False
     error_order: ClassVar[int | None] = None
 
-    def init(self, system: Any, t0: float, y0: FloatArray) -> tuple[FloatArray, None]:
+    def init(self, system: SphereFirstIntegral, t0: float, y0: FloatArray) -> tuple[FloatArray, None]:
         p = np.array(y0, dtype=float)
         if p.shape != (system.ambient_dim,) or abs(float(np.linalg.norm(p)) - 1.0) > 1e-12:
-            raise ValueError(f"{self.name}: the initial point must be a unit vector of R^{system.ambient_dim}, got "
-                             f"shape {p.shape} and norm {np.linalg.norm(p):.16g}; normalise it yourself")
+            raise ValueError(
+                f"{self.name}: the initial point must be a unit vector of R^{system.ambient_dim}, got "
+                f"shape {p.shape} and norm {np.linalg.norm(p):.16g}; normalise it yourself"
+            )
         return p, None
 
-    def step(self, system: Any, t: float, h: float, y: FloatArray, cache: None) -> Step[FloatArray, None]:
+    def step(self, system: SphereFirstIntegral, t: float, h: float, y: FloatArray,
+             cache: None) -> Step[FloatArray, None]:
         diff = self.differential
 
         def update(q: FloatArray) -> FloatArray:
@@ -163,13 +187,16 @@ class SphereRetractionMethod:
 
         P = sr.tangent_projector(y)
         try:
-            res = self.solver.solve(update, sr.retract(y, h * (P @ system.bivector(y) @ system.gradient(y))))
+            x0 = sr.retract(y, h * (P @ system.bivector(y) @ system.gradient(y)))
+            x, res = fixed_point(self.solver, update, x0)
         except ValueError as exc:
             return _failed(y, exc)
-        return solved(res.x, res)
+        return solved_float(x, res)
 
-    def diagnostics(self, system: Any, t: float, y: FloatArray, cache: Any) -> dict[str, float]:
+    def diagnostics(self, system: SphereFirstIntegral, t: float, y: FloatArray,
+                    cache: Any) -> dict[str, float]:
         return {"energy": float(system.first_integral(y)), "norm_error": float(abs(np.linalg.norm(y) - 1.0))}
 
 
-__all__ = ["DEFAULT_SOLVER", "LieDiscreteGradient", "LieHeun", "LieMidpoint", "SphereRetractionMethod", "field_of"]
+__all__ = ["DEFAULT_SOLVER", "LieDiscreteGradient", "LieHeun", "LieMidpoint", "SphereRetractionMethod",
+           "field_of", "fixed_point", "solved_float"]

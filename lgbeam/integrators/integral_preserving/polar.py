@@ -31,6 +31,7 @@ and Part F (errata: "Ω_i given by dH/dU" means dH/dμ; "dP*(Ω_i)" means Λ_i).
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -39,9 +40,9 @@ import numpy as np
 import scipy.linalg as sla
 
 from lgbeam._typing import FloatArray
-from lgbeam.groups.polar import asym, dpolar_dual, polar, sylvester_skew
+from lgbeam.groups.polar import PolarFactors, asym, dpolar_dual, polar, sylvester_skew
 from lgbeam.integrators.base import Status, Step
-from lgbeam.systems import HamiltonianSOn, LiePoissonSOn
+from lgbeam.systems import HamiltonianSOn, LiePoissonSOn, supports
 
 logger = logging.getLogger(__name__)
 
@@ -58,7 +59,9 @@ class RKTableau:
     def __post_init__(self) -> None:
         A, b = np.asarray(self.a, float), np.asarray(self.b, float)
         if A.shape != (b.size, b.size) or abs(b.sum() - 1.0) > 1e-14 or np.any(b == 0):
-            raise ValueError(f"tableau {self.name}: need an (s, s) matrix a and s non-zero weights summing to 1")
+            raise ValueError(
+                f"tableau {self.name}: need an (s, s) matrix a and s non-zero weights summing to 1"
+            )
 
 
 def gauss_legendre_tableau(s: int) -> RKTableau:
@@ -72,6 +75,21 @@ def gauss_legendre_tableau(s: int) -> RKTableau:
 
 
 GL_TABLEAUX = {f"gl{s}": gauss_legendre_tableau(s) for s in (1, 2, 3)}
+
+
+# (μ, Λ) ↦ (μ', Λ', |ΔU|), the outer fixed-point map; (μ, Λ) ↦ (g₁, p₁, B), the reconstruction
+_OuterMap = Callable[[FloatArray, FloatArray], tuple[FloatArray, FloatArray, float]]
+_Finish = Callable[[FloatArray, FloatArray], tuple[FloatArray, FloatArray, FloatArray]]
+_Grad = Callable[[FloatArray, FloatArray], FloatArray]  # (U, μ) ↦ a gradient in so(n)
+_Solved = tuple[FloatArray, FloatArray, int, bool, float]  # (μ, Λ, iterations, converged, last change)
+
+
+@dataclass
+class _Warm:
+    """The stage values U of the last outer iteration (the next one starts there) and their last change."""
+
+    U: FloatArray
+    dU: float = math.inf
 
 
 @dataclass(frozen=True)
@@ -94,7 +112,9 @@ class PolarVI:
         if self.solver not in ("fixed-point", "newton"):
             raise ValueError(f"polar method: solver must be 'fixed-point' or 'newton', got {self.solver!r}")
         if not (0 < self.tol < 1) or not (isinstance(self.max_iter, int) and self.max_iter >= 1):
-            raise ValueError(f"polar method: need 0 < tol < 1 and max_iter >= 1, got {self.tol!r}, {self.max_iter!r}")
+            raise ValueError(
+                f"polar method: need 0 < tol < 1 and max_iter >= 1, got {self.tol!r}, {self.max_iter!r}"
+            )
         if not self.name:
             prefix = "polar-lp-" if self.reduced else "polar-"
             object.__setattr__(self, "name", prefix + self.tableau.name.lower())
@@ -103,38 +123,50 @@ class PolarVI:
     def order(self) -> int:
         return self.tableau.order
 
-    def init(self, system: Any, t0: float, y0: FloatArray) -> tuple[FloatArray, None]:
+    def init(self, system: HamiltonianSOn | LiePoissonSOn, t0: float,
+             y0: FloatArray) -> tuple[FloatArray, None]:
         y = np.array(y0, dtype=float)
         n = system.n
         if y.shape != (2, n, n):
-            raise ValueError(f"{self.name}: the state must be stack([g, mu]) of shape (2, {n}, {n}), got {y.shape}")
+            raise ValueError(
+                f"{self.name}: the state must be stack([g, mu]) of shape (2, {n}, {n}), got {y.shape}"
+            )
         g, mu = y
         if np.abs(g.T @ g - np.eye(n)).max() > 1e-10 or np.linalg.det(g) <= 0:
-            raise ValueError(f"{self.name}: g0 is not in SO({n}) (|g^T g - I| = {np.abs(g.T @ g - np.eye(n)).max():.3g})")
+            raise ValueError(
+                f"{self.name}: g0 is not in SO({n}) (|g^T g - I| = {np.abs(g.T @ g - np.eye(n)).max():.3g})"
+            )
         if np.abs(mu + mu.T).max() > 1e-12 * max(1.0, float(np.abs(mu).max())):
             raise ValueError(f"{self.name}: the momentum mu must be skew")
         return y, None
 
     # ------------------------------------------------------------------ the maps of one step
-    def _grads(self, system: Any) -> tuple[Callable[..., FloatArray], Callable[..., FloatArray]]:
+    def _grads(self, system: HamiltonianSOn | LiePoissonSOn) -> tuple[_Grad, _Grad]:
+        """(∂H/∂μ, ∂H/∂U) as functions of (U, μ); the reduced form: (∂h/∂μ, 0)."""
         if self.reduced:
-            return (lambda U, mu: system.dh_dmu(mu)), (lambda U, mu: np.zeros_like(mu))
+            if not supports(system, LiePoissonSOn):
+                raise TypeError(f"{self.name}: the reduced form needs a LiePoissonSOn system (dh_dmu)")
+            lie_poisson = system
+            return (lambda U, mu: lie_poisson.dh_dmu(mu)), (lambda U, mu: np.zeros_like(mu))
+        if not supports(system, HamiltonianSOn):
+            raise TypeError(f"{self.name}: needs a HamiltonianSOn system (dH_dmu, dH_dU)")
         return system.dH_dmu, system.dH_dU
 
-    def _stage_map(self, system: Any, g0: FloatArray, p0: FloatArray, h: float):  # type: ignore[no-untyped-def]
+    def _stage_map(self, system: HamiltonianSOn | LiePoissonSOn, g0: FloatArray, p0: FloatArray,
+                   h: float) -> tuple[_OuterMap, _Finish]:
         """The outer fixed-point map (μ, Λ) ↦ (μ', Λ') and the final reconstruction (notes §C.6)."""
         A, b = np.asarray(self.tableau.a, float), np.asarray(self.tableau.b, float)
         n = g0.shape[-1]
         dHdmu, dHdU = self._grads(system)
 
-        warm = {"U": np.broadcast_to(g0, (len(b),) + g0.shape).copy(), "dU": np.inf}
+        warm = _Warm(np.broadcast_to(g0, (len(b),) + g0.shape).copy())
         # fixed point: one sweep of the stage equations per outer iteration (U joins the iterated unknowns,
         # notes §C.6); Newton: U solved to round-off for each (μ, Λ), so the map is a function of (μ, Λ)
         sweeps = self.inner_max_iter if self.solver == "newton" else 1
 
-        def stages(mu: FloatArray) -> tuple[Any, FloatArray, FloatArray, FloatArray]:
+        def stages(mu: FloatArray) -> tuple[PolarFactors, FloatArray, FloatArray, FloatArray]:
             # U_i = P(g₀ + h Σ a_ij U_j Ω_j), Ω_j = ∂H/∂μ(U_j, μ_j), starting from the last U
-            U, r_prev = warm["U"], np.inf
+            U, r_prev = warm.U, np.inf
             for _ in range(sweeps):
                 Om = dHdmu(U, mu)
                 fa = polar(g0 + h * np.einsum("ij,jab->iab", A, U @ Om))
@@ -143,7 +175,7 @@ class PolarVI:
                 if r <= 4e-16 * n or r >= r_prev:
                     break
                 r_prev = r
-            warm["U"], warm["dU"] = U, r
+            warm.U, warm.dU = U, r
             Om = dHdmu(U, mu)
             return fa, U, Om, g0 + h * np.einsum("i,iab->ab", b, U @ Om)
 
@@ -168,7 +200,7 @@ class PolarVI:
             vphi = asym(g0.T @ D.sum(axis=0))
             Lam_new = sylvester_skew(g0.T @ g1, -p0 + h * vphi)
             mu_new = -asym(Ut @ g1 @ Lam_new) + (h / b)[:, None, None] * psi
-            return mu_new, Lam_new, warm["dU"]
+            return mu_new, Lam_new, warm.dU
 
         def finish(mu: FloatArray, Lam: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
             _, _, _, B = stages(mu)
@@ -177,7 +209,8 @@ class PolarVI:
 
         return G, finish
 
-    def step(self, system: Any, t: float, h: float, y: FloatArray, cache: None) -> Step[FloatArray, None]:
+    def step(self, system: HamiltonianSOn | LiePoissonSOn, t: float, h: float, y: FloatArray,
+             cache: None) -> Step[FloatArray, None]:
         gk, pk = y
         n = system.n
         g0 = np.eye(n) if self.reduced else gk
@@ -197,12 +230,17 @@ class PolarVI:
             return Step(y, None, status=Status.SOLVER_FAILED, detail=f"{self.name}: {exc}")
         y1 = np.stack([g_next, p1])
         if not ok:
-            return Step(y1, None, status=Status.SOLVER_FAILED, iterations=its,
-                        detail=f"{self.name}: fixed point not converged after {its} iterations, change {r:.3g} "
-                               f"(tol {self.tol:g})")
+            return Step(
+                y1,
+                None,
+                status=Status.SOLVER_FAILED,
+                iterations=its,
+                detail=f"{self.name}: fixed point not converged after {its} iterations, change {r:.3g} "
+                f"(tol {self.tol:g})",
+            )
         return Step(y1, None, iterations=its)
 
-    def _fixed_point(self, G, mu, Lam, n, s):  # type: ignore[no-untyped-def]
+    def _fixed_point(self, G: _OuterMap, mu: FloatArray, Lam: FloatArray, n: int, s: int) -> _Solved:
         r = np.inf
         for it in range(1, self.max_iter + 1):
             mu_new, Lam_new, dU = G(mu, Lam)
@@ -215,7 +253,7 @@ class PolarVI:
                 return mu, Lam, it, True, r
         return mu, Lam, self.max_iter, False, r
 
-    def _newton(self, G, mu, Lam, n, s):  # type: ignore[no-untyped-def]
+    def _newton(self, G: _OuterMap, mu: FloatArray, Lam: FloatArray, n: int, s: int) -> _Solved:
         i, j = np.triu_indices(n, 1)
         m = i.size
 
@@ -253,13 +291,23 @@ class PolarVI:
             Fz = F(z)
         return *unpack(z), self.max_iter, False, r
 
-    def diagnostics(self, system: Any, t: float, y: FloatArray, cache: Any) -> dict[str, float]:
+    def diagnostics(self, system: HamiltonianSOn | LiePoissonSOn, t: float, y: FloatArray,
+                    cache: Any) -> dict[str, float]:
         g, mu = y
-        energy = system.reduced_hamiltonian(mu) if self.reduced else system.hamiltonian(y)
+        if self.reduced and supports(system, LiePoissonSOn):
+            energy = system.reduced_hamiltonian(mu)
+        elif not self.reduced and supports(system, HamiltonianSOn):
+            energy = system.hamiltonian(y)
+        else:
+            need = "LiePoissonSOn" if self.reduced else "HamiltonianSOn"
+            raise TypeError(f"{self.name}: needs a {need} system")
         potential = float(system.potential(g)) if hasattr(system, "potential") and not self.reduced else 0.0
-        return {"energy": float(energy), "energy_scale": float(energy) - potential + abs(potential),  # T + |V|
-                "casimir": float(0.5 * np.sum(mu * mu)),  # ⟨μ, μ⟩ (n = 3: |m|²)
-                "orthogonality": float(np.abs(g.T @ g - np.eye(g.shape[0])).max())}
+        return {
+            "energy": float(energy),
+            "energy_scale": float(energy) - potential + abs(potential),  # T + |V|
+            "casimir": float(0.5 * np.sum(mu * mu)),  # ⟨μ, μ⟩ (n = 3: |m|²)
+            "orthogonality": float(np.abs(g.T @ g - np.eye(g.shape[0])).max()),
+        }
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -40,6 +39,7 @@ from lgbeam._typing import FloatArray
 from lgbeam.integrators.base import Step
 from lgbeam.integrators.lie.rkmk import _OnSpace
 from lgbeam.integrators.tableaux import classical_order
+from lgbeam.systems import HomogeneousSpace, HomogeneousSpaceODE
 
 logger = logging.getLogger(__name__)
 
@@ -97,7 +97,9 @@ class CFScheme:
         b = self._effective(self.output, A) if not problems else np.zeros(s)
         got = classical_order(b, A, A.sum(axis=1))
         if not problems and got < self.order:
-            problems.append(f"the weights b = {np.round(b, 6).tolist()} have classical order {got} < {self.order}")
+            problems.append(
+                f"the weights b = {np.round(b, 6).tolist()} have classical order {got} < {self.order}"
+            )
         b_hat = None
         if self.embedded is not None:
             problems += self._check_product("embedded output", self.embedded, s, limit=s)
@@ -120,7 +122,9 @@ class CFScheme:
             if len(row) != s:
                 out.append(f"{what}, exponential {j + 1}: {len(row)} coefficients for {s} stages")
             elif any(abs(x) > 0 for x in row[limit:]):
-                out.append(f"{what}, exponential {j + 1} uses a stage ≥ {limit + 1} (the scheme would be implicit)")
+                out.append(
+                    f"{what}, exponential {j + 1} uses a stage ≥ {limit + 1} (the scheme would be implicit)"
+                )
         return out
 
     @staticmethod
@@ -158,13 +162,15 @@ class CommutatorFree(_OnSpace):
         return self.scheme.error_order
 
     @staticmethod
-    def _point(space: Any, p: Exponentials, h: float, F: FloatArray, y: FloatArray, Y: list[FloatArray]) -> FloatArray:
+    def _point(space: HomogeneousSpace, p: Exponentials, h: float, F: FloatArray, y: FloatArray,
+               Y: list[FloatArray]) -> FloatArray: 
         m = y if p.start < 0 else Y[p.start]
         for row in p.factors:
             m = space.exp_act(h * (np.asarray(row) @ F), m)
         return m
 
-    def step(self, ode: Any, t: float, h: float, y: FloatArray, cache: None) -> Step[FloatArray, None]:
+    def step(self, ode: HomogeneousSpaceODE, t: float, h: float, y: FloatArray,
+             cache: None) -> Step[FloatArray, None]:
         sc, sp = self.scheme, ode.space
         s = len(sc.stages)
         F = np.zeros((s, sp.dim))

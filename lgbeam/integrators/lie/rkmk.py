@@ -16,8 +16,8 @@ degree p − 2 keeps order p). With embedded weights b̃ (DOPRI 5(4) over its 7 
 
 Casas–Owren RKMK4 (seed 000 §2.3, notes §3.3) needs two brackets and no dexp⁻¹:
 
-    F_1 = h f(y_n), F_2 = h f(exp(F_1/2)·y_n), F_3 = h f(exp(F_2/2 − [F_1, F_2]/8)·y_n), F_4 = h f(exp(F_3)·y_n),
-    y_{n+1} = exp( (F_1 + 2F_2 + 2F_3 + F_4)/6 − [F_1, F_4]/12 )·y_n.
+    F_1 = h f(y_n), F_2 = h f(exp(F_1/2)·y_n), F_3 = h f(exp(F_2/2 − [F_1, F_2]/8)·y_n),
+    F_4 = h f(exp(F_3)·y_n), y_{n+1} = exp( (F_1 + 2F_2 + 2F_3 + F_4)/6 − [F_1, F_4]/12 )·y_n.
 
 ``AmbientRK`` is the classical method in the embedding space, y' = ψ_*(f(y))|_y as a vector field on
 R^size: the baseline whose drift off M is seed 000's Figs 6–7.
@@ -40,7 +40,7 @@ from lgbeam._typing import FloatArray
 from lgbeam.groups.homogeneous import dexp_inv_series
 from lgbeam.integrators.base import Step, TableauOrders
 from lgbeam.integrators.tableaux import HalfExplicitTableau
-from lgbeam.systems import HasInvariants, HomogeneousSpaceODE, supports
+from lgbeam.systems import HasInvariants, HomogeneousSpace, HomogeneousSpaceODE, supports
 
 logger = logging.getLogger(__name__)
 
@@ -52,12 +52,12 @@ class _OnSpace:
     requires: ClassVar[tuple[type, ...]] = ()
     dense_output: ClassVar[bool] = False
 
-    def init(self, ode: Any, t0: float, y0: FloatArray) -> tuple[FloatArray, None]:
+    def init(self, ode: HomogeneousSpaceODE, t0: float, y0: FloatArray) -> tuple[FloatArray, None]:
         """y0 validated on the space (ValueError off the manifold beyond ``MANIFOLD_TOL``)."""
         return np.array(ode.space.validate(y0), dtype=float), None
 
-    def initial_step(self, ode: Any, t0: float, y0: FloatArray, cache: Any, rtol: Any, atol: Any,
-                     h_max: float) -> float:
+    def initial_step(self, ode: HomogeneousSpaceODE, t0: float, y0: FloatArray, cache: Any, rtol: Any,
+                     atol: Any, h_max: float) -> float:
         """A first trial step for ``AdaptiveStep`` without ``h0``: h₀ = 0.1 tol^{1/(p+1)} / ‖f(t₀, y₀)‖_∞
         (the controller corrects it after one trial; the seed's code uses T/100 instead)."""
         tol = float(np.min(np.asarray(rtol, dtype=float)))
@@ -65,7 +65,7 @@ class _OnSpace:
         size = float(np.abs(np.asarray(ode.algebra_field(t0, y0), dtype=float)).max(initial=0.0))
         return float(min(h_max, 0.1 * tol ** (1.0 / (order + 1)) / max(size, 1e-10)))
 
-    def diagnostics(self, ode: Any, t: float, y: FloatArray, cache: Any) -> dict[str, float]:
+    def diagnostics(self, ode: HomogeneousSpaceODE, t: float, y: FloatArray, cache: Any) -> dict[str, float]:
         """The space's residuals (e.g. max | |q_i| − 1 |, max |q_i·w_i|) and the system's invariants."""
         out = dict(ode.space.deviation(y))
         if supports(ode, HasInvariants):
@@ -75,8 +75,10 @@ class _OnSpace:
 
 def _check_degree(name: str, degree: int | None) -> None:
     if degree is not None and not (isinstance(degree, (int, np.integer)) and 0 <= degree <= 10):
-        raise ValueError(f"{name}: dexp_degree must be None (exact dexp⁻¹) or an integer 0..10 (highest power of "
-                         f"ad kept in the Bernoulli series), got {degree!r}")
+        raise ValueError(
+            f"{name}: dexp_degree must be None (exact dexp⁻¹) or an integer 0..10 (highest power of "
+            f"ad kept in the Bernoulli series), got {degree!r}"
+        )
 
 
 @dataclass(frozen=True)
@@ -96,18 +98,20 @@ class HomogeneousRKMK(TableauOrders, _OnSpace):
             object.__setattr__(self, "name", f"hs-rkmk-{self.tableau.name}")
         _check_degree(self.name, self.dexp_degree)
 
-    def _dexp_inv(self, space: Any, sigma: FloatArray, v: FloatArray) -> FloatArray:
+    def _dexp_inv(self, space: HomogeneousSpace, sigma: FloatArray, v: FloatArray) -> FloatArray:
         if self.dexp_degree is None:
             return space.dexp_inv(sigma, v)
         return dexp_inv_series(space.bracket, sigma, v, self.dexp_degree)
 
-    def _stage(self, ode: Any, t: float, h: float, y: FloatArray, K: FloatArray, i: int) -> FloatArray:
+    def _stage(self, ode: HomogeneousSpaceODE, t: float, h: float, y: FloatArray, K: FloatArray,
+               i: int) -> FloatArray:
         tab, space = self.tableau, ode.space
         s_i = h * (tab.A[i, :i] @ K[:i])
         f = np.asarray(ode.algebra_field(t + tab.c[i] * h, space.exp_act(s_i, y)), dtype=float)
         return self._dexp_inv(space, s_i, f)
 
-    def step(self, ode: Any, t: float, h: float, y: FloatArray, cache: None) -> Step[FloatArray, None]:
+    def step(self, ode: HomogeneousSpaceODE, t: float, h: float, y: FloatArray,
+             cache: None) -> Step[FloatArray, None]:
         """One step t → t + h; with b̃ a lazy estimate σ_1 − σ̃_1 (the extra stages only when asked)."""
         tab, space = self.tableau, ode.space
         s = tab.s
@@ -117,13 +121,14 @@ class HomogeneousRKMK(TableauOrders, _OnSpace):
             K[i] = self._stage(ode, t, h, y, K, i)
         sigma = h * (tab.b[:s] @ K[:s])
         y1 = space.exp_act(sigma, y)
-        if tab.b_hat is None:
+        b_hat = tab.b_hat
+        if b_hat is None:
             return Step(y1, None, evaluations=s)
 
         def estimate() -> tuple[FloatArray, FloatArray]:
             for i in range(s, tab.stages):
                 K[i] = self._stage(ode, t, h, y, K, i)
-            return sigma - h * (tab.b_hat @ K), np.abs(sigma)
+            return sigma - h * (b_hat @ K), np.abs(sigma)
 
         return Step(y1, None, estimate=estimate, evaluations=s)
 
@@ -136,7 +141,8 @@ class CasasOwren4(_OnSpace):
     order: int = 4
     error_order: None = None
 
-    def step(self, ode: Any, t: float, h: float, y: FloatArray, cache: None) -> Step[FloatArray, None]:
+    def step(self, ode: HomogeneousSpaceODE, t: float, h: float, y: FloatArray,
+             cache: None) -> Step[FloatArray, None]:
         sp, f = ode.space, ode.algebra_field
         F1 = h * np.asarray(f(t, y), dtype=float)
         F2 = h * np.asarray(f(t + h / 2, sp.exp_act(0.5 * F1, y)), dtype=float)
@@ -157,7 +163,8 @@ class AmbientRK(TableauOrders, _OnSpace):
         if not self.name:
             object.__setattr__(self, "name", f"ambient-{self.tableau.name}")
 
-    def step(self, ode: Any, t: float, h: float, y: FloatArray, cache: None) -> Step[FloatArray, None]:
+    def step(self, ode: HomogeneousSpaceODE, t: float, h: float, y: FloatArray,
+             cache: None) -> Step[FloatArray, None]:
         tab, sp = self.tableau, ode.space
         K = np.zeros((tab.stages, sp.size))
         for i in range(tab.stages):

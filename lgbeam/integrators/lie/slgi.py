@@ -7,14 +7,15 @@ g₀, μ₀ → g₁, μ₁ solves for (ξ, n̄) ∈ g × g*
     (ξ, n̄) = h f(exp(θξ) g₀, M_θ)                                                   (16)
     (g₁, μ₁) = (exp(ξ), Ad*_{exp((θ−1)ξ)} n̄)·(g₀, μ₀)                                 (17)
 
-with the semidirect product (11), i.e. g₁ = exp(ξ) g₀, μ₁ = Ad*_{exp((θ−1)ξ)} n̄ + Ad*_{exp(−ξ)} μ₀. In lgbeam's
-conventions Ad*_g = Ad(g)ᵀ and dexp*_{−ξ} = (dexp_{−ξ})ᵀ = T(ξ)ᵀ (T the left-trivialised tangent operator).
-On an abelian group θ = 0, ½, 1 are symplectic Euler, the implicit midpoint rule and the adjoint symplectic
-Euler exactly (notes/000.md §3.7; tests/test_lie_slgi.py). θ = ½ has order 2, θ = 0 and 1 order 1.
+with the semidirect product (11), i.e. g₁ = exp(ξ) g₀, μ₁ = Ad*_{exp((θ−1)ξ)} n̄ + Ad*_{exp(−ξ)} μ₀. In
+lgbeam's conventions Ad*_g = Ad(g)ᵀ and dexp*_{−ξ} = (dexp_{−ξ})ᵀ = T(ξ)ᵀ (T the left-trivialised tangent
+operator). On an abelian group θ = 0, ½, 1 are symplectic Euler, the implicit midpoint rule and the adjoint
+symplectic Euler exactly (notes/000.md §3.7; tests/test_lie_slgi.py). θ = ½ has order 2, θ = 0 and 1 order 1.
 
-The 2·dim unknowns are found by simplified Newton (the Jacobian of the residual by forward differences,
-kept from step to step at equal h and refreshed when the iteration slows) or by fixed-point iteration, both started from h f(g₀, μ₀), to |Δz| ≤ tol (1 + |z|).
-A step that does not converge in ``max_iter`` iterations returns status ``solver_failed``.
+The 2·dim unknowns are found by simplified Newton (the Jacobian of the residual by forward differences, kept
+from step to step at equal h and refreshed when the iteration slows) or by fixed-point iteration, both started
+from h f(g₀, μ₀), to |Δz| ≤ tol (1 + |z|). A step that does not converge in ``max_iter`` iterations returns
+status ``solver_failed``.
 
 References
 ----------
@@ -107,7 +108,9 @@ class SLGI:
             raise ValueError(f"SLGI: theta must lie in [0, 1], got {self.theta!r}")
         if self.solver not in ("newton", "fixed-point"):
             raise ValueError(f"SLGI: solver must be 'newton' or 'fixed-point', got {self.solver!r}")
-        if not (math.isfinite(self.tol) and self.tol > 0) or not (isinstance(self.max_iter, int) and self.max_iter >= 1):
+        if not (math.isfinite(self.tol) and self.tol > 0) or not (
+            isinstance(self.max_iter, int) and self.max_iter >= 1
+        ):
             raise ValueError(f"SLGI: need tol > 0 and an integer max_iter ≥ 1, got tol={self.tol!r}, "
                              f"max_iter={self.max_iter!r}")
         if not self.name:
@@ -117,17 +120,20 @@ class SLGI:
     def order(self) -> int:
         return 2 if self.theta == 0.5 else 1
 
-    def init(self, system: Any, t0: float, y0: FloatArray) -> tuple[FloatArray, Any]:
+    def init(self, system: CotangentHamiltonian, t0: float, y0: FloatArray) -> tuple[FloatArray, Any]:
         G = system.group
         y = np.array(y0, dtype=float)
         n = int(np.prod(G.param_shape))
         if y.shape != (n + G.dim,):
-            raise ValueError(f"{self.name}: the state is flat [g.ravel(), μ] with {n} + {G.dim} entries, got shape "
-                             f"{y.shape}")
+            raise ValueError(
+                f"{self.name}: the state is flat [g.ravel(), μ] with {n} + {G.dim} entries, got shape "
+                f"{y.shape}"
+            )
         G.validate(y[:n].reshape(G.param_shape))
         return y, None
 
-    def _map(self, system: Any, h: float, g0: FloatArray, mu0: FloatArray, z: FloatArray) -> FloatArray:
+    def _map(self, system: CotangentHamiltonian, h: float, g0: FloatArray, mu0: FloatArray,
+             z: FloatArray) -> FloatArray:
         """h f(exp(θξ) g₀, M_θ) of (15)–(16) as a function of z = (ξ, n̄)."""
         G, th = _kit(system.group), self.theta
         d = system.group.dim
@@ -138,7 +144,8 @@ class SLGI:
         a, b = system.hamiltonian_field(G.compose(E, g0), M)
         return h * np.concatenate([np.asarray(a, dtype=float), np.asarray(b, dtype=float)])
 
-    def step(self, system: Any, t: float, h: float, y: FloatArray, cache: Any) -> Step[FloatArray, Any]:
+    def step(self, system: CotangentHamiltonian, t: float, h: float, y: FloatArray,
+             cache: Any) -> Step[FloatArray, Any]:
         """One step; ``cache`` carries (h, Jacobian) for reuse by the next step's simplified Newton."""
         G = system.group
         g0, mu0 = split_cotangent(G, y)
@@ -166,7 +173,8 @@ class SLGI:
                     detail=f"SLGI stage equations (15)–(16) did not converge in {self.max_iter} iterations "
                            f"(|Δz| = {np.linalg.norm(dz):.2e})")
 
-    def _jacobian(self, system: Any, h: float, g0: FloatArray, mu0: FloatArray, z: FloatArray) -> tuple[FloatArray, int]:
+    def _jacobian(self, system: CotangentHamiltonian, h: float, g0: FloatArray, mu0: FloatArray,
+                  z: FloatArray) -> tuple[FloatArray, int]:
         """I − ∂(h f ∘ (15))/∂z by forward differences (2·dim evaluations; the Jacobian only sets the rate of
         the simplified Newton iteration, not the solution)."""
         n = z.size
@@ -188,7 +196,8 @@ class SLGI:
         mu1 = K.Ad(K.exp((self.theta - 1.0) * xi)).T @ nb + K.Ad(K.exp(-xi)).T @ mu0
         return np.concatenate([np.asarray(g1).ravel(), mu1])
 
-    def diagnostics(self, system: Any, t: float, y: FloatArray, cache: Any) -> dict[str, float]:
+    def diagnostics(self, system: CotangentHamiltonian, t: float, y: FloatArray,
+                    cache: Any) -> dict[str, float]:
         g, mu = split_cotangent(system.group, y)
         out = {"energy": float(system.hamiltonian(g, mu))}
         if supports(system, HasInvariants):
