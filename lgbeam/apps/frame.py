@@ -291,7 +291,7 @@ def run_static(case: dict[str, Any], frame: Structure, run_dir: Path) -> RunSumm
     if follow is not None and follow not in named:
         raise ValueError(f"output.node = {follow!r} names no node of the case; use one of "
                          f"{', '.join(map(repr, named)) or '(none: give [[model.nodes]] names)'}")
-    path = solve_static(frame, t=t1, **settings(case))  # type: ignore[arg-type]  # rods.statics/modal are typed CosseratRod and run a Structure unchanged
+    path = solve_static(frame, t=t1, **settings(case))
     n = len(path.states)
     ts = t0 + (t1 - t0) * np.arange(n) / max(n - 1, 1)
     q = np.stack([s.q for s in path.states])
@@ -367,4 +367,4 @@ def frequencies(case: dict[str, Any], n: int) -> np.ndarray:
     structure as one rod; ``lgbeam study --quantity frequency(mode=K)``)."""
     from lgbeam.discretisations.rods import modal
 
-    return modal.modes(build(case), n).omega / (2.0 * np.pi)  # type: ignore[arg-type]  # rods.statics/modal are typed CosseratRod and run a Structure unchanged
+    return modal.modes(build(case), n).omega / (2.0 * np.pi)

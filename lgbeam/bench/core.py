@@ -105,7 +105,7 @@ def steel(rows: list[list[Any]], sizes: list[int], t_end: float, repeats: int) -
 
         def run(rod: Any = rod, y0: Any = y0) -> Any:
             return integrate(rod, "gen-alpha", y0, (0.0, t_end), controller=ConstantStep(1e-3),
-                             save=SaveAt(times=np.linspace(0.0, t_end, 101).tolist()), diagnostics=False)
+                             save=SaveAt(times=np.linspace(0.0, t_end, 101)), diagnostics=False)
 
         run()
         cpu, sol = _cpu(run, repeats)

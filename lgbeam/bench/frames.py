@@ -74,6 +74,7 @@ def tower(method: str, t_end: float) -> dict[str, float]:
 
     case, _ = load_case("tower-gust", [f"time.t_end={t_end}"])  # its own gen-alpha at h = 5 ms
     p = problem(case)
+    ctrl: ConstantStep | AdaptiveStep
     if method == "gen-alpha":
         m, ctrl = make_method(method), ConstantStep(float(case["integrator"]["h"]))
     else:

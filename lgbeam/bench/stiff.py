@@ -84,7 +84,7 @@ def _tip_run(rod: Any, y0: Any, method: Any, h: float, t_end: float) -> tuple[np
 
     ts = np.linspace(0.0, t_end, 101)
     c0 = time.process_time()
-    sol = integrate(rod, method, y0, (0.0, t_end), controller=ConstantStep(h), save=SaveAt(times=ts.tolist()),
+    sol = integrate(rod, method, y0, (0.0, t_end), controller=ConstantStep(h), save=SaveAt(times=ts),
                     diagnostics=False)
     cpu = time.process_time() - c0
     if sol.status != "ok":

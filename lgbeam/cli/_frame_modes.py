@@ -52,7 +52,7 @@ def write_shapes(structure: Structure, name: str, q: np.ndarray, lam: np.ndarray
     with PVDSeries(pvd) as series:
         series.write_frame(0.0, _with_mode_displacement(poly_frame(structure, name, q, None, lam, 0.0), np.zeros_like(x0)))
         for k, shape in enumerate(shapes, start=1):
-            qk = modal.shape_configurations(structure, q, shape, size)  # type: ignore[arg-type]  # typed CosseratRod, runs a Structure
+            qk = modal.shape_configurations(structure, q, shape, size)
             disp = structure.G.translation(qk) - x0
             series.write_frame(float(k), _with_mode_displacement(poly_frame(structure, name, qk, None, None, 0.0), disp))
     return pvd

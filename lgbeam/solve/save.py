@@ -27,7 +27,7 @@ class SaveAt:
     """What to save: ``times`` | ``every`` | ``steps`` (at most one), ``observers``, and whether to keep
     the states in memory (``store``; False keeps only the initial and final state)."""
 
-    times: Sequence[float] | None = None
+    times: Sequence[float] | FloatArray | None = None
     every: float | None = None
     steps: int | None = None
     observers: tuple[Observer, ...] = ()

@@ -50,7 +50,7 @@ def _run(body: FreeRigidBodySOn, method: str, T: float,
          h: float) -> tuple[Solution, FloatArray, FloatArray, FloatArray, FloatArray]:
     ts = np.round(np.arange(0.0, T + 1e-9, 0.4), 12)
     sol = integrate(body, method, body.initial_state(), (0.0, T), controller=ConstantStep(h),
-                    save=SaveAt(times=ts.tolist()))
+                    save=SaveAt(times=ts))
     ref = body.reference(ts, body.initial_state())
     m_err = np.linalg.norm(vee3(sol.y[:, 1]) - vee3(ref[:, 1]), axis=1)
     g_err = np.abs(sol.y[:, 0] - ref[:, 0]).max(axis=(1, 2))

@@ -49,6 +49,10 @@ from lgbeam._typing import FloatArray
 from . import stability, tangents
 from .loads import NodalLoad
 from .rod import CosseratRod
+from .tangents import SplitTangents
+
+RodSystem = CosseratRod | SplitTangents
+"""What the modal analysis and the static path follower run: one rod, or several joined (a frame's ``Structure``)."""
 
 logger = logging.getLogger(__name__)
 
@@ -87,7 +91,7 @@ def _weights(rod: Any) -> FloatArray:
     return np.tile(np.r_[np.ones(3), np.full(3, 1.0 / length_scale(rod))], rod.n_nodes)
 
 
-def tangent(rod: CosseratRod, q: FloatArray, lam: FloatArray | None, load_factor: float, t: float = 0.0) -> sp.csr_array:
+def tangent(rod: RodSystem, q: FloatArray, lam: FloatArray | None, load_factor: float, t: float = 0.0) -> sp.csr_array:
     """K_t = K_int(q) − μ ∂f/∂q + Z(q, λ) (the static tangent; λ None: zero multipliers)."""
     q = rod._q(q)
     K = tangents.internal_stiffness(rod, q, t=t)
@@ -98,18 +102,18 @@ def tangent(rod: CosseratRod, q: FloatArray, lam: FloatArray | None, load_factor
     return sp.csr_array(K)
 
 
-def _constraints(rod: CosseratRod, q: FloatArray, t: float) -> sp.csr_array:
+def _constraints(rod: RodSystem, q: FloatArray, t: float) -> sp.csr_array:
     return sp.csr_array(rod.constraint_jacobian_t(t, q)) if rod.n_constraints else sp.csr_array((0, 6 * rod.n_nodes))
 
 
-def _check_modes(rod: CosseratRod, n: int, what: str) -> None:
+def _check_modes(rod: RodSystem, n: int, what: str) -> None:
     n_free = 6 * rod.n_nodes - rod.n_constraints
     if not (isinstance(n, (int, np.integer)) and 1 <= n <= n_free - 2):
         raise ValueError(f"the number of {what} must be an integer in [1, {n_free - 2}] for this rod "
                          f"({n_free} free degrees of freedom), got {n!r}")
 
 
-def modes(rod: CosseratRod, n_modes: int, *, q: FloatArray | None = None, lam: FloatArray | None = None,
+def modes(rod: RodSystem, n_modes: int, *, q: FloatArray | None = None, lam: FloatArray | None = None,
           load_factor: float = 0.0, t: float = 0.0) -> RodModes:
     """The ``n_modes`` lowest modes about (q, λ, μ) (default: the reference, unloaded) (module docstring).
 
@@ -161,7 +165,7 @@ def participation(rod: Any, shapes: FloatArray, q: FloatArray | None = None) -> 
     return Participation(gamma=L / mm[:, None], effective_mass=L * L / mm[:, None], total_mass=total)
 
 
-def linear_path(rod: CosseratRod, t: float = 0.0) -> tuple[FloatArray, FloatArray, sp.csr_array, sp.csr_array, Any]:
+def linear_path(rod: RodSystem, t: float = 0.0) -> tuple[FloatArray, FloatArray, sp.csr_array, sp.csr_array, Any]:
     """(Δ, λ₁, K₀, B, LU of the KKT matrix of K₀) of the first-order load path about the reference."""
     q0 = rod.q_ref
     B = _constraints(rod, q0, t)
@@ -179,7 +183,7 @@ def linear_path(rod: CosseratRod, t: float = 0.0) -> tuple[FloatArray, FloatArra
     return x[:n], x[n:], K0, B, lu
 
 
-def geometric_stiffness(rod: CosseratRod, dq: FloatArray, lam1: FloatArray, t: float = 0.0) -> sp.csr_array:
+def geometric_stiffness(rod: RodSystem, dq: FloatArray, lam1: FloatArray, t: float = 0.0) -> sp.csr_array:
     """K_G = K_σ(σ₁) − ∂f/∂q + Z(q₀, λ₁) at the reference (module docstring)."""
     q0 = rod.q_ref
     KG = tangents.stress_stiffness(rod, q0, dq, t)
@@ -216,7 +220,7 @@ def no_buckling_message(rod: Any, vals: np.ndarray, negative: np.ndarray) -> str
     return "no buckling load factor: the loads do not compress the structure (they only stiffen it)"
 
 
-def buckling(rod: CosseratRod, n_modes: int = 1, *, t: float = 0.0) -> Buckling:
+def buckling(rod: RodSystem, n_modes: int = 1, *, t: float = 0.0) -> Buckling:
     """The ``n_modes`` smallest positive linear buckling load factors of the rod's loads at time t."""
     _check_modes(rod, n_modes, "buckling modes")
     dq, lam1, K0, B, lu = linear_path(rod, t)
@@ -255,7 +259,7 @@ def buckling(rod: CosseratRod, n_modes: int = 1, *, t: float = 0.0) -> Buckling:
     return Buckling(load_factors=mu, shapes=phi.reshape(-1, rod.n_nodes, 6))
 
 
-def shape_configurations(rod: CosseratRod, q: FloatArray, shape: FloatArray, amplitude: float) -> FloatArray:
+def shape_configurations(rod: RodSystem, q: FloatArray, shape: FloatArray, amplitude: float) -> FloatArray:
     """q ∘ exp(a φ) for a mode shape φ (N+1, 6), scaled so that the largest displacement is ``amplitude``."""
     G = rod.G
     disp = np.linalg.norm(np.einsum("nij,nj->ni", G.rotation(q), shape[:, 3:]), axis=1).max()

@@ -52,6 +52,7 @@ import scipy.sparse.linalg as spla
 from lgbeam._typing import FloatArray
 
 from . import stability, statics_core, tangents
+from .modal import RodSystem
 from .rod import CosseratRod
 
 logger = logging.getLogger(__name__)
@@ -158,7 +159,7 @@ HUGE_DEFLECTION = 1e3  # a load whose linear deflection exceeds this many sizes 
 class _Equations:
     """R, Φ and the Newton matrix of one rod at time t, with the scales of the merit and norms."""
 
-    def __init__(self, rod: CosseratRod, t: float) -> None:
+    def __init__(self, rod: RodSystem, t: float) -> None:
         self.rod, self.t = rod, t
         self.n, self.m = 6 * rod.n_nodes, rod.n_constraints
         self.zero = np.zeros(self.n)
@@ -248,11 +249,9 @@ class _Equations:
         """The strain retraction (``strain_update``) anchored at the first supported node."""
         if isinstance(self.rod, tangents.SplitTangents):
             return self.rod.static_retraction(q, dw)
-        return strain_update(self.rod, q, dw, self.anchor)
+        return strain_update(self.rod, q, dw, self.anchor(self.rod))
 
-    @property
-    def anchor(self) -> int:
-        rod = self.rod
+    def anchor(self, rod: CosseratRod) -> int:
         if rod.n_constraints == rod.n_internal:
             return 0
         B = sp.csr_array(rod.constraint_jacobian_t(self.t, rod.q_ref))
@@ -389,7 +388,7 @@ def _state(eq: _Equations, nw: _Newton, branch: int, check: bool) -> StaticState
     return StaticState(nw.q, nw.lam, float(nw.mu), nw.iterations, nw.residual, neg, zero, branch)
 
 
-def critical_mode(rod: CosseratRod, state: StaticState, t: float = 0.0) -> tuple[float, FloatArray]:
+def critical_mode(rod: RodSystem, state: StaticState, t: float = 0.0) -> tuple[float, FloatArray]:
     """(eigenvalue, mode) of K_t on ker B nearest zero at ``state`` (mass metric; mode (6(N+1),), max |·| = 1)."""
     eq = _Equations(rod, t)
     K, B = eq.tangent(state.q, state.lam, state.load_factor)
@@ -401,7 +400,7 @@ def critical_mode(rod: CosseratRod, state: StaticState, t: float = 0.0) -> tuple
     return float(modes.values[j]), phi / np.max(np.abs(phi * eq.w))
 
 
-def _initial(rod: CosseratRod, t: float, q0: FloatArray | None, check_rigid: bool) -> tuple[_Equations, FloatArray, FloatArray]:
+def _initial(rod: RodSystem, t: float, q0: FloatArray | None, check_rigid: bool) -> tuple[_Equations, FloatArray, FloatArray]:
     eq = _Equations(rod, t)
     q = np.array(rod.q_ref if q0 is None else q0, dtype=float).reshape(rod.n_nodes, 7)
     if check_rigid:
@@ -418,7 +417,7 @@ def _check(name: str, value: float, low: float, integer: bool = False) -> None:
 
 
 def solve_static(
-    rod: CosseratRod, *, t: float = 0.0, method: str = "newton", load_steps: int = 10, max_cutbacks: int = 8,
+    rod: RodSystem, *, t: float = 0.0, method: str = "newton", load_steps: int = 10, max_cutbacks: int = 8,
     arc_length: float | None = None, max_steps: int = 200, load_factor: float = 1.0, tol: float = 1e-10,
     max_iter: int = 25, line_search: bool = True, stability_check: bool = True, branch_switch: bool = True,
     q0: FloatArray | None = None, check_rigid: bool = True,
@@ -795,7 +794,7 @@ class _ArcLength(_Path):
 
 
 def static_equilibrium(
-    rod: CosseratRod, *, t: float = 0.0, q0: FloatArray | None = None, n_load_steps: int = 1, tol: float = 1e-10,
+    rod: RodSystem, *, t: float = 0.0, q0: FloatArray | None = None, n_load_steps: int = 1, tol: float = 1e-10,
     max_iter: int = 25, eps: float | None = None,
 ) -> tuple[FloatArray, FloatArray]:
     """Equilibrium (q, λ) under the loads at time ``t`` by load control (``solve_static``, method "newton").

@@ -24,18 +24,16 @@ Clough & Penzien (2003) §12-3.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from lgbeam._typing import FloatArray
-from lgbeam.systems import ConstrainedMechanicalSystem
 
 from . import modal
+from .tangents import SplitTangents
 
-# _MODAL: ``modal.modes``/``modal.tangent`` are annotated ``CosseratRod`` but read only members that a frame's
-# ``Structure`` has too (both reach ``build``); TODO(#36): a protocol for them in modal.py.
 KINDS = ("none", "rayleigh", "modal")
 DEFAULT_MODAL = 12  # modes damped by kind = "modal" unless n_modes says (at most the case's free modes)
 
@@ -107,16 +105,7 @@ def _ratios(ratio: Any, n: int, where: str) -> FloatArray:
     return z
 
 
-class DampedModel(ConstrainedMechanicalSystem, Protocol):
-    """What damping by ratio reads of a rod or frame model besides its modes (``modal``): size, reference."""
-
-    @property
-    def n_dofs(self) -> int: ...
-    @property
-    def q_ref(self) -> FloatArray: ...
-
-
-def build(system: DampedModel, spec: dict[str, Any]) -> ViscousDamping | None:
+def build(system: SplitTangents, spec: dict[str, Any]) -> ViscousDamping | None:
     """The damping of a case's ``[damping]`` table (kind, ratio, modes, n_modes); None for kind = "none"."""
     kind = spec.get("kind", "none")
     if kind not in KINDS:
@@ -132,10 +121,10 @@ def build(system: DampedModel, spec: dict[str, Any]) -> ViscousDamping | None:
                 f"damping.modes must be two different mode numbers in [1, {n_free}], got {pair!r}"
             )
         z = _ratios(spec.get("ratio", 0.05), 2, "one per mode of damping.modes")
-        res = modal.modes(system, max(pair))  # type: ignore[arg-type]  # see _MODAL
+        res = modal.modes(system, max(pair))
         w = _positive(res.omega, "damping.modes")
         a0, a1 = rayleigh_coefficients(w[pair[0] - 1], w[pair[1] - 1], z[0], z[1])
-        K0 = modal.tangent(system, system.q_ref, None, 0.0)  # type: ignore[arg-type]  # see _MODAL
+        K0 = modal.tangent(system, system.q_ref, None, 0.0)
         M = sp.csr_array(system.mass(system.q_ref))
         return ViscousDamping("rayleigh", w, C=sp.csr_array(a0 * M + a1 * K0), a0=a0, a1=a1)
     n = spec.get("n_modes")
@@ -143,7 +132,7 @@ def build(system: DampedModel, spec: dict[str, Any]) -> ViscousDamping | None:
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= n_free:
         raise ValueError(f"damping.n_modes must be an integer in [1, {n_free}] for this case, got {n!r}")
     z = _ratios(spec.get("ratio", 0.05), n, "one per mode, damping.n_modes of them")
-    res = modal.modes(system, n)  # type: ignore[arg-type]  # see _MODAL
+    res = modal.modes(system, n)
     w = _positive(res.omega, "damping.n_modes")
     M = system.mass(system.q_ref)
     factor = np.asarray(M @ res.shapes.reshape(n, -1).T)

@@ -9,14 +9,14 @@ before the first step.
 Typing: a method is ``PoissonMethod[P]`` with P the protocol its ``init``/``step`` take, the one its
 ``system_type`` and ``requires`` name at run time (``SemilinearPoissonSystem``, ``SpectralPoissonSystem``, or
 the combined ``DiscreteGradientPoissonSystem``, ``JacobianPoissonSystem``, ``SpectralDiscreteGradientSystem``
-of ``lgbeam.systems``). An optional capability is used under ``if capable(system, HasX):``, which mypy reads
+of ``lgbeam.systems``). An optional capability is used under ``if supports(system, HasX):``, which mypy reads
 as a type guard.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 
@@ -31,27 +31,12 @@ from lgbeam.systems import (
     supports,
 )
 
-if TYPE_CHECKING:  # typing.TypeIs from Python 3.13; typing_extensions is no runtime dependency
-    from typing_extensions import TypeIs
-
-CapT = TypeVar("CapT")
 SysT = TypeVar("SysT", bound=SemilinearPoissonSystem)
 
 BLOWUP_FACTOR = 10.0
 """A Poisson run has blown up when |H| or the L² mass exceeds 10× its initial |value| (the driver's growth
 check, statuses ``energy_growth`` / ``mass_growth``): both are invariants of the PDE, which a converging
 method keeps to its error, so a tenfold growth is never accuracy loss alone (issue 18 item 5)."""
-
-
-def capable(system: object, capability: Callable[..., CapT]) -> TypeIs[CapT]:
-    """``systems.supports(system, capability)`` (memoised per class) as a check mypy sees: inside
-    ``if capable(system, HasFusedField):`` the system also has ``nonlinear_field``.
-
-    ``capability`` is a runtime protocol of ``lgbeam.systems``; it is typed as a callable because mypy refuses
-    a protocol class where ``type[T]`` is expected (error code type-abstract), and accepts it here.
-    """
-    assert isinstance(capability, type), "capable: the capability must be a runtime protocol class"
-    return supports(system, capability)
 
 
 class PoissonMethod(Generic[SysT]):
@@ -82,7 +67,7 @@ class PoissonMethod(Generic[SysT]):
         exponential-midpoint compositions' blow-ups: they keep the quadratic mass to round-off while H grows
         (issue 26; all 25 blow-ups of the review stopped with energy_growth)."""
         out = energy_parts(system, y)
-        if capable(system, HasL2Mass):
+        if supports(system, HasL2Mass):
             out["mass"] = float(system.l2_mass(y))
         return out
 
@@ -92,7 +77,7 @@ def energy_parts(system: SemilinearPoissonSystem, y: Array) -> dict[str, float]:
     scale of the driver's energy check (positive for a state of zero energy, e.g. a focusing NLS plane wave
     whose kinetic and potential parts cancel); a system without ``inner``/``potential`` (``HasEnergyParts``)
     gives H as its own scale."""
-    if capable(system, HasEnergyParts):
+    if supports(system, HasEnergyParts):
         quad, pot = 0.5 * float(np.real(system.inner(y, system.apply_A(y)))), float(system.potential(y))
         return {"energy": quad + pot, "energy_scale": abs(quad) + abs(pot)}
     energy = float(system.hamiltonian(y))
@@ -131,7 +116,7 @@ def solved(y: Array, res: FixedPointResult, cache: Any = None, iterations: int |
 
 def nonlinear_field(system: SemilinearPoissonSystem, y: Array) -> Array:
     """f(y) = S ∇U(y), the non-stiff part (seed 003 eq. (2.5): f = J ∇V)."""
-    if capable(system, HasFusedField):
+    if supports(system, HasFusedField):
         return system.nonlinear_field(y)
     return system.apply_S(system.grad_potential(y))
 
@@ -147,7 +132,7 @@ def stage_map(system: SemilinearPoissonSystem, base: Array, scale: float) -> Cal
     With the fused capability the sum is formed in place in the fresh array the system returns
     (same values as ``base + scale * f(Q)``: IEEE addition is commutative).
     """
-    if not capable(system, HasFusedField):
+    if not supports(system, HasFusedField):
         return lambda Q: base + scale * system.apply_S(system.grad_potential(Q))
     fused = system.nonlinear_field
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from lgbeam._typing import Array
 from lgbeam.integrators.base import Step
-from lgbeam.integrators.poisson.base import PoissonMethod, SysT, capable, nonlinear_field, solved, stage_map
+from lgbeam.integrators.poisson.base import PoissonMethod, SysT, nonlinear_field, solved, stage_map
 from lgbeam.integrators.poisson.coefficients import DISEX6, DisexCoefficients
 from lgbeam.integrators.poisson.solver import FixedPoint
 from lgbeam.integrators.poisson.stability import warn_above_stable_step
@@ -31,6 +31,7 @@ from lgbeam.systems import (
     HasDiscreteGradient,
     HasFusedPhiS,
     SemilinearPoissonSystem,
+    supports,
 )
 
 logger = logging.getLogger(__name__)
@@ -307,7 +308,7 @@ class EnergyPreservingExponential(_Predicting[DiscreteGradientPoissonSystem]):
         degree = PREDICTORS[self.predictor]
         pred = memory.predict(degree, system, h, y) if memory is not None else None
         x0 = ey if pred is None else ey + pred[0]
-        if capable(system, HasFusedPhiS):  # φ_k(hSA) S y in one transform
+        if supports(system, HasFusedPhiS):  # φ_k(hSA) S y in one transform
             fused = system.phi_S
             res = self.solver.solve(lambda y1: ey + h * fused(1, h, dg(y, y1)), x0)
         else:

@@ -36,7 +36,7 @@ import numpy as np
 
 from lgbeam._typing import Array
 from lgbeam.integrators.base import Step
-from lgbeam.integrators.poisson.base import capable, solved
+from lgbeam.integrators.poisson.base import solved
 from lgbeam.integrators.poisson.coefficients import DisexCoefficients
 from lgbeam.integrators.poisson.compositions import SUZUKI4, composition
 from lgbeam.integrators.poisson.exponential import PREDICTORS, _Predicting, _StageMemory
@@ -54,6 +54,7 @@ from lgbeam.systems import (
     HasStageLinearisation,
     SpectralDiscreteGradientSystem,
     SpectralPoissonSystem,
+    supports,
 )
 
 logger = logging.getLogger(__name__)
@@ -171,12 +172,12 @@ class SpectralComposition(_SpectralMethod[SpectralPoissonSystem]):
         ey: Array = flows[0] * v
         increment = (
             system.stage_increment
-            if self.stage in ("exact", "auto") and capable(system, HasExactStage)
+            if self.stage in ("exact", "auto") and supports(system, HasExactStage)
             else None
         )  # the exact stage's Q − base (HasExactStage)
         exact = increment is not None
         lip = system.field_lipschitz(y) if (self.stage == "auto" and not exact
-                                            and capable(system, HasStageLinearisation)) else None
+                                            and supports(system, HasStageLinearisation)) else None
         incs = memory.buffer(degree, ey, len(b)) if (memory is not None and not exact) else None
         its = 0
         for i, bi in enumerate(b):
@@ -215,7 +216,7 @@ class SpectralComposition(_SpectralMethod[SpectralPoissonSystem]):
         else:
             spent = 0
         # reached with stage='newton' (check_stage_system) or a Lipschitz bound: both need the capability
-        assert capable(system, HasStageLinearisation), "Newton–Krylov stage without HasStageLinearisation"
+        assert supports(system, HasStageLinearisation), "Newton–Krylov stage without HasStageLinearisation"
         nk = NewtonKrylov(tol=self.solver.tol, max_newton=min(self.solver.max_iter, 30))
         out = nk.solve(system, system.from_spectral(ey), c, system.from_spectral(x0 - ey), increment=True)
         # Q̂ = ẽy + F(Q − base): only the O(c) increment goes through the transform (issue 35 item 2)

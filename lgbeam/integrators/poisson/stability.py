@@ -29,21 +29,20 @@ from collections.abc import Sequence
 import numpy as np
 
 from lgbeam._typing import Array
-from lgbeam.integrators.poisson.base import capable
-from lgbeam.systems import HasSpectralRadius, HasStageLinearisation, SemilinearPoissonSystem
+from lgbeam.systems import HasSpectralRadius, HasStageLinearisation, SemilinearPoissonSystem, supports
 
 logger = logging.getLogger(__name__)
 
 
 def _lipschitz(system: SemilinearPoissonSystem, y: Array) -> float:
     """L(y), the bound of ‖S∇²U(y)‖ (``HasStageLinearisation``), or 0 where the system gives none."""
-    return float(system.field_lipschitz(y)) if capable(system, HasStageLinearisation) else 0.0
+    return float(system.field_lipschitz(y)) if supports(system, HasStageLinearisation) else 0.0
 
 
 def stable_step_bound(system: SemilinearPoissonSystem, y: Array, weights: Sequence[float]) -> float | None:
     """π / (ρ(SA) + Σ|γ_i| · L(y)) for the composition with sub-step weights γ (module docstring), or None
     where the system gives no ``spectral_radius_SA`` (``HasSpectralRadius``: no bound known)."""
-    if not capable(system, HasSpectralRadius):
+    if not supports(system, HasSpectralRadius):
         return None
     total = float(system.spectral_radius_SA()) + float(np.sum(np.abs(weights))) * _lipschitz(system, y)
     return math.pi / total if total > 0 else math.inf
@@ -53,7 +52,7 @@ def warn_above_stable_step(name: str, system: SemilinearPoissonSystem, y: Array,
                            weights: Sequence[float]) -> bool:
     """Log one warning line when |h| exceeds ``stable_step_bound``; True when it did."""
     bound = stable_step_bound(system, y, weights)
-    if bound is None or abs(h) <= bound or not capable(system, HasSpectralRadius):
+    if bound is None or abs(h) <= bound or not supports(system, HasSpectralRadius):
         return False
     logger.warning("%s: h = %.4g exceeds this grid's resonance-free step %.4g = pi/(rho(SA) %.4g + %.3g x "
                    "nonlinear Lipschitz %.4g); long runs may blow up (docs/spectral.md 'Stable steps'): use "

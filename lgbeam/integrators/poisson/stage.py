@@ -31,13 +31,14 @@ import numpy as np
 import scipy.sparse.linalg as spla
 
 from lgbeam._typing import Array
-from lgbeam.integrators.poisson.base import capable, nonlinear_field, stage_map
+from lgbeam.integrators.poisson.base import nonlinear_field, stage_map
 from lgbeam.integrators.poisson.solver import FixedPoint, FixedPointResult
 from lgbeam.systems import (
     HasExactStage,
     HasStageLinearisation,
     LinearisedPoissonSystem,
     SemilinearPoissonSystem,
+    supports,
 )
 
 logger = logging.getLogger(__name__)
@@ -56,12 +57,12 @@ def check_stage_mode(mode: str) -> None:
 
 def check_stage_system(mode: str, system: SemilinearPoissonSystem, method: str) -> None:
     """Refuse (before the first step) a mode the system cannot serve, naming the capability it lacks."""
-    if mode == "exact" and not capable(system, HasExactStage):
+    if mode == "exact" and not supports(system, HasExactStage):
         raise ValueError(
             f"method {method!r} with stage='exact' needs a system with solve_stage(base, c) "
             f"(HasExactStage); {type(system).__name__} has none: use stage='auto' or 'fixed-point'"
         )
-    if mode == "newton" and not capable(system, HasStageLinearisation):
+    if mode == "newton" and not supports(system, HasStageLinearisation):
         raise ValueError(f"method {method!r} with stage='newton' needs field_jvp, field_lipschitz and "
                          f"frozen_stage_solve (HasStageLinearisation); {type(system).__name__} lacks them")
 
@@ -151,10 +152,10 @@ def solve_stage(mode: str, fp: FixedPoint, system: SemilinearPoissonSystem, base
     ``check_stage_system`` has refused "exact" and "newton" for a system without their capability."""
     if mode == "fixed-point":
         return fp.solve(stage_map(system, base, c), x0)
-    if mode == "exact" or (mode == "auto" and capable(system, HasExactStage)):
-        assert capable(system, HasExactStage), "stage='exact' without HasExactStage (check_stage_system)"
+    if mode == "exact" or (mode == "auto" and supports(system, HasExactStage)):
+        assert supports(system, HasExactStage), "stage='exact' without HasExactStage (check_stage_system)"
         return FixedPointResult(system.solve_stage(base, c), 1, True, 0.0)
-    if not capable(system, HasStageLinearisation):
+    if not supports(system, HasStageLinearisation):
         assert mode != "newton", "stage='newton' without HasStageLinearisation (check_stage_system)"
         return fp.solve(stage_map(system, base, c), x0)
     nk = NewtonKrylov(tol=fp.tol, max_newton=min(fp.max_iter, 30))
