@@ -400,25 +400,10 @@ def _integrate(system: object, method: Any, y0: Any, t_span: tuple[float, float]
             )
         save = save or SaveAt()
         save_times = save.plan(t0, t_end)
-        if not (isinstance(max_steps, int) and max_steps >= 1):
-            raise ValueError(f"max_steps must be a positive integer, got {max_steps!r}")
-        if energy_growth is not None and not energy_growth > 1:
-            raise ValueError(
-                f"energy_growth must be a factor > 1 (or None to disable), got {energy_growth!r}"
-            )
-        if drift_factor is not None and not drift_factor > 0:
-            raise ValueError(f"drift_factor must be > 0 (or None to disable), got {drift_factor!r}")
+        _check_limits(max_steps, energy_growth, drift_factor)
         rec = record if record is not None else MemoryRecord()
         st0 = _start(system, method, controller, t0, y0, resume)
-        diag: Callable[[float, Any, Any], dict[str, float]] = (
-            (lambda t, yy, c: method.diagnostics(system, t, yy, c))
-            if diagnostics is True
-            else (lambda t, yy, c: method.diagnostics(system, t, yy, c) | diagnostics.fn(t, yy))
-            if isinstance(diagnostics, AlsoRecord)
-            else (lambda t, yy, c: {})
-            if diagnostics is False
-            else (lambda t, yy, c: diagnostics(t, yy))
-        )
+        diag = _diagnostics_of(system, method, diagnostics)
         measure = isinstance(controller, ConstantStep) and controller.measures
         out_t: list[float] = []
         out_y: list[Any] = []
@@ -470,33 +455,57 @@ def _integrate(system: object, method: Any, y0: Any, t_span: tuple[float, float]
                 f"{message}; {loop.advice or advice(loop.status, method, system, controller, loop.state.y)}"
             )
             logger.info(message)
-        stats = {
-            "n_steps": s.n_acc,
-            "n_rejected": s.n_rej,
-            "n_evaluations": s.n_eval,
-            "n_iterations": s.n_iter,
-            "wall_time": loop.wall,
-            "t_final": s.t,
-            "method": method.name,
-            "h_first": s.h_first,
-            "h_last": s.h_last,
-            "h_smallest": s.h_smallest if s.n_acc else math.nan,
-            "h_largest": s.h_largest if s.n_acc else math.nan,
-        }
-        if signals.received is not None:
-            stats["signal"] = signals.received
-        if guard.mode is not None and guard.rtol is not None:
-            stats["energy_check"] = s.ratio_max
-        if (
-            isinstance(controller, ConstantStep)
-            and s.n_acc
-            and abs(s.h_last - controller.h) > 1e-12 * controller.h
-        ):
-            stats["note"] = (
-                f"constant step {controller.h:g}; the last step was {s.h_last:.6g} to end at t = {t_end:g}"
-            )
+        stats = _stats(loop, method, controller, t_end, signals.received)
         return Solution(t=np.asarray(out_t), y=stack_states(out_y), steps=rec.arrays(), status=loop.status,
                         message=message, stats=stats, summary=rec.summary(), state=s), signals.received
+
+
+def _check_limits(max_steps: Any, energy_growth: Any, drift_factor: float | None) -> None:
+    """ValueError (one line) for a step budget, growth factor or drift factor that cannot work."""
+    if not (isinstance(max_steps, int) and max_steps >= 1):
+        raise ValueError(f"max_steps must be a positive integer, got {max_steps!r}")
+    if energy_growth is not None and not energy_growth > 1:
+        raise ValueError(f"energy_growth must be a factor > 1 (or None to disable), got {energy_growth!r}")
+    if drift_factor is not None and not drift_factor > 0:
+        raise ValueError(f"drift_factor must be > 0 (or None to disable), got {drift_factor!r}")
+
+
+def _diagnostics_of(system: object, method: Any, diagnostics: Any) -> Callable[[float, Any, Any], dict[str, float]]:
+    """The per-step diagnostics: the method's (True), the method's and an ``AlsoRecord``'s, none (False), or
+    the user's function of (t, y)."""
+    if diagnostics is True:
+        return lambda t, yy, c: method.diagnostics(system, t, yy, c)
+    if isinstance(diagnostics, AlsoRecord):
+        return lambda t, yy, c: method.diagnostics(system, t, yy, c) | diagnostics.fn(t, yy)
+    if diagnostics is False:
+        return lambda t, yy, c: {}
+    return lambda t, yy, c: diagnostics(t, yy)
+
+
+def _stats(loop: _Loop, method: Any, controller: Any, t_end: float, signal: int | None) -> dict[str, Any]:
+    """``Solution.stats``: counts, step sizes, the signal that stopped the run, the energy check's largest
+    ratio, and a note when a constant step had to shorten its last step to end at t_end."""
+    s, guard = loop.state, loop.guard
+    stats: dict[str, Any] = {
+        "n_steps": s.n_acc,
+        "n_rejected": s.n_rej,
+        "n_evaluations": s.n_eval,
+        "n_iterations": s.n_iter,
+        "wall_time": loop.wall,
+        "t_final": s.t,
+        "method": method.name,
+        "h_first": s.h_first,
+        "h_last": s.h_last,
+        "h_smallest": s.h_smallest if s.n_acc else math.nan,
+        "h_largest": s.h_largest if s.n_acc else math.nan,
+    }
+    if signal is not None:
+        stats["signal"] = signal
+    if guard.mode is not None and guard.rtol is not None:
+        stats["energy_check"] = s.ratio_max
+    if isinstance(controller, ConstantStep) and s.n_acc and abs(s.h_last - controller.h) > 1e-12 * controller.h:
+        stats["note"] = f"constant step {controller.h:g}; the last step was {s.h_last:.6g} to end at t = {t_end:g}"
+    return stats
 
 
 class _Loop:
