@@ -70,7 +70,7 @@ def _unmatched(err: np.ndarray, label: str) -> list[str]:
              "elements (the shapes differ), so the case's mesh is too coarse for it; refine model.n_elements")]
 
 
-def modes_table(system: Any, case: dict[str, Any], name: str, what: str, *, n: int, about: str,
+def modes_table(system: modal.RodSystem, case: dict[str, Any], name: str, what: str, *, n: int, about: str,
                 buckling: bool, noun: str = "rod",
                 refine: Refine | None = None) -> tuple[list[str], list[dict[str, Any]], np.ndarray, np.ndarray, np.ndarray | None]:
     """Modes or buckling of ``system`` (a rod or a ``frames.Structure``: ``rods.modal`` runs both alike).
@@ -86,21 +86,8 @@ def modes_table(system: Any, case: dict[str, Any], name: str, what: str, *, n: i
                          "t = time.t_end; add it to the case ([time] t_end = 1.0) or --set time.t_end=…")
     t1 = float(case["time"]["t_end"]) if loaded else float("nan")
     if buckling:
-        buck = modal.buckling(system, n, t=t1)
-        mu = np.asarray(buck.load_factors, dtype=float)
-        rows: list[dict[str, Any]] = [{"mode": k + 1, "load_factor": float(m)} for k, m in enumerate(mu)]
-        title = f"{name}: linear buckling of the {what} under its loads at t = {t1:g} (exact tangent, ker B)"
-        if refine is not None:
-            val, err, label = refine(mu, buck.shapes)
-            rows = [{"mode": k + 1, "load_factor": float(val[k]), "load_factor_mesh": float(mu[k]),
-                     "load_factor_error": float(err[k])} for k in range(len(mu))]
-            title += f"; {label}"
-        lines = [title, f"{'mode':>4}  {'load factor':>15}" + (f"  {'± estimate':>10}  {'this mesh':>15}" if refine else "")]
-        lines += [f"{r['mode']:>4d}  {r['load_factor']:15.8g}" + (
-            f"  {r['load_factor_error']:10.2g}  {r['load_factor_mesh']:15.8g}" if refine else "") for r in rows]
-        if refine is not None:
-            lines += _unmatched(err, label)
-        return lines, rows, system.q_ref, buck.shapes, None
+        lines, rows, shapes = _buckling_table(system, name, what, n, t1, refine)
+        return lines, rows, system.q_ref, shapes, None
     ref = modal.modes(system, n)
     lam = None
     if about == "static":
@@ -117,43 +104,13 @@ def modes_table(system: Any, case: dict[str, Any], name: str, what: str, *, n: i
         kind = getattr(system, "mass_kind", "lumped")
         head = f"{name}: modes of the {what} about its reference (exact tangent, {kind} mass, ker B)"
     part = modal.participation(system, res.shapes, res.q)
-    cum = part.cumulative_fraction
-    rows = []
     f_mesh = np.asarray(res.omega, dtype=float) / (2 * np.pi)
-    f, f_err = f_mesh, np.full(n, np.nan)
+    f, f_err, label = f_mesh, np.full(n, np.nan), ""
     if refine is not None:
         f, f_err, label = refine(f_mesh, res.shapes)
         head += f"; {label}"
-    for k in range(n):
-        w = 2 * np.pi * float(f[k]) if refine is not None else float(res.omega[k])
-        r: dict[str, Any] = {"mode": k + 1, "omega2": float(np.copysign(w * w, res.omega2[k])) if refine is not None
-                             else float(res.omega2[k]), "omega_rad_s": w, "freq_hz": float(f[k])}
-        if refine is not None:
-            r |= {"freq_hz_mesh": float(f_mesh[k]), "freq_hz_error": float(f_err[k])}
-        r["period_s"] = float(2 * np.pi / w) if w > 0 else float("nan")
-        if about == "static":
-            ratio = float(res.omega2[k] / ref.omega2[k])
-            # corrected: ω₀ = ω/√ratio with the case mesh's ratio, so that the row stays consistent
-            r["omega0_rad_s"] = float(w / np.sqrt(ratio)) if refine is not None and ratio > 0 else float(ref.omega[k])
-            r["ratio"] = ratio
-        for j, ax in enumerate("xyz"):
-            r[f"participation_{ax}"] = float(part.gamma[k, j])
-        for j, ax in enumerate("xyz"):
-            r[f"effective_mass_{ax}"] = float(part.effective_mass[k, j])
-        for j, ax in enumerate("xyz"):
-            r[f"cumulative_mass_fraction_{ax}"] = float(cum[k, j])
-        rows.append(r)
-    extra = f"  {'ω₀ [rad/s]':>15}  {'ω²/ω₀²':>10}" if about == "static" else ""
-    est = f"  {'± f [Hz]':>9}" if refine is not None else ""
-    lines = [head, (f"{'mode':>4}  {'omega [rad/s]':>15}  {'f [Hz]':>13}{est}  {'T [s]':>10}{extra}  "
-                    f"{'m_eff x, y, z [kg]':>32}  {'cumulative x, y, z':>20}")]
-    for r in rows:
-        tail = f"  {r['omega0_rad_s']:15.8g}  {r['ratio']:10.6f}" if about == "static" else ""
-        me = "  ".join(f"{r[f'effective_mass_{a}']:10.4g}" for a in "xyz")
-        cu = " ".join(f"{r[f'cumulative_mass_fraction_{a}']:6.3f}" for a in "xyz")
-        pm = f"  {r['freq_hz_error']:9.2g}" if refine is not None else ""
-        lines.append(f"{r['mode']:>4d}  {r['omega_rad_s']:15.8g}  {r['freq_hz']:13.6g}{pm}  {r['period_s']:10.5g}{tail}  "
-                     f"{me}  {cu}")
+    rows = _mode_rows(res, ref, part, f, f_mesh, f_err, static=about == "static", refined=refine is not None)
+    lines = [head] + _mode_lines(rows, static=about == "static", refined=refine is not None)
     if refine is not None:
         lines += _unmatched(f_err, label)
     lines.append(f"total mass {part.total_mass:.6g} kg (members + point masses; the mass held by the supports takes "
@@ -166,6 +123,69 @@ def modes_table(system: Any, case: dict[str, Any], name: str, what: str, *, n: i
     if np.any((res.omega2 < 0) & ~zero):
         lines.append(f"negative ω²: the state is unstable (the {noun} buckles)")
     return lines, rows, res.q, res.shapes, lam
+
+
+def _buckling_table(system: modal.RodSystem, name: str, what: str, n: int, t1: float,
+                    refine: Refine | None) -> tuple[list[str], list[dict[str, Any]], np.ndarray]:
+    """The printed lines, modes.csv rows and shapes of linear buckling under the loads at t1."""
+    buck = modal.buckling(system, n, t=t1)
+    mu = np.asarray(buck.load_factors, dtype=float)
+    rows: list[dict[str, Any]] = [{"mode": k + 1, "load_factor": float(m)} for k, m in enumerate(mu)]
+    title = f"{name}: linear buckling of the {what} under its loads at t = {t1:g} (exact tangent, ker B)"
+    if refine is not None:
+        val, err, label = refine(mu, buck.shapes)
+        rows = [{"mode": k + 1, "load_factor": float(val[k]), "load_factor_mesh": float(mu[k]),
+                 "load_factor_error": float(err[k])} for k in range(len(mu))]
+        title += f"; {label}"
+    lines = [title, f"{'mode':>4}  {'load factor':>15}" + (f"  {'± estimate':>10}  {'this mesh':>15}" if refine else "")]
+    lines += [f"{r['mode']:>4d}  {r['load_factor']:15.8g}" + (
+        f"  {r['load_factor_error']:10.2g}  {r['load_factor_mesh']:15.8g}" if refine else "") for r in rows]
+    if refine is not None:
+        lines += _unmatched(err, label)
+    return lines, rows, buck.shapes
+
+
+def _mode_rows(res: Any, ref: Any, part: Any, f: np.ndarray, f_mesh: np.ndarray, f_err: np.ndarray, *,
+               static: bool, refined: bool) -> list[dict[str, Any]]:
+    """modes.csv rows: ω², ω, f (corrected when ``refined``, with the mesh's own and the estimate), T, the
+    ratio to the reference's ω² about a static state, participation, effective and cumulative masses."""
+    rows = []
+    for k in range(len(f)):
+        w = 2 * np.pi * float(f[k]) if refined else float(res.omega[k])
+        r: dict[str, Any] = {"mode": k + 1, "omega2": float(np.copysign(w * w, res.omega2[k])) if refined
+                             else float(res.omega2[k]), "omega_rad_s": w, "freq_hz": float(f[k])}
+        if refined:
+            r |= {"freq_hz_mesh": float(f_mesh[k]), "freq_hz_error": float(f_err[k])}
+        r["period_s"] = float(2 * np.pi / w) if w > 0 else float("nan")
+        if static:
+            ratio = float(res.omega2[k] / ref.omega2[k])
+            # corrected: ω₀ = ω/√ratio with the case mesh's ratio, so that the row stays consistent
+            r["omega0_rad_s"] = float(w / np.sqrt(ratio)) if refined and ratio > 0 else float(ref.omega[k])
+            r["ratio"] = ratio
+        for j, ax in enumerate("xyz"):
+            r[f"participation_{ax}"] = float(part.gamma[k, j])
+        for j, ax in enumerate("xyz"):
+            r[f"effective_mass_{ax}"] = float(part.effective_mass[k, j])
+        for j, ax in enumerate("xyz"):
+            r[f"cumulative_mass_fraction_{ax}"] = float(part.cumulative_fraction[k, j])
+        rows.append(r)
+    return rows
+
+
+def _mode_lines(rows: list[dict[str, Any]], *, static: bool, refined: bool) -> list[str]:
+    """The printed table of ``_mode_rows``: its header and a line a mode."""
+    extra = f"  {'ω₀ [rad/s]':>15}  {'ω²/ω₀²':>10}" if static else ""
+    est = f"  {'± f [Hz]':>9}" if refined else ""
+    lines = [(f"{'mode':>4}  {'omega [rad/s]':>15}  {'f [Hz]':>13}{est}  {'T [s]':>10}{extra}  "
+              f"{'m_eff x, y, z [kg]':>32}  {'cumulative x, y, z':>20}")]
+    for r in rows:
+        tail = f"  {r['omega0_rad_s']:15.8g}  {r['ratio']:10.6f}" if static else ""
+        me = "  ".join(f"{r[f'effective_mass_{a}']:10.4g}" for a in "xyz")
+        cu = " ".join(f"{r[f'cumulative_mass_fraction_{a}']:6.3f}" for a in "xyz")
+        pm = f"  {r['freq_hz_error']:9.2g}" if refined else ""
+        lines.append(f"{r['mode']:>4d}  {r['omega_rad_s']:15.8g}  {r['freq_hz']:13.6g}{pm}  {r['period_s']:10.5g}{tail}  "
+                     f"{me}  {cu}")
+    return lines
 
 
 def rod_modes_report(case: dict[str, Any], name: str, *, n: int, about: str, buckling: bool, out: Path,
