@@ -306,3 +306,13 @@ def test_variational_integrator_conserves_momenta_of_a_free_rod():
     P = np.array([rod.linear_momentum(q, v) for q, v in zip(sol.q, sol.v)])
     assert np.abs(L - L[0]).max() <= 1e-9 * np.abs(L[0]).max()  # Newton tol 1e-8 of increments of ~1e-2
     assert np.abs(P - P[0]).max() <= 1e-9 * np.abs(P[0]).max()
+
+
+def test_roll_up_orders_with_the_trapezoidal_quadrature():
+    """rattle-lgvi with the classical RATTLE quadrature (forces at the step ends, explicit in them): order 2 for
+    the nodal positions and λ on the undamped roll-up, against HEDOP5 at rtol 1e-10, as the midpoint form
+    (measured 2.00 / 1.93 on h = 4e-3 … 1e-3)."""
+    T, hs = 0.1, np.array([0.004, 0.002, 0.001])
+    rod, y0, x_ref, lam_ref = _roll_up_reference(T)
+    _assert_order_two(rod, make_method("rattle-lgvi", quadrature="trapezoidal"), y0, T, hs, x_ref, lam_ref,
+                      "roll-up (trapezoidal)")

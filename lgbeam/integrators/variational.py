@@ -337,7 +337,7 @@ class RattleLGVI:
     def _step(self, system: ConstrainedMechanicalSystem, t: float, h: float, y: MechanicalState,
               cache: VICache) -> Step[MechanicalState, VICache]:
         G, M, d = system.group, cache.M, cache.d
-        q, v, lam = y.q, y.v, multipliers(y)
+        q, v = y.q, y.v
         n, m = v.size, system.n_constraints
         mid = self.quadrature == "midpoint"
         th, t1 = t + 0.5 * h, t + h
@@ -407,6 +407,18 @@ class RattleLGVI:
                             iterations=newton.it, advice=advice)
             if verdict is Verdict.REFRESH:
                 factor = None
+        return self._close(system, cache, t, h, y, f, lt, factor, force_floor, n_eval, newton.it)
+
+    def _close(self, system: ConstrainedMechanicalSystem, cache: VICache, t: float, h: float, y: MechanicalState,
+               f: FloatArray, lt: FloatArray, factor: KKTFactor | None, force_floor: float, n_eval: int,
+               iterations: int) -> Step[MechanicalState, VICache]:
+        """The end of a converged step: q₁ = q₀ ∘ f, the end momentum's velocity v₁ and multipliers (hidden
+        constraint B₁ v₁ = −Φ_t), λ at t₁ through the midpoint values, the cache of the next step."""
+        G, M, d = system.group, cache.M, cache.d
+        q, v, lam = y.q, y.v, multipliers(y)
+        m, mid = system.n_constraints, self.quadrature == "midpoint"
+        th, t1 = t + 0.5 * h, t + h
+        g_half = np.zeros(v.size)
         q1 = G.retract(q, f)
         if mid:
             q_half = G.retract(q, 0.5 * f)
@@ -441,7 +453,7 @@ class RattleLGVI:
             return hermite(G, q, v, lam, f, q1, v1, lam_out, None, None, h, sigma)
 
         return Step(MechanicalState(q1, v1, lam_out), new_cache, dense=dense, evaluations=n_eval,
-                    iterations=newton.it)
+                    iterations=iterations)
 
     def _matrix(self, system: ConstrainedMechanicalSystem, cache: VICache, f: FloatArray, h: float, th: float,
                 q: FloatArray, g_half: FloatArray, B0: Any, t1: float, q1: FloatArray,
