@@ -168,7 +168,7 @@ def _rotate_pairs(p, a):  # type: ignore[no-untyped-def]
 
 
 @njit
-def _add_nodal_loads(body, p, idx, vec, is_spatial, scale):  # type: ignore[no-untyped-def]
+def nodal_loads_into(body, p, idx, vec, is_spatial, scale):  # type: ignore[no-untyped-def]
     """body[idx_k] += s_k vec_k, rotated by R(p_idx_k)ᵀ first when ``is_spatial[k]`` (in place)."""
     for k in range(idx.shape[0]):
         i = idx[k]
@@ -273,7 +273,7 @@ def newton_residual(xi, JJ, V, lam, ia, in_edge, in_comp, in_row, in_ref, s_phi,
     rows (``internal_rows``) and the support rows (``node_rows``, node s_node[r], row s_row[r])."""
     g = _edge_forces(xi, JJ, V, ia, C_ds, Cw0, Cd_ds, damped, J, mass)
     if load_idx.shape[0]:
-        _add_nodal_loads(g, q, load_idx, load_vec, load_spatial, load_scale)
+        nodal_loads_into(g, q, load_idx, load_vec, load_spatial, load_scale)
     f = np.zeros_like(g)
     phi = np.zeros(lam.shape[0])
     bv = np.zeros(lam.shape[0])
@@ -470,7 +470,7 @@ def add_nodal_loads(
     body: FloatArray, p: FloatArray, idx: np.ndarray, vec: FloatArray, is_spatial: np.ndarray, scale: FloatArray
 ) -> None:
     """``loads.add_nodal_loads`` (in place) in one compiled loop."""
-    _add_nodal_loads(body, np.ascontiguousarray(p, dtype=float), idx, vec, is_spatial, scale)
+    nodal_loads_into(body, np.ascontiguousarray(p, dtype=float), idx, vec, is_spatial, scale)
 
 
 LOADS = loads.LoadKernels(rotate_pairs, add_nodal_loads)
