@@ -29,6 +29,7 @@ from lgbeam.groups.so3 import quat_log, tangent_inv_so3
 
 from ._corot_compiled import element_pass
 
+
 @njit
 def joint_eval(q, ia, ib, c0, row_entry, row_rot, row_dir):  # type: ignore[no-untyped-def]
     """(Φ (m,), B entries (m, 12) in ``JointRows.pattern`` order) of every joint row."""
@@ -192,7 +193,7 @@ def gyroscopic_numpy(V: FloatArray, m_ptr: np.ndarray, m_idx: np.ndarray, m_val:
     return g + np.concatenate([cross(W, P[:, :3]) + cross(U, P[:, 3:]), cross(W, P[:, 3:])], axis=1)
 
 
-def structure_residual_numpy(q: FloatArray, V: FloatArray, lam: FloatArray, ia: np.ndarray,  # noqa: PLR0913
+def structure_residual_numpy(q: FloatArray, V: FloatArray, lam: FloatArray, ia: np.ndarray,
                              C_ds: FloatArray, Cw0: FloatArray, Cd_ds: FloatArray, damped: bool, J: FloatArray,
                              mass: FloatArray, in_edge: np.ndarray, in_comp: np.ndarray, in_row: np.ndarray,
                              in_ref: FloatArray, s_nodes: np.ndarray, base_p: FloatArray, base_R: FloatArray,

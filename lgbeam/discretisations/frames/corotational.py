@@ -789,7 +789,8 @@ class CorotationalStructure(Structure):
         V = np.asarray(v, dtype=float).reshape(self.n_nodes, 6)
         f = np.zeros((self.n_nodes, 6))
         if fused["loads_list"]:
-            rk.add_nodal_loads(f, qa, *fused["loads"], -self._load_scale(t, fused))
+            idx, vec, spatial = fused["loads"]
+            rk.add_nodal_loads(f, qa, idx, vec, spatial, -self._load_scale(t, fused))
         p = float(np.einsum("ij,ij->", f, V))
         if self.ground is not None:
             p += self.ground.power(t, self.G.rotation(qa), v)

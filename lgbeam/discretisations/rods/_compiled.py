@@ -509,7 +509,7 @@ def edge_forces_numpy(xi: FloatArray, JJ: FloatArray, V: FloatArray, ia: np.ndar
     return g
 
 
-def newton_residual_numpy(xi: FloatArray, JJ: FloatArray, V: FloatArray, lam: FloatArray, ia: np.ndarray,  # noqa: PLR0913
+def newton_residual_numpy(xi: FloatArray, JJ: FloatArray, V: FloatArray, lam: FloatArray, ia: np.ndarray,
                           in_edge: np.ndarray, in_comp: np.ndarray, in_row: np.ndarray, in_ref: FloatArray,
                           s_phi: FloatArray, s_data: FloatArray, s_node: np.ndarray, s_row: np.ndarray,
                           C_ds: FloatArray, Cw0: FloatArray, Cd_ds: FloatArray, damped: bool, J: FloatArray,
@@ -536,7 +536,7 @@ def newton_residual_numpy(xi: FloatArray, JJ: FloatArray, V: FloatArray, lam: Fl
     return g, f, phi, bv
 
 
-def rod_residual_numpy(q: FloatArray, V: FloatArray, lam: FloatArray, ia: np.ndarray, in_edge: np.ndarray,  # noqa: PLR0913
+def rod_residual_numpy(q: FloatArray, V: FloatArray, lam: FloatArray, ia: np.ndarray, in_edge: np.ndarray,
                        in_comp: np.ndarray, in_row: np.ndarray, in_ref: FloatArray, s_nodes: np.ndarray,
                        base_p: FloatArray, base_R: FloatArray, base_x: FloatArray, row_entry: np.ndarray,
                        row_rot: np.ndarray, row_dir: FloatArray, s_node: np.ndarray, s_row: np.ndarray,
