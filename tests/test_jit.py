@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from lgbeam import _numba
+from lgbeam.discretisations.frames import _compiled as frame_compiled
 from lgbeam.discretisations.frames import _corot_compiled as corot_compiled
 from lgbeam.discretisations.rods import _compiled as rod_compiled
 from lgbeam.discretisations.rods import kernels
@@ -21,7 +22,7 @@ from lgbeam.groups.s3r3 import COMPILED_TWINS as GROUP_TWINS
 from lgbeam.integrators import _compiled as stage_compiled
 from lgbeam.models.heavy_top import HeavyTop
 
-TWINS = (*GROUP_TWINS, *rod_compiled.TWINS, *stage_compiled.TWINS, *corot_compiled.TWINS)
+TWINS = (*GROUP_TWINS, *rod_compiled.TWINS, *stage_compiled.TWINS, *corot_compiled.TWINS, *frame_compiled.TWINS)
 
 
 def close(a, b, rtol=1e-13):  # type: ignore[no-untyped-def]

@@ -1,4 +1,4 @@
-"""The compiled step core (rods/step_core.py, frames/step_core.py, integrators/_banded.py) against the numpy
+"""The compiled step core (rods/_compiled.py, frames/_compiled.py, integrators/_banded.py) against the numpy
 reference path it replaces: the same Φ, B, g + Bᵀλ and B v on random configurations, the same banded solves as
 SuperLU, and the same generalized-α trajectories with and without the core (a rod built with ``compiled=False``
 runs the reference path end to end)."""
@@ -150,7 +150,7 @@ def test_gen_alpha_with_the_core_follows_the_reference_path(index):
 
 @pytest.mark.parametrize("angle_scale", [1.0, 1e-3, 0.0])
 def test_compiled_pair_H_equals_the_numpy_derivative(angle_scale, rng):
-    """The compiled ∂(JJᵀ s)/∂q blocks of K and Z (``step_core.pair_H``) equal the numpy ones
+    """The compiled ∂(JJᵀ s)/∂q blocks of K and Z (``rods._compiled.pair_H``) equal the numpy ones
     (``groups.tangent_derivatives``), for edges bent by ~1 rad, by ~1e-3 rad (Taylor branches) and straight."""
     from lgbeam.discretisations.rods import _compiled, kernels, tangents
 

@@ -9,7 +9,7 @@ node. ``band_order`` finds this order from the pattern alone (no discretisation 
 unknown's key is its block (``block`` entries per node), a constraint row's key is the first block its
 own row touches (else its column), plus ½. When the band is narrow (``BandedLU.fits``) the matrix is stored as
 LAPACK band storage, factorised by ``scipy.linalg.lapack.dgbtrf`` (partial pivoting within the band) and each
-solve is one compiled forward/back substitution with the permutation folded in (``_gbtrs``), which removes the
+solve is one compiled forward/back substitution with the permutation folded in (``_compiled.band_lu_apply``), which removes the
 per-call overhead of the general sparse solver — at N = 16 it is most of the cost of a solve. Otherwise the
 caller keeps SuperLU.
 
@@ -33,43 +33,11 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import lapack
 
-from lgbeam._numba import ENABLED, njit
+from lgbeam._numba import ENABLED
 from lgbeam._typing import FloatArray
-from lgbeam.integrators._compiled import band_scatter, band_scatter_numpy
+from lgbeam.integrators._compiled import band_lu_apply, band_scatter, band_scatter_numpy
 
 BAND_FRACTION = 0.5  # band storage (2kl + ku + 1 rows) at most this fraction of n: else the general sparse LU
-
-
-@njit
-def _gbtrs(lub, kl, ku, piv, perm, b):  # type: ignore[no-untyped-def]
-    """x with A x = b from the band LU (``dgbtrf``'s ``lub``, 0-based ``piv``) of A[perm][:, perm]."""
-    n = b.shape[0]
-    x = np.empty(n)
-    for i in range(n):
-        x[i] = b[perm[i]]
-    kv = kl + ku
-    for j in range(n - 1):  # L: row interchanges and the multipliers below the diagonal
-        lp = piv[j]
-        if lp != j:
-            tmp = x[lp]
-            x[lp] = x[j]
-            x[j] = tmp
-        xj = x[j]
-        if xj != 0.0:
-            lm = min(kl, n - 1 - j)
-            for i in range(1, lm + 1):
-                x[j + i] -= lub[kv + i, j] * xj
-    for j in range(n - 1, -1, -1):  # U: kl + ku superdiagonals
-        xj = x[j] / lub[kv, j]
-        x[j] = xj
-        if xj != 0.0:
-            i0 = max(0, j - kv)
-            for i in range(i0, j):
-                x[i] -= lub[kv + i - j, j] * xj
-    out = np.empty(n)
-    for i in range(n):
-        out[perm[i]] = x[i]
-    return out
 
 
 def band_order(K: sp.csr_array, n_velocity: int, block: int) -> np.ndarray:
@@ -155,7 +123,7 @@ class BandedLU:
         return BandedLU(n, kl, ku, lub, np.ascontiguousarray(piv, dtype=np.int64), np.ascontiguousarray(perm, dtype=np.int64))
 
     def solve(self, b: FloatArray) -> FloatArray:
-        return _gbtrs(self.lub, self.kl, self.ku, self.piv, self.perm, np.ascontiguousarray(b, dtype=float))
+        return band_lu_apply(self.lub, self.kl, self.ku, self.piv, self.perm, np.ascontiguousarray(b, dtype=float))
 
 
 __all__ = ["BAND_FRACTION", "BandedLU", "band_order", "band_positions", "band_scatter_numpy", "band_width"]

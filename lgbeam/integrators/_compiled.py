@@ -1,20 +1,38 @@
-"""Compiled (numba) twins of the half-explicit stage arithmetic: stage sums, banded LU, stage solves.
+"""Compiled (numba) twins of the integrators' arithmetic: stage sums, banded LU, stage solves, generalized-α.
 
 ``comb_rows``/``axpy_rows`` are the stage sums of ``half_explicit`` (numpy: ``c[:k] @ S[:k]``);
 ``band_lu_solve`` is LAPACK's unblocked dgbtf2 + dgbtrs; ``dense_stage_solve``/``schur_stage_solve`` are
-the numpy paths of ``_linear.SaddlePointSolver`` in one call (``SaddlePointSolver(compiled=...)`` picks).
-``TWINS`` pairs kernels with numpy/LAPACK references for ``tests/test_jit.py``.
+the numpy paths of ``_linear.SaddlePointSolver`` in one call (``SaddlePointSolver(compiled=...)`` picks);
+``band_scatter``/``band_lu_apply`` the band storage and the substitution of ``_banded.BandedLU`` (dgbtrs with the
+permutation folded in); ``ga_iterate``/``ga_rhs``/``ga_update`` the arithmetic of one generalized-α Newton
+iteration (``generalized_alpha``). ``TWINS`` pairs kernels with numpy/LAPACK references for ``tests/test_jit.py``
+(``_accumulate`` is checked through ``comb_rows``/``axpy_rows``).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg.lapack import dgbsv
+import scipy.sparse as sp
+from scipy.linalg.lapack import dgbsv, dgbtrf, dgbtrs
 
 from lgbeam._numba import ENABLED, Twin, njit
 from lgbeam._typing import FloatArray
 
-__all__ = ["ENABLED", "TWINS", "axpy_rows", "band_lu_solve", "band_scatter", "band_scatter_numpy", "comb_rows", "dense_stage_solve", "schur_stage_solve"]
+__all__ = [
+    "ENABLED",
+    "TWINS",
+    "axpy_rows",
+    "band_lu_apply",
+    "band_lu_solve",
+    "band_scatter",
+    "band_scatter_numpy",
+    "comb_rows",
+    "dense_stage_solve",
+    "ga_iterate",
+    "ga_rhs",
+    "ga_update",
+    "schur_stage_solve",
+]
 
 
 # --------------------------------------------------------------------------- stage combinations
@@ -159,6 +177,93 @@ def band_scatter(pos, v, ldab, n):  # type: ignore[no-untyped-def]
     return flat.reshape((n, ldab)).T
 
 
+# --------------------------------------------------------------------------- banded LU solve (_banded.py)
+@njit
+def band_lu_apply(lub, kl, ku, piv, perm, b):  # type: ignore[no-untyped-def]
+    """x with A x = b from the band LU (``dgbtrf``'s ``lub``, 0-based ``piv``) of A[perm][:, perm]: LAPACK's
+    dgbtrs with the permutation folded in (``_banded.BandedLU.solve``). Reference: ``band_lu_apply_lapack``."""
+    n = b.shape[0]
+    x = np.empty(n)
+    for i in range(n):
+        x[i] = b[perm[i]]
+    kv = kl + ku
+    for j in range(n - 1):  # L: row interchanges and the multipliers below the diagonal
+        lp = piv[j]
+        if lp != j:
+            tmp = x[lp]
+            x[lp] = x[j]
+            x[j] = tmp
+        xj = x[j]
+        if xj != 0.0:
+            lm = min(kl, n - 1 - j)
+            for i in range(1, lm + 1):
+                x[j + i] -= lub[kv + i, j] * xj
+    for j in range(n - 1, -1, -1):  # U: kl + ku superdiagonals
+        xj = x[j] / lub[kv, j]
+        x[j] = xj
+        if xj != 0.0:
+            i0 = max(0, j - kv)
+            for i in range(i0, j):
+                x[i] -= lub[kv + i - j, j] * xj
+    out = np.empty(n)
+    for i in range(n):
+        out[perm[i]] = x[i]
+    return out
+
+
+# --------------------------------------------------------------------------- generalized-α Newton arithmetic
+@njit
+def ga_iterate(th, Bnu, base, bh2, v_base, c_v, vd_base, c_vd):  # type: ignore[no-untyped-def]
+    """(θ = θ̃ + B_nᵀν, v_{n+1}, v̇_{n+1}) of the iterate θ̃ = base + βh² a_{n+1}."""
+    a1 = (th - base) / bh2
+    return th + Bnu, v_base + c_v * a1, vd_base + c_vd * a1
+
+
+@njit
+def ga_rhs(mdiag, vd1, g1, btl, ph, bv, s, gp, m, idx2):  # type: ignore[no-untyped-def]
+    """The scaled right-hand side [−r/β'; −Φ; −(B v + Φ_t)/γ'] with r = M v̇ + g + Bᵀλ, max|g| and max|M v̇|."""
+    n = vd1.shape[0]
+    mvd = mdiag * vd1
+    out = np.empty(n + m + (m if idx2 else 0))
+    out[:n] = -s * (mvd + g1 + btl)
+    if m:
+        out[n:n + m] = -ph
+    if idx2:
+        out[n + m:] = bv * (-1.0 / gp)
+    return out, np.abs(g1).max(), np.abs(mvd).max()
+
+
+@njit
+def ga_update(dx, th, lam1, nu, Bnu, bn_ptr, bn_idx, bn_val, s, m, idx2):  # type: ignore[no-untyped-def]
+    """Apply the Newton correction dx = [δθ̃; δν; δλ̃] (λ += δλ̃/s, B_nᵀν updated through B_n's CSR
+    arrays); return the new (θ̃, λ, ν, B_nᵀν) and max|δθ̃|, max|δλ|, max|λ|, max|B_nᵀδν|."""
+    n = th.shape[0]
+    d_th = dx[:n]
+    th_new = th + d_th
+    d_lam = 0.0
+    lam_max = 0.0
+    lam_new = lam1
+    nu_new = nu
+    Bnu_new = Bnu
+    d_bnu = 0.0
+    if m:
+        off = n + (m if idx2 else 0)
+        dlam = dx[off:] / s
+        lam_new = lam1 + dlam
+        d_lam = np.abs(dlam).max()
+        lam_max = np.abs(lam_new).max()
+    if idx2:
+        dnu = dx[n:n + m]
+        nu_new = nu + dnu
+        dB = np.zeros(n)
+        for r in range(m):
+            for k in range(bn_ptr[r], bn_ptr[r + 1]):
+                dB[bn_idx[k]] += bn_val[k] * dnu[r]
+        Bnu_new = Bnu + dB
+        d_bnu = np.abs(dB).max()
+    return th_new, lam_new, nu_new, Bnu_new, np.abs(d_th).max(), d_lam, lam_max, d_bnu
+
+
 # --------------------------------------------------------------------------- kernel / reference pairs
 def _stage_sums(rng: np.random.Generator) -> tuple:  # type: ignore[type-arg]
     c = rng.normal(size=7)
@@ -216,12 +321,87 @@ def _dense_stage(rng: np.random.Generator) -> tuple:  # type: ignore[type-arg]
             rng.normal(size=3))
 
 
+def band_lu_apply_lapack(lub: FloatArray, kl: int, ku: int, piv: np.ndarray, perm: np.ndarray,
+                         b: FloatArray) -> FloatArray:
+    """Reference of ``band_lu_apply``: LAPACK's dgbtrs on b[perm], scattered back through perm."""
+    x, info = dgbtrs(lub, kl, ku, b[perm], piv)
+    assert info == 0
+    out = np.empty_like(x)
+    out[perm] = x
+    return out
+
+
+def _band_factors(rng: np.random.Generator, n: int = 36, kl: int = 4, ku: int = 6) -> tuple:  # type: ignore[type-arg]
+    """dgbtrf's factors of a random band matrix that needs row exchanges, a permutation and a right-hand side."""
+    ab = np.zeros((2 * kl + ku + 1, n), order="F")
+    for j in range(n):
+        for i in range(max(0, j - ku), min(n, j + kl + 1)):
+            ab[kl + ku + i - j, j] = rng.normal() + (3.0 if i == j and rng.random() < 0.5 else 0.0)
+    lub, piv, info = dgbtrf(ab, kl, ku)
+    assert info == 0
+    return lub, kl, ku, np.ascontiguousarray(piv, dtype=np.int64), rng.permutation(n).astype(np.int64), rng.normal(size=n)
+
+
+def ga_iterate_numpy(th: FloatArray, Bnu: FloatArray, base: FloatArray, bh2: float, v_base: FloatArray, c_v: float,
+                     vd_base: FloatArray, c_vd: float) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Reference of ``ga_iterate``: a = (θ̃ − base)/(βh²), (θ̃ + B_nᵀν, v_base + c_v a, v̇_base + c_v̇ a)."""
+    acc = (th - base) / bh2
+    return th + Bnu, v_base + c_v * acc, vd_base + c_vd * acc
+
+
+def ga_rhs_numpy(mdiag: FloatArray, vd1: FloatArray, g1: FloatArray, btl: FloatArray, ph: FloatArray, bv: FloatArray,
+                 s: float, gp: float, m: int, idx2: bool) -> tuple[FloatArray, float, float]:
+    """Reference of ``ga_rhs``: [−s (M v̇ + g + Bᵀλ); −Φ; −(B v + Φ_t)/γ'] (the last block for index 2 only)."""
+    mvd = mdiag * vd1
+    parts = [-s * (mvd + g1 + btl), -ph[:m]] + ([-bv / gp] if idx2 else [])
+    return np.concatenate(parts), float(np.abs(g1).max()), float(np.abs(mvd).max())
+
+
+def ga_update_numpy(dx: FloatArray, th: FloatArray, lam1: FloatArray, nu: FloatArray, Bnu: FloatArray,
+                    bn_ptr: np.ndarray, bn_idx: np.ndarray, bn_val: FloatArray, s: float, m: int,
+                    idx2: bool) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, float, float, float, float]:
+    """Reference of ``ga_update``: θ̃ += δθ̃, λ += δλ̃/s, ν += δν, B_nᵀν += B_nᵀδν (B_n as a scipy CSR matrix)."""
+    n = th.shape[0]
+    off = n + (m if idx2 else 0)
+    dlam = dx[off:] / s
+    lam = lam1 + dlam
+    dnu = dx[n:n + m] if idx2 else np.zeros(m)
+    dB = sp.csr_array((bn_val, bn_idx, bn_ptr), shape=(m, n)).T @ dnu
+    return (th + dx[:n], lam, nu + dnu, Bnu + dB, float(np.abs(dx[:n]).max()), float(np.abs(dlam).max()),
+            float(np.abs(lam).max()), float(np.abs(dB).max()) if idx2 else 0.0)
+
+
+def _ga_iterate_sample(rng: np.random.Generator) -> tuple:  # type: ignore[type-arg]
+    return (rng.normal(size=42), rng.normal(size=42), rng.normal(size=42), 0.3e-6, rng.normal(size=42), 0.7e3,
+            rng.normal(size=42), 1.1e6)
+
+
+def _ga_rhs_sample(rng: np.random.Generator, idx2: bool) -> tuple:  # type: ignore[type-arg]
+    n, m = 42, 15
+    return (rng.uniform(0.5, 2.0, n), rng.normal(size=n), rng.normal(size=n), rng.normal(size=n), rng.normal(size=m),
+            rng.normal(size=m), 0.37, 0.81, m, idx2)
+
+
+def _ga_update_sample(rng: np.random.Generator, idx2: bool) -> tuple:  # type: ignore[type-arg]
+    n, m = 42, 15
+    B = sp.csr_array(np.where(rng.random((m, n)) < 0.2, rng.normal(size=(m, n)), 0.0))
+    B.sort_indices()
+    return (rng.normal(size=n + m + (m if idx2 else 0)), rng.normal(size=n), rng.normal(size=m), rng.normal(size=m),
+            rng.normal(size=n), B.indptr.astype(np.int64), B.indices.astype(np.int64), B.data.copy(), 0.37, m, idx2)
+
+
 TWINS: tuple[Twin, ...] = (
     Twin("comb_rows", comb_rows, lambda c, S, k: c[:k] @ S[:k], _stage_sums),
     Twin("axpy_rows", lambda c, S, k: axpy_rows(S[-1], c, S, k), lambda c, S, k: S[-1] + c[:k] @ S[:k], _stage_sums),
     Twin("band_lu_solve", _band_lu, _band_lu_lapack, _banded, 1e-11),
     Twin("dense_stage_solve", dense_stage_solve, _dense_stage_numpy, _dense_stage, 1e-11),
     Twin("band_scatter", band_scatter, band_scatter_numpy, _band_entries),
+    Twin("band_lu_apply", band_lu_apply, band_lu_apply_lapack, _band_factors, 1e-12),
+    Twin("ga_iterate", ga_iterate, ga_iterate_numpy, _ga_iterate_sample),
+    Twin("ga_rhs (index 3)", ga_rhs, ga_rhs_numpy, lambda rng: _ga_rhs_sample(rng, False)),
+    Twin("ga_rhs (index 2)", ga_rhs, ga_rhs_numpy, lambda rng: _ga_rhs_sample(rng, True)),
+    Twin("ga_update (index 3)", ga_update, ga_update_numpy, lambda rng: _ga_update_sample(rng, False)),
+    Twin("ga_update (index 2)", ga_update, ga_update_numpy, lambda rng: _ga_update_sample(rng, True)),
 )
 """Kernels with numpy or LAPACK references (``schur_stage_solve`` is compared with the numpy path of
 ``SaddlePointSolver`` in ``tests/test_jit.py``, with the operands that path builds)."""

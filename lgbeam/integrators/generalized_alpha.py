@@ -69,8 +69,8 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
-from lgbeam._numba import njit
 from lgbeam._typing import FloatArray
+from lgbeam.integrators._compiled import ga_iterate, ga_rhs, ga_update
 from lgbeam.integrators._implicit import (
     FiniteDifferenceTangents,
     KKTFactor,
@@ -107,59 +107,6 @@ _NO_CSR = (np.zeros(1, np.int32), np.zeros(0, np.int32), np.zeros(0))
 @functools.cache
 def _ones(n: int) -> FloatArray:
     return np.ones(n)
-
-
-# The arithmetic of one Newton iteration, compiled (array expressions: the same code runs as numpy without numba).
-@njit
-def _iterate(th, Bnu, base, bh2, v_base, c_v, vd_base, c_vd):  # type: ignore[no-untyped-def]
-    """(θ = θ̃ + B_nᵀν, v_{n+1}, v̇_{n+1}) of the iterate θ̃ = base + βh² a_{n+1}."""
-    a1 = (th - base) / bh2
-    return th + Bnu, v_base + c_v * a1, vd_base + c_vd * a1
-
-
-@njit
-def _rhs(mdiag, vd1, g1, btl, ph, bv, s, gp, m, idx2):  # type: ignore[no-untyped-def]
-    """The scaled right-hand side [−r/β'; −Φ; −(B v + Φ_t)/γ'] with r = M v̇ + g + Bᵀλ, max|g| and max|M v̇|."""
-    n = vd1.shape[0]
-    mvd = mdiag * vd1
-    out = np.empty(n + m + (m if idx2 else 0))
-    out[:n] = -s * (mvd + g1 + btl)
-    if m:
-        out[n:n + m] = -ph
-    if idx2:
-        out[n + m:] = bv * (-1.0 / gp)
-    return out, np.abs(g1).max(), np.abs(mvd).max()
-
-
-@njit
-def _update(dx, th, lam1, nu, Bnu, bn_ptr, bn_idx, bn_val, s, m, idx2):  # type: ignore[no-untyped-def]
-    """Apply the Newton correction dx = [δθ̃; δν; δλ̃] (λ += δλ̃/s, B_nᵀν updated through B_n's CSR
-    arrays); return the new (θ̃, λ, ν, B_nᵀν) and max|δθ̃|, max|δλ|, max|λ|, max|B_nᵀδν|."""
-    n = th.shape[0]
-    d_th = dx[:n]
-    th_new = th + d_th
-    d_lam = 0.0
-    lam_max = 0.0
-    lam_new = lam1
-    nu_new = nu
-    Bnu_new = Bnu
-    d_bnu = 0.0
-    if m:
-        off = n + (m if idx2 else 0)
-        dlam = dx[off:] / s
-        lam_new = lam1 + dlam
-        d_lam = np.abs(dlam).max()
-        lam_max = np.abs(lam_new).max()
-    if idx2:
-        dnu = dx[n:n + m]
-        nu_new = nu + dnu
-        dB = np.zeros(n)
-        for r in range(m):
-            for k in range(bn_ptr[r], bn_ptr[r + 1]):
-                dB[bn_idx[k]] += bn_val[k] * dnu[r]
-        Bnu_new = Bnu + dB
-        d_bnu = np.abs(dB).max()
-    return th_new, lam_new, nu_new, Bnu_new, np.abs(d_th).max(), d_lam, lam_max, d_bnu
 
 
 def _diagonal(M: Any) -> FloatArray | None:
@@ -383,11 +330,11 @@ class GeneralizedAlpha:
 
         def evaluate(th: FloatArray) -> tuple[Any, ...]:
             """(θ, v_{n+1}, v̇_{n+1}, q_{n+1}, scaled right-hand side, max|g|, max|M v̇|) at the iterate θ̃."""
-            theta, v1, vd1 = _iterate(th, Bnu, base, bh2, v_base, c_v, vd_base, c_vd)
+            theta, v1, vd1 = ga_iterate(th, Bnu, base, bh2, v_base, c_v, vd_base, c_vd)
             q1 = G.retract(q, theta)
             g1, btl, ph, bv = residual(t1, q1, v1, lam1)
             mvd = vd1 if mdiag is not None else np.asarray(M @ vd1, dtype=float)  # non-diagonal M: M v̇ first
-            return (theta, v1, vd1, q1, *_rhs(mv, mvd, g1, btl, ph, bv, s, gp, m, idx2))
+            return (theta, v1, vd1, q1, *ga_rhs(mv, mvd, g1, btl, ph, bv, s, gp, m, idx2))
 
         # predictor: the better by scaled residual of v̇_{n+1} = v̇_n and θ = 0 (module docstring)
         start = evaluate(th)
@@ -408,7 +355,7 @@ class GeneralizedAlpha:
                 newton.built()
                 n_fact += 1
             dx = factor.solve(rhs)
-            th, lam1, nu, Bnu, d_th, d_lam, lam_max, d_bnu = _update(dx, th, lam1, nu, Bnu, *bn, s, m, idx2)
+            th, lam1, nu, Bnu, d_th, d_lam, lam_max, d_bnu = ga_update(dx, th, lam1, nu, Bnu, *bn, s, m, idx2)
             # relative to the increment θ and to the force level, above the round-off floor of the solve; for λ
             # the floor is the round-off of λ = μ/s from the scaled solve (measured up to ~1e-10 relative)
             allowed_th = self.tol * float(np.abs(theta).max()) + floor
@@ -439,7 +386,7 @@ class GeneralizedAlpha:
                 )
             if verdict is Verdict.REFRESH:
                 factor = None
-        theta, v1, vd1 = _iterate(th, Bnu, base, bh2, v_base, c_v, vd_base, c_vd)
+        theta, v1, vd1 = ga_iterate(th, Bnu, base, bh2, v_base, c_v, vd_base, c_vd)
         a1 = (th - base) / bh2
         q1 = G.retract(q, theta)
         new_cache = replace(cache, a=a1, vdot=vd1, factor=factor, factor_h=h, n_factorisations=n_fact,

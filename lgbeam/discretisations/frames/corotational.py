@@ -30,7 +30,7 @@ zero), exact to round-off (Squire & Trapp 1998), and the geometric part Σ_m s_m
 of that B along q ∘ exp(±ε e_k), ε = 1e-5 rad (1e-5 l₀ for translations): truncation O(ε²) ≈ 1e-10 relative,
 round-off 1e-16/ε ≈ 1e-11 (docs/frames.md, "The corotational element"). With nodal loads only,
 ``CorotationalStructure.newton_residual`` fuses the element pass with the mass's velocity terms, the loads, the
-supports and the joints in one compiled call (``step_core.corot_residual``).
+supports and the joints in one compiled call (``_compiled.corot_residual``).
 
 Mass (``model.mass``): "lumped" = the rods' diagonal lumped mass; "consistent" (default) = the cubic Hermite
 consistent mass of translations and bending rotary inertia (Rayleigh beam) plus the linear axial and torsional
@@ -433,7 +433,7 @@ class CorotationalStructure(Structure):
 
     @cached_property
     def _corot_fused(self) -> dict[str, Any] | None:
-        """The constant arguments of ``step_core.corot_residual``, or None where the reference path is needed (numpy
+        """The constant arguments of ``_compiled.corot_residual``, or None where the reference path is needed (numpy
         kernels, loads other than nodal ones: distributed loads and gravity carry consistent end moments)."""
         base = Structure._fused.func(self)  # type: ignore[attr-defined]  # the rods' supports, joints, nodal loads
         if base is None or any(r.n_internal for r in self.members):
@@ -475,12 +475,12 @@ class CorotationalStructure(Structure):
                         lam: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
         """(g, Bᵀλ, Φ, B v + Φ_t) at (t, q, v, λ) (``HasNewtonResidual``): with compiled kernels and nodal loads only,
         one compiled pass over the elements, the mass's velocity terms, the loads, supports and joints
-        (``frames.step_core.corot_residual``; springs added after; the elements' state memoised for the tangent and
+        (``frames._compiled.corot_residual``; springs added after; the elements' state memoised for the tangent and
         the energy); otherwise the protocol methods (the numpy reference)."""
         fused = self._corot_fused
         if fused is None:
             return super().newton_residual(t, q, v, lam)
-        from .step_core import corot_residual
+        from ._compiled import corot_residual
 
         qa = self._q(q)
         V = np.ascontiguousarray(v, dtype=float).reshape(self.n_nodes, 6)
@@ -783,13 +783,14 @@ class CorotationalStructure(Structure):
     def _nodal_power(self, t: float, q: FloatArray, v: FloatArray, fused: dict[str, Any]) -> float:
         """Σ f·v of the nodal loads (body frame, compiled; the rods' ``external_power`` with nodal loads only) plus
         the ground's power."""
-        from .step_core import add_nodal_loads
+        from lgbeam.discretisations.rods import compiled_kernels as rk
 
         qa = self._q(q)
         V = np.asarray(v, dtype=float).reshape(self.n_nodes, 6)
         f = np.zeros((self.n_nodes, 6))
         if fused["loads_list"]:
-            add_nodal_loads(f, qa, *fused["loads"], -self._load_scale(t, fused))
+            idx, vec, spatial = fused["loads"]
+            rk.add_nodal_loads(f, qa, idx, vec, spatial, -self._load_scale(t, fused))
         p = float(np.einsum("ij,ij->", f, V))
         if self.ground is not None:
             p += self.ground.power(t, self.G.rotation(qa), v)

@@ -242,9 +242,9 @@ class JointRows:
         return out.ravel()
 
     def evaluate(self, q: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """(Φ (m,), B entries (m, 12)) in one compiled pass (``frames.step_core.joint_eval``; equal to ``phi`` and
+        """(Φ (m,), B entries (m, 12)) in one compiled pass (``frames._compiled.joint_eval``; equal to ``phi`` and
         ``jacobian_data`` to round-off); q (n_nodes, 7) C-contiguous."""
-        from .step_core import joint_eval
+        from ._compiled import joint_eval
 
         return joint_eval(q, self.ia, self.ib, self.c0, self.row_entry, self.row_rot, self.row_dir)  # type: ignore[no-any-return]
 

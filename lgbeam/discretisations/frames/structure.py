@@ -279,7 +279,7 @@ class Structure:
     def newton_residual(self, t: float, q: FloatArray, v: FloatArray,
                         lam: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
         """(g, Bᵀλ, Φ, B v + Φ_t) at (t, q, v, λ) (``HasNewtonResidual``): compiled structures with nodal loads only in
-        one pass over all edges, supports and joints (``frames.step_core.structure_residual``; springs added after);
+        one pass over all edges, supports and joints (``frames._compiled.structure_residual``; springs added after);
         otherwise the protocol methods (the numpy reference)."""
         qa = self._q(q)
         fused = self._fused
@@ -289,7 +289,7 @@ class Structure:
             if self.rheonomic:
                 bv = bv + self.constraint_rate(t, qa)
             return self.forces(t, qa, v), B.T @ lam, self.constraints_t(t, qa), bv
-        from .step_core import structure_residual
+        from ._compiled import structure_residual
 
         V = np.ascontiguousarray(v, dtype=float).reshape(self.n_nodes, 6)
         lam = np.ascontiguousarray(lam, dtype=float)

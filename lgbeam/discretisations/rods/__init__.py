@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+# the compiled (numba) step core; public for the compiled kernels built on it (frames)
+from . import _compiled as compiled_kernels
 from .geometry import arc, constant_strain, helix, minimal_rotation, polyline, straight
 from .loads import DistributedLoad, Gravity, NodalLoad, PointMass, TimeFunction
 from .material import Material
@@ -11,5 +13,5 @@ from .supports import Support
 
 __all__ = [
     "CosseratRod", "DistributedLoad", "Gravity", "Material", "NodalLoad", "PointMass", "RodMesh", "Support",
-    "TimeFunction", "arc", "constant_strain", "helix", "minimal_rotation", "polyline", "straight",
+    "TimeFunction", "arc", "compiled_kernels", "constant_strain", "helix", "minimal_rotation", "polyline", "straight",
 ]

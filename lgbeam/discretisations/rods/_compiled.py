@@ -1,9 +1,33 @@
-"""Compiled (numba) twins of the rod kernels (``kernels.py``, ``loads.py``) and the rod's fused diagnostics.
+"""Compiled (numba) twins of the rod kernels (``kernels.py``, ``loads.py``), the rod's fused diagnostics, the
+step core of the implicit methods and the banded LDLᵀ of the stability test.
 
 Each kernel is a loop over edges or nodes doing the arithmetic of its numpy reference, on the per-element
 S³⋉R³ kernels of ``lgbeam.groups.compiled_kernels``; ``KERNELS`` has the signatures of
 ``kernels.NUMPY_KERNELS`` (``CosseratRod(compiled=...)`` picks one of the two), ``TWINS`` pairs each
 kernel with its reference for ``tests/test_jit.py``.
+
+The step core (each one compiled loop over all rows or edges, no Python per node, row or support):
+
+``support_eval(q, nodes, base_p, base_R, base_x, row_entry, row_rot, row_dir)``
+    Φ (m,) and the B entries (m, 6) of every support row (support_rows.py, module docstring): per support
+    ψ = log(R_i R_refᵀ) from the quaternion product p_i p̄_ref, then per row
+
+        rotation row     Φ = a·ψ     B = [(R_refᵀ T(ψ)⁻ᵀ a)ᵀ, 0]      (T(ψ)⁻ᵀ = T(−ψ)⁻¹ on so(3))
+        translation row  Φ = a·e     B = [0, (R_iᵀ a)ᵀ]
+
+    and the reduced rate factor b = T(ψ)⁻ᵀ a (rotation rows; Φ_t = −b·w_ref).
+
+``newton_residual(...)`` / ``rod_residual(...)``
+    The vectors a Newton iteration of an implicit method needs at one iterate (t, q, v, λ):
+    g = g(t, q, v) (elastic + Kelvin–Voigt + gyroscopic − nodal loads), Bᵀλ, Φ (internal rows edge-major, then
+    the support rows) and B v (without Φ_t), from the edge kinematics (xi, JJ) and the support rows' Φ and B
+    entries, without assembling B. The internal rows of edge e are rows ``rows`` of JJ_e = [Jm | Jp].
+
+``jacobian_data``, ``pair_H`` (∂(JJᵀ s)/∂q blocks of the tangent), ``band_ldl_pivots`` (stability.py).
+
+Numpy references (``*_numpy`` below, ``kernels``, ``loads``) sit beside them; ``qmul``, ``product_log``,
+``internal_rows``, ``node_rows``, ``_hat_into``, ``_parts``, ``_hat_entry``, ``_edge_forces`` are helpers called
+only from other kernels and are checked through their callers' twins.
 """
 
 from __future__ import annotations
@@ -15,6 +39,9 @@ import numpy as np
 from lgbeam._numba import Twin, njit
 from lgbeam._typing import FloatArray
 from lgbeam.groups import compiled_kernels as gk
+from lgbeam.groups.base import quat_conj, quat_mul, quat_to_matrix
+from lgbeam.groups.so3 import quat_log, tangent_inv_so3
+from lgbeam.groups.tangent_derivatives import coefficients, tangent_inv_transpose_derivative
 
 from . import kernels, loads
 
@@ -141,7 +168,7 @@ def _rotate_pairs(p, a):  # type: ignore[no-untyped-def]
 
 
 @njit
-def _add_nodal_loads(body, p, idx, vec, is_spatial, scale):  # type: ignore[no-untyped-def]
+def nodal_loads_into(body, p, idx, vec, is_spatial, scale):  # type: ignore[no-untyped-def]
     """body[idx_k] += s_k vec_k, rotated by R(p_idx_k)ᵀ first when ``is_spatial[k]`` (in place)."""
     for k in range(idx.shape[0]):
         i = idx[k]
@@ -153,6 +180,269 @@ def _add_nodal_loads(body, p, idx, vec, is_spatial, scale):  # type: ignore[no-u
             body[i, b] += a0
             body[i, b + 1] += a1
             body[i, b + 2] += a2
+
+
+# --------------------------------------------------------------------------- the step core of the implicit methods
+@njit
+def qmul(a0, a1, a2, a3, b0, b1, b2, b3):  # type: ignore[no-untyped-def]
+    """The Hamilton product a b of two quaternions (scalar first)."""
+    return (a0 * b0 - a1 * b1 - a2 * b2 - a3 * b3, a0 * b1 + a1 * b0 + a2 * b3 - a3 * b2,
+            a0 * b2 - a1 * b3 + a2 * b0 + a3 * b1, a0 * b3 + a1 * b2 - a2 * b1 + a3 * b0)
+
+
+@njit
+def product_log(a0, a1, a2, a3, b0, b1, b2, b3):  # type: ignore[no-untyped-def]
+    """(r = a b, ψ = log r (3 floats), c = tinv_c(|ψ|)): a relative rotation, its vector and T⁻¹'s coefficient."""
+    r = qmul(a0, a1, a2, a3, b0, b1, b2, b3)
+    w0, w1, w2 = gk.quat_log1(r[0], r[1], r[2], r[3])
+    return r, w0, w1, w2, gk.tinv_c(math.sqrt(w0 * w0 + w1 * w1 + w2 * w2))
+
+
+@njit
+def support_eval(q, nodes, base_p, base_R, base_x, row_entry, row_rot, row_dir):  # type: ignore[no-untyped-def]
+    """(Φ (m,), B entries (m, 6), b = T(ψ)⁻ᵀ a (m, 3)) of the support rows (module docstring)."""
+    k = nodes.shape[0]
+    psi = np.empty((k, 3))
+    tc = np.empty(k)
+    for s in range(k):
+        i = nodes[s]
+        _, w0, w1, w2, tc[s] = product_log(q[i, 0], q[i, 1], q[i, 2], q[i, 3],
+                                           base_p[s, 0], -base_p[s, 1], -base_p[s, 2], -base_p[s, 3])  # p_i p̄_ref
+        psi[s, 0], psi[s, 1], psi[s, 2] = w0, w1, w2
+    m = row_entry.shape[0]
+    phi = np.empty(m)
+    data = np.zeros((m, 6))
+    bvec = np.zeros((m, 3))
+    for r in range(m):
+        s = row_entry[r]
+        i = nodes[s]
+        d0, d1, d2 = row_dir[r, 0], row_dir[r, 1], row_dir[r, 2]
+        if row_rot[r]:
+            phi[r] = d0 * psi[s, 0] + d1 * psi[s, 1] + d2 * psi[s, 2]
+            c0, c1, c2 = gk.tinv_so3(-psi[s, 0], -psi[s, 1], -psi[s, 2], tc[s], d0, d1, d2)
+            bvec[r, 0], bvec[r, 1], bvec[r, 2] = c0, c1, c2
+            for j in range(3):
+                data[r, j] = base_R[s, 0, j] * c0 + base_R[s, 1, j] * c1 + base_R[s, 2, j] * c2
+        else:
+            phi[r] = (d0 * (q[i, 4] - base_x[s, 0]) + d1 * (q[i, 5] - base_x[s, 1])
+                      + d2 * (q[i, 6] - base_x[s, 2]))
+            u0, u1, u2 = gk.rotate(q[i, 0], -q[i, 1], -q[i, 2], -q[i, 3], d0, d1, d2)
+            data[r, 3], data[r, 4], data[r, 5] = u0, u1, u2
+    return phi, data, bvec
+
+
+@njit
+def internal_rows(xi, JJ, V, lam, ia, in_edge, in_comp, in_row, in_ref, f, phi, bv):  # type: ignore[no-untyped-def]
+    """The internal rows (edge e = in_edge[r], strain component in_comp[r], row in_row[r], reference in_ref[r]; the
+    edge joins nodes ia[e] and ia[e] + 1): Φ = ξ_k − ref, B v = JJ_k [v_a; v_{a+1}], Bᵀλ scattered into f."""
+    for r in range(in_row.shape[0]):
+        a = ia[in_edge[r]]
+        k = in_comp[r]
+        row = in_row[r]
+        phi[row] = xi[a, k] - in_ref[r]
+        lr = lam[row]
+        b = 0.0
+        for j in range(6):
+            jm = JJ[a, k, j]
+            jp = JJ[a, k, 6 + j]
+            b += jm * V[a, j] + jp * V[a + 1, j]
+            f[a, j] += jm * lr
+            f[a + 1, j] += jp * lr
+        bv[row] = b
+
+
+@njit
+def node_rows(s_phi, s_data, s_node, s_row, V, lam, f, phi, bv):  # type: ignore[no-untyped-def]
+    """Rows acting on one node each (supports): Φ given, B v = data · v_node, Bᵀλ scattered into f."""
+    for r in range(s_row.shape[0]):
+        i = s_node[r]
+        row = s_row[r]
+        lr = lam[row]
+        b = 0.0
+        for j in range(6):
+            b += s_data[r, j] * V[i, j]
+            f[i, j] += s_data[r, j] * lr
+        phi[row] = s_phi[r]
+        bv[row] = b
+
+
+@njit
+def newton_residual(xi, JJ, V, lam, ia, in_edge, in_comp, in_row, in_ref, s_phi, s_data, s_node, s_row,  # type: ignore[no-untyped-def]
+                    C_ds, Cw0, Cd_ds, damped, J, mass, q, load_idx, load_vec, load_spatial, load_scale):
+    """(g (N+1, 6), Bᵀλ (N+1, 6), Φ (m,), B v (m,)) at one iterate (module docstring): the edges at ia, the internal
+    rows (``internal_rows``) and the support rows (``node_rows``, node s_node[r], row s_row[r])."""
+    g = _edge_forces(xi, JJ, V, ia, C_ds, Cw0, Cd_ds, damped, J, mass)
+    if load_idx.shape[0]:
+        nodal_loads_into(g, q, load_idx, load_vec, load_spatial, load_scale)
+    f = np.zeros_like(g)
+    phi = np.zeros(lam.shape[0])
+    bv = np.zeros(lam.shape[0])
+    internal_rows(xi, JJ, V, lam, ia, in_edge, in_comp, in_row, in_ref, f, phi, bv)
+    node_rows(s_phi, s_data, s_node, s_row, V, lam, f, phi, bv)
+    return g, f, phi, bv
+
+
+@njit
+def rod_residual(q, V, lam, ia, in_edge, in_comp, in_row, in_ref, s_nodes, base_p, base_R, base_x, row_entry,  # type: ignore[no-untyped-def]
+                 row_rot, row_dir, s_node, s_row, C_ds, Cw0, Cd_ds, damped, J, mass, load_idx, load_vec,
+                 load_spatial, load_scale):
+    """``newton_residual`` from the configuration itself: edge kinematics and support rows in the same call."""
+    xi, JJ = edge_kinematics(q)
+    if row_entry.shape[0]:
+        s_phi, s_data, _ = support_eval(q, s_nodes, base_p, base_R, base_x, row_entry, row_rot, row_dir)
+    else:
+        s_phi, s_data = np.zeros(0), np.zeros((0, 6))
+    return newton_residual(xi, JJ, V, lam, ia, in_edge, in_comp, in_row, in_ref, s_phi, s_data, s_node, s_row,
+                           C_ds, Cw0, Cd_ds, damped, J, mass, q, load_idx, load_vec, load_spatial, load_scale)
+
+
+@njit
+def jacobian_data(JJ, rows, s_data, perm):  # type: ignore[no-untyped-def]
+    """B's entries in CSR order: the internal rows' [Jm | Jp] rows of every edge (edge-major), then the support
+    rows' entries, gathered by ``perm`` (``assembly.CSRPattern``)."""
+    ne, nr = JJ.shape[0], rows.shape[0]
+    ni = ne * nr * 12
+    flat = np.empty(ni + s_data.shape[0] * 6)
+    p = 0
+    for e in range(ne):
+        for r in range(nr):
+            k = rows[r]
+            for j in range(12):
+                flat[p] = JJ[e, k, j]
+                p += 1
+    for r in range(s_data.shape[0]):
+        for j in range(6):
+            flat[p] = s_data[r, j]
+            p += 1
+    out = np.empty(perm.shape[0])
+    for i in range(perm.shape[0]):
+        out[i] = flat[perm[i]]
+    return out
+
+
+# --------------------------------------------------------------------------- derivatives of T(ξ)⁻ᵀ s (tangents)
+@njit
+def _hat_into(M, v0, v1, v2, f):  # type: ignore[no-untyped-def]
+    """M += f · hat(v)."""
+    M[0, 1] -= f * v2
+    M[0, 2] += f * v1
+    M[1, 0] += f * v2
+    M[1, 2] -= f * v0
+    M[2, 0] -= f * v1
+    M[2, 1] += f * v0
+
+
+@njit
+def _parts(W, U, a, b, sign, c, d, d1, out):  # type: ignore[no-untyped-def]
+    """``groups.tangent_derivatives._parts`` for one ξ = (W, U) into out (6, 6) (zeroed here)."""
+    out[:, :] = 0.0
+    n2 = W[0] * W[0] + W[1] * W[1] + W[2] * W[2]
+    wu = W[0] * U[0] + W[1] * U[1] + W[2] * U[2]
+    wa = W[0] * a[0] + W[1] * a[1] + W[2] * a[2]
+    wb = W[0] * b[0] + W[1] * b[1] + W[2] * b[2]
+    sa = np.empty(3)
+    sb = np.empty(3)
+    for i in range(3):
+        sa[i] = W[i] * wa - n2 * a[i]
+        sb[i] = W[i] * wb - n2 * b[i]
+    # U × (W × a) + W × (U × a)
+    wxa = np.array([W[1] * a[2] - W[2] * a[1], W[2] * a[0] - W[0] * a[2], W[0] * a[1] - W[1] * a[0]])
+    uxa = np.array([U[1] * a[2] - U[2] * a[1], U[2] * a[0] - U[0] * a[2], U[0] * a[1] - U[1] * a[0]])
+    t = np.array([U[1] * wxa[2] - U[2] * wxa[1] + W[1] * uxa[2] - W[2] * uxa[1],
+                  U[2] * wxa[0] - U[0] * wxa[2] + W[2] * uxa[0] - W[0] * uxa[2],
+                  U[0] * wxa[1] - U[1] * wxa[0] + W[0] * uxa[1] - W[1] * uxa[0]])
+    for i in range(3):
+        for j in range(3):
+            dij = 1.0 if i == j else 0.0
+            s2a = wa * dij + W[i] * a[j] - 2.0 * a[i] * W[j]  # S₂(W, a)
+            s2b = wb * dij + W[i] * b[j] - 2.0 * b[i] * W[j]
+            # dA(a), dA(b) without the hat terms
+            out[i, j] += d * sa[i] * W[j] + c * s2a
+            out[3 + i, j] += d * sb[i] * W[j] + c * s2b
+            # dDa_W without the hat products
+            out[3 + i, j] += d * t[i] * W[j] + d1 * wu * sa[i] * W[j] + d * sa[i] * U[j] + d * wu * s2a
+            # dDa_U without the hat terms
+            out[3 + i, 3 + j] += d * sa[i] * W[j]
+            # hat products: −c (Ũ ã) in dDa_W and −c (W̃ ã) in dDa_U
+            hu = 0.0
+            hw = 0.0
+            for k in range(3):
+                hu += _hat_entry(i, k, U) * _hat_entry(k, j, a)
+                hw += _hat_entry(i, k, W) * _hat_entry(k, j, a)
+            out[3 + i, j] -= c * hu
+            out[3 + i, 3 + j] -= c * hw
+    blk = out[:3, :3]
+    _hat_into(blk, a[0], a[1], a[2], -sign * 0.5)
+    blk = out[3:, :3]
+    _hat_into(blk, b[0], b[1], b[2], -sign * 0.5)
+    _hat_into(blk, uxa[0], uxa[1], uxa[2], -c)
+    blk = out[3:, 3:]
+    _hat_into(blk, a[0], a[1], a[2], -sign * 0.5)
+    _hat_into(blk, wxa[0], wxa[1], wxa[2], -c)
+
+
+@njit
+def _hat_entry(i, j, v):  # type: ignore[no-untyped-def]
+    if i == j:
+        return 0.0
+    if i == 0:
+        return -v[2] if j == 1 else v[1]
+    if i == 1:
+        return v[2] if j == 0 else -v[0]
+    return -v[1] if j == 0 else v[0]
+
+
+@njit
+def pair_H(xi, s, JJ, c, d, d1):  # type: ignore[no-untyped-def]
+    """``tangents._pair_H``: [H(−ξ, s); H(ξ, s)] JJ (N, 12, 12) with H(ξ, s) = ∂(T(ξ)⁻ᵀ s)/∂ξ, one loop over the
+    edges; c, d, d1 (N,) the coefficients ``tinv_c``, ``tinv_d``, ``tinv_d1`` at |Ω_e| (even: the same for ±ξ)."""
+    ne = xi.shape[0]
+    out = np.zeros((ne, 12, 12))
+    P = np.empty((6, 6))
+    H = np.empty((12, 6))
+    W = np.empty(3)
+    U = np.empty(3)
+    for e in range(ne):
+        for half in range(2):
+            sg = -1.0 if half == 0 else 1.0
+            for i in range(3):
+                W[i] = sg * xi[e, i]
+                U[i] = sg * xi[e, 3 + i]
+            _parts(W, U, s[e, 3:], s[e, :3], -1.0, c[e], d[e], d1[e], P)
+            for i in range(3):  # T⁻ᵀ: the row blocks of P swap
+                for j in range(6):
+                    H[6 * half + i, j] = P[3 + i, j]
+                    H[6 * half + 3 + i, j] = P[i, j]
+        for i in range(12):
+            for j in range(12):
+                acc = 0.0
+                for k in range(6):
+                    acc += H[i, k] * JJ[e, k, j]
+                out[e, i, j] = acc
+    return out
+
+
+# --------------------------------------------------------------------------- banded LDLᵀ (stability.py)
+@njit
+def band_ldl_pivots(ab):  # type: ignore[no-untyped-def]
+    """Pivots d of A = L D Lᵀ without pivoting for a symmetric band matrix in LAPACK lower storage
+    (A[j+k, j] = ab[k, j]); O(n·bw²). A zero pivot propagates as inf/nan (the caller falls back).
+    Reference: ``band_ldl_pivots_numpy``."""
+    bw1, n = ab.shape
+    bw = bw1 - 1
+    L = np.zeros((bw1, n))  # L[i−j, j]
+    d = np.zeros(n)
+    for j in range(n):
+        s = ab[0, j]
+        for k in range(max(0, j - bw), j):
+            s -= L[j - k, k] * L[j - k, k] * d[k]
+        d[j] = s
+        for i in range(j + 1, min(n, j + bw + 1)):
+            t = ab[i - j, j]
+            for k in range(max(0, i - bw), j):
+                t -= L[i - k, k] * L[j - k, k] * d[k]
+            L[i - j, j] = t / s if s != 0.0 else np.inf
+    return d
 
 
 # --------------------------------------------------------------------------- the signatures of kernels.py
@@ -180,11 +470,112 @@ def add_nodal_loads(
     body: FloatArray, p: FloatArray, idx: np.ndarray, vec: FloatArray, is_spatial: np.ndarray, scale: FloatArray
 ) -> None:
     """``loads.add_nodal_loads`` (in place) in one compiled loop."""
-    _add_nodal_loads(body, np.ascontiguousarray(p, dtype=float), idx, vec, is_spatial, scale)
+    nodal_loads_into(body, np.ascontiguousarray(p, dtype=float), idx, vec, is_spatial, scale)
 
 
 LOADS = loads.LoadKernels(rotate_pairs, add_nodal_loads)
 KERNELS = kernels.RodKernels(edge_kinematics, internal_forces, elastic_energy, step_residuals, LOADS)
+
+
+# --------------------------------------------------------------------------- numpy references of the step core
+def support_eval_numpy(q: FloatArray, nodes: np.ndarray, base_p: FloatArray, base_R: FloatArray, base_x: FloatArray,
+                       row_entry: np.ndarray, row_rot: np.ndarray, row_dir: FloatArray
+                       ) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """``support_eval`` in array expressions (``SupportRows.phi``/``jacobian_data``): ψ = log(p_i p̄_ref),
+    b = T(ψ)⁻ᵀ a, B rows [R_refᵀ b, 0] (rotation) or [0, R_iᵀ a] (translation)."""
+    qi = q[nodes]
+    psi = quat_log(quat_mul(qi[:, :4], quat_conj(base_p)))
+    k, rot, a = row_entry, np.asarray(row_rot, dtype=bool), row_dir
+    b = np.einsum("mji,mj->mi", tangent_inv_so3(psi)[k], a)
+    phi = np.where(rot, np.einsum("mi,mi->m", a, psi[k]), np.einsum("mi,mi->m", a, qi[k, 4:] - base_x[k]))
+    data = np.zeros((k.size, 6))
+    data[rot, :3] = np.einsum("mi,mij->mj", b[rot], base_R[k[rot]])
+    data[~rot, 3:] = np.einsum("mi,mij->mj", a[~rot], quat_to_matrix(qi[k[~rot], :4]))
+    return phi, data, np.where(rot[:, None], b, 0.0)
+
+
+def edge_forces_numpy(xi: FloatArray, JJ: FloatArray, V: FloatArray, ia: np.ndarray, C_ds: FloatArray,
+                      Cw0: FloatArray, Cd_ds: FloatArray, damped: bool, J: FloatArray, m: FloatArray) -> FloatArray:
+    """``_edge_forces``: σ_e = C_ds ξ_a − Cw0 (+ Cd_ds JJ_a [v_a; v_{a+1}]), g_a += Jmᵀσ, g_{a+1} += Jpᵀσ, plus the
+    gyroscopic terms (``kernels.gyroscopic``)."""
+    JJa = JJ[ia]
+    sig = C_ds * xi[ia] - Cw0
+    if damped:
+        sig = sig + Cd_ds * np.einsum("eij,ej->ei", JJa, np.concatenate([V[ia], V[ia + 1]], axis=1))
+    f = np.einsum("eij,ei->ej", JJa, sig)
+    g = kernels.gyroscopic(V, J, m)
+    np.add.at(g, ia, f[:, :6])
+    np.add.at(g, ia + 1, f[:, 6:])
+    return g
+
+
+def newton_residual_numpy(xi: FloatArray, JJ: FloatArray, V: FloatArray, lam: FloatArray, ia: np.ndarray,
+                          in_edge: np.ndarray, in_comp: np.ndarray, in_row: np.ndarray, in_ref: FloatArray,
+                          s_phi: FloatArray, s_data: FloatArray, s_node: np.ndarray, s_row: np.ndarray,
+                          C_ds: FloatArray, Cw0: FloatArray, Cd_ds: FloatArray, damped: bool, J: FloatArray,
+                          mass: FloatArray, q: FloatArray, load_idx: np.ndarray, load_vec: FloatArray,
+                          load_spatial: np.ndarray, load_scale: FloatArray
+                          ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """``newton_residual`` in array expressions: g (``edge_forces_numpy`` + ``loads.add_nodal_loads``), and per
+    internal row r (edge node a = ia[in_edge[r]], component k): Φ = ξ_ak − ref, B v = JJ_ak [v_a; v_{a+1}], Bᵀλ
+    scattered; per support row: Φ given, B v = data · v_node."""
+    g = edge_forces_numpy(xi, JJ, V, ia, C_ds, Cw0, Cd_ds, damped, J, mass)
+    if load_idx.size:
+        loads.add_nodal_loads(g, q, load_idx, load_vec.copy(), load_spatial, load_scale)
+    m = lam.shape[0]
+    f, phi, bv = np.zeros_like(g), np.zeros(m), np.zeros(m)
+    a = ia[in_edge]
+    rows = JJ[a, in_comp]  # (r, 12)
+    phi[in_row] = xi[a, in_comp] - in_ref
+    bv[in_row] = np.einsum("ri,ri->r", rows[:, :6], V[a]) + np.einsum("ri,ri->r", rows[:, 6:], V[a + 1])
+    np.add.at(f, a, rows[:, :6] * lam[in_row, None])
+    np.add.at(f, a + 1, rows[:, 6:] * lam[in_row, None])
+    phi[s_row] = s_phi
+    bv[s_row] = np.einsum("ri,ri->r", s_data, V[s_node])
+    np.add.at(f, s_node, s_data * lam[s_row, None])
+    return g, f, phi, bv
+
+
+def rod_residual_numpy(q: FloatArray, V: FloatArray, lam: FloatArray, ia: np.ndarray, in_edge: np.ndarray,
+                       in_comp: np.ndarray, in_row: np.ndarray, in_ref: FloatArray, s_nodes: np.ndarray,
+                       base_p: FloatArray, base_R: FloatArray, base_x: FloatArray, row_entry: np.ndarray,
+                       row_rot: np.ndarray, row_dir: FloatArray, s_node: np.ndarray, s_row: np.ndarray,
+                       C_ds: FloatArray, Cw0: FloatArray, Cd_ds: FloatArray, damped: bool, J: FloatArray,
+                       mass: FloatArray, load_idx: np.ndarray, load_vec: FloatArray, load_spatial: np.ndarray,
+                       load_scale: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """``rod_residual``: ``kernels.edge_kinematics``, ``support_eval_numpy``, ``newton_residual_numpy``."""
+    xi, JJ = kernels.edge_kinematics(q)
+    s_phi, s_data, _ = support_eval_numpy(q, s_nodes, base_p, base_R, base_x, row_entry, row_rot, row_dir)
+    return newton_residual_numpy(xi, JJ, V, lam, ia, in_edge, in_comp, in_row, in_ref, s_phi, s_data, s_node, s_row,
+                                 C_ds, Cw0, Cd_ds, damped, J, mass, q, load_idx, load_vec, load_spatial, load_scale)
+
+
+def jacobian_data_numpy(JJ: FloatArray, rows: np.ndarray, s_data: FloatArray, perm: np.ndarray) -> FloatArray:
+    """``jacobian_data``: [JJ_e[rows] for every edge, then the support entries], gathered by ``perm``."""
+    return np.concatenate([JJ[:, rows, :].ravel(), s_data.ravel()])[perm]
+
+
+def pair_H_numpy(xi: FloatArray, s: FloatArray, JJ: FloatArray, *_: FloatArray) -> FloatArray:
+    """``pair_H``: [H(−ξ, s); H(ξ, s)] JJ with H = ``groups.tangent_derivatives.tangent_inv_transpose_derivative``
+    (the coefficients c, d, d1 of the compiled kernel are not needed)."""
+    H = np.concatenate([tangent_inv_transpose_derivative(-xi, s), tangent_inv_transpose_derivative(xi, s)], axis=1)
+    return H @ JJ  # type: ignore[no-any-return]
+
+
+def band_ldl_pivots_numpy(ab: FloatArray) -> FloatArray:
+    """``band_ldl_pivots``: the pivots of Gaussian elimination without pivoting on the dense symmetric matrix
+    (d_j = A_jj after the rank-one Schur updates of the columns before j)."""
+    bw1, n = ab.shape
+    A = np.zeros((n, n))
+    for k in range(bw1):
+        i = np.arange(n - k)
+        A[i + k, i] = ab[k, : n - k]
+        A[i, i + k] = ab[k, : n - k]
+    d = np.empty(n)
+    for j in range(n):
+        d[j] = A[j, j]
+        A[j + 1:, j + 1:] -= np.outer(A[j + 1:, j], A[j, j + 1:]) / d[j]
+    return d
 
 
 # --------------------------------------------------------------------------- kernel / reference pairs
@@ -225,6 +616,80 @@ def _returning(add):  # type: ignore[no-untyped-def]
     return apply
 
 
+def _support_sample(rng: np.random.Generator) -> tuple:  # type: ignore[type-arg]
+    """A bent rod of 12 nodes with supports at nodes 0, 5, 11 (bases turned by ~0.5 rad from the nodes), 3
+    rotation and 3 translation rows at node 0, 2 + 1 at node 5, 1 rotation row at node 11 (unit directions)."""
+    q = _configuration(rng)
+    nodes = np.array([0, 5, 11], dtype=np.int64)
+    base = gk.s3r3_compose(q[nodes], gk.s3r3_exp(0.5 * rng.normal(size=(3, 6))))
+    row_entry = np.array([0, 0, 0, 0, 0, 0, 1, 1, 1, 2], dtype=np.int64)
+    row_rot = np.array([1, 1, 1, 0, 0, 0, 1, 0, 1, 1], dtype=np.bool_)
+    row_dir = rng.normal(size=(10, 3))
+    row_dir /= np.linalg.norm(row_dir, axis=1, keepdims=True)
+    return (q, nodes, base[:, :4].copy(), quat_to_matrix(base[:, :4]), base[:, 4:].copy(), row_entry, row_rot,
+            row_dir)
+
+
+def _residual_parts(rng: np.random.Generator, ne: int, m_int: int, m_sup: int) -> dict[str, object]:
+    """Material, velocity and load arguments of the fused residual for ``ne`` edges (13 nodes: loads on 3, one
+    spatial, one node twice), λ for m_int internal rows (components 3, 4, 5 of each edge) + m_sup support rows."""
+    nn = ne + 1
+    in_edge = np.repeat(np.arange(ne, dtype=np.int64), 3)[:m_int]
+    return {
+        "V": rng.normal(size=(nn, 6)), "lam": rng.normal(size=m_int + m_sup), "ia": np.arange(ne, dtype=np.int64),
+        "in_edge": in_edge, "in_comp": np.tile(np.array([3, 4, 5], dtype=np.int64), ne)[:m_int],
+        "in_row": np.arange(m_int, dtype=np.int64), "in_ref": 0.1 * rng.normal(size=m_int),
+        "s_row": np.arange(m_int, m_int + m_sup, dtype=np.int64),
+        "C_ds": rng.uniform(1.0, 10.0, (ne, 6)), "Cw0": rng.normal(size=(ne, 6)),
+        "Cd_ds": rng.uniform(0.1, 1.0, (ne, 6)), "damped": True, "J": rng.uniform(0.1, 1.0, (nn, 3)),
+        "mass": rng.uniform(0.5, 2.0, nn), "load_idx": np.array([2, 2, 7], dtype=np.int64),
+        "load_vec": rng.normal(size=(3, 6)), "load_spatial": np.array([True, False, True]),
+        "load_scale": rng.normal(size=3),
+    }
+
+
+def _newton_sample(rng: np.random.Generator) -> tuple:  # type: ignore[type-arg]
+    q, nodes, bp, bR, bx, entry, rot, rdir = _support_sample(rng)
+    xi, JJ = kernels.edge_kinematics(q)
+    s_phi, s_data, _ = support_eval_numpy(q, nodes, bp, bR, bx, entry, rot, rdir)
+    a = _residual_parts(rng, q.shape[0] - 1, 30, entry.size)
+    return (xi, JJ, a["V"], a["lam"], a["ia"], a["in_edge"], a["in_comp"], a["in_row"], a["in_ref"], s_phi, s_data,
+            nodes[entry], a["s_row"], a["C_ds"], a["Cw0"], a["Cd_ds"], a["damped"], a["J"], a["mass"], q,
+            a["load_idx"], a["load_vec"], a["load_spatial"], a["load_scale"])
+
+
+def _rod_residual_sample(rng: np.random.Generator) -> tuple:  # type: ignore[type-arg]
+    q, nodes, bp, bR, bx, entry, rot, rdir = _support_sample(rng)
+    a = _residual_parts(rng, q.shape[0] - 1, 30, entry.size)
+    return (q, a["V"], a["lam"], a["ia"], a["in_edge"], a["in_comp"], a["in_row"], a["in_ref"], nodes, bp, bR, bx,
+            entry, rot, rdir, nodes[entry], a["s_row"], a["C_ds"], a["Cw0"], a["Cd_ds"], a["damped"], a["J"],
+            a["mass"], a["load_idx"], a["load_vec"], a["load_spatial"], a["load_scale"])
+
+
+def _jacobian_sample(rng: np.random.Generator) -> tuple:  # type: ignore[type-arg]
+    _, JJ = kernels.edge_kinematics(_configuration(rng))
+    rows = np.array([3, 4, 5], dtype=np.int64)
+    s_data = rng.normal(size=(7, 6))
+    return JJ, rows, s_data, rng.permutation(JJ.shape[0] * 36 + 42).astype(np.int64)
+
+
+def _pair_H_sample(rng: np.random.Generator, angle_scale: float) -> tuple:  # type: ignore[type-arg]
+    """Edges bent by ~1 rad (or scaled to ~1e-3 rad: the Taylor branches), a stress s, and T⁻¹'s coefficients."""
+    xi, JJ = kernels.edge_kinematics(_configuration(rng, 14))
+    xi[:, :3] *= angle_scale
+    c, d, d1 = coefficients(np.sqrt(np.einsum("ei,ei->e", xi[:, :3], xi[:, :3])))
+    return xi, rng.normal(size=xi.shape), JJ, c, d, d1
+
+
+def _ldl_sample(rng: np.random.Generator, n: int = 40, bw: int = 7) -> tuple[FloatArray]:
+    """Lower band storage of a symmetric indefinite band matrix (diagonal ±(bw + 2): no near-zero pivot)."""
+    ab = rng.normal(size=(bw + 1, n))
+    ab[0] = (bw + 2.0) * np.where(rng.random(n) < 0.3, -1.0, 1.0) + rng.normal(size=n)
+    for k in range(1, bw + 1):
+        ab[k, n - k:] = 0.0
+    return (ab,)
+
+
 TWINS: tuple[Twin, ...] = (
     Twin("edge_kinematics", edge_kinematics, kernels.edge_kinematics, lambda rng: (_configuration(rng),)),
     Twin("internal_forces", internal_forces, kernels.internal_forces, lambda rng: _forces_sample(rng, False), 1e-12),
@@ -234,6 +699,14 @@ TWINS: tuple[Twin, ...] = (
     Twin("rotate_pairs", rotate_pairs, loads.rotate_pairs,
          lambda rng: (_configuration(rng, 8)[:, :4], rng.normal(size=(8, 6)))),
     Twin("add_nodal_loads", _returning(add_nodal_loads), _returning(loads.add_nodal_loads), _loads_sample),
+    Twin("support_eval", support_eval, support_eval_numpy, _support_sample, 1e-12),
+    Twin("newton_residual", newton_residual, newton_residual_numpy, _newton_sample, 1e-12),
+    Twin("rod_residual", rod_residual, rod_residual_numpy, _rod_residual_sample, 1e-12),
+    Twin("jacobian_data", jacobian_data, jacobian_data_numpy, _jacobian_sample),
+    Twin("pair_H", pair_H, pair_H_numpy, lambda rng: _pair_H_sample(rng, 1.0), 1e-12),
+    Twin("pair_H (small angles)", pair_H, pair_H_numpy, lambda rng: _pair_H_sample(rng, 1e-3), 1e-12),
+    Twin("band_ldl_pivots", band_ldl_pivots, band_ldl_pivots_numpy, _ldl_sample, 1e-11),
 )
 """Every compiled rod kernel with its numpy reference and a sample (``step_residuals`` has none: it is
-checked against the driver's generic evaluation in ``tests/test_jit.py``)."""
+checked against the driver's generic evaluation in ``tests/test_jit.py``; the helpers named in the module
+docstring are checked through their callers)."""

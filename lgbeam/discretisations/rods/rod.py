@@ -28,7 +28,7 @@ import scipy.sparse as sp
 from lgbeam._numba import resolve
 from lgbeam._typing import FloatArray
 
-from . import _compiled, assembly, kernels, step_core, tangents
+from . import _compiled, assembly, kernels, tangents
 from . import inertia as _inertia
 from .loads import DistributedLoad, Gravity, Load, NodalLoad, PointMass, external_forces
 from .material import Material
@@ -345,7 +345,7 @@ class CosseratRod:
             return self._B_csr.matrix_sorted(self._edges(q)[1].ravel()[self._B_gather])
         if self.compiled and self.support_rows.n_rows:  # internal and support rows, one compiled gather
             _, s_data, _ = self.support_rows.evaluate(t, q)
-            return self._B_csr.matrix_sorted(step_core.jacobian_data(self._edges(q)[1], self._rows_index, s_data,
+            return self._B_csr.matrix_sorted(_compiled.jacobian_data(self._edges(q)[1], self._rows_index, s_data,
                                                                      self._B_csr.perm))
         data = []
         if self.internal_rows:
@@ -360,7 +360,7 @@ class CosseratRod:
     def newton_residual(self, t: float, q: FloatArray, v: FloatArray,
                         lam: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
         """(g, Bᵀλ, Φ, B v + Φ_t) at (t, q, v, λ): what one Newton iteration of an implicit method evaluates
-        (``HasNewtonResidual``). Compiled rods with nodal loads only: one fused pass (``step_core``), B is never
+        (``HasNewtonResidual``). Compiled rods with nodal loads only: one fused pass (``_compiled.rod_residual``), B is never
         assembled; otherwise the protocol methods (the numpy reference)."""
         q = self._q(q)
         V = np.ascontiguousarray(v, dtype=float).reshape(self.n_nodes, 6)
@@ -375,7 +375,7 @@ class CosseratRod:
         sr = self.support_rows
         b = sr.base(t)
         scale = np.array([-ld.time(t) for ld in self._nodal_only]) if self.loads else fused["no_scale"]
-        g, f, phi, bv = step_core.rod_residual(
+        g, f, phi, bv = _compiled.rod_residual(
             q, V, lam, *fused["rows"], sr.nodes, b.p, b.R, b.x, sr.row_entry, sr.row_rot, sr.row_dir,
             fused["s_node"], fused["s_row"], *fused["kv"], *fused["loads"], scale)
         if sr.rheonomic:
@@ -384,7 +384,7 @@ class CosseratRod:
 
     @cached_property
     def _fused(self) -> dict[str, Any] | None:
-        """The constant arguments of ``step_core.rod_residual``, or None where the rod needs the reference
+        """The constant arguments of ``_compiled.rod_residual``, or None where the rod needs the reference
         path (numpy kernels, spring supports, distributed loads or gravity)."""
         if not self.compiled or self.support_rows.has_springs or (self.loads and self._nodal_loads is None):
             return None

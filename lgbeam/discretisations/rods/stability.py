@@ -10,7 +10,7 @@ law applied to the saddle-point matrix gives
 is #neg(KKT) − m. We order the unknowns node by node (the six dofs of node i, then the constraint rows whose
 last node is i), which makes the KKT matrix banded (half-bandwidth ≈ 20 for a rod) and puts every zero diagonal
 of a constraint row after the dofs it couples, scale it symmetrically (a congruence: inertia unchanged) and
-factor it as L D Lᵀ in band storage without pivoting (``band_ldl_pivots``, compiled): by Sylvester's law the
+factor it as L D Lᵀ in band storage without pivoting (``_compiled.band_ldl_pivots``): by Sylvester's law the
 signs of D are the inertia; O(N·bw²) work, O(N·bw) memory. A (near-)zero pivot (|d| ≤ 64 ε max|d|: a state
 at or next to a critical point, or an unlucky leading block) or numba switched off falls back to LAPACK's
 banded eigensolver restricted to (−∞, −τ) (``eigvals_banded``, dsbevx; exact but O(N·m), because the m
@@ -37,9 +37,10 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from lgbeam._numba import ENABLED as NUMBA_ENABLED
-from lgbeam._numba import njit
 from lgbeam._sparse import arpack_start
 from lgbeam._typing import FloatArray
+
+from ._compiled import band_ldl_pivots
 
 logger = logging.getLogger(__name__)
 
@@ -135,35 +136,12 @@ def negative_count(S: Any, B: Any, M: Any = None) -> tuple[int, int]:
     return int(neg.size) - m, int(near.size)
 
 
-def band_ldl_pivots(ab: FloatArray) -> FloatArray:
-    """Pivots d of A = L D Lᵀ without pivoting for a symmetric band matrix in LAPACK lower storage
-    (A[j+k, j] = ab[k, j]); O(n·bw²). A zero pivot propagates as inf/nan (the caller falls back)."""
-    bw1, n = ab.shape
-    bw = bw1 - 1
-    L = np.zeros((bw1, n))  # L[i−j, j]
-    d = np.zeros(n)
-    for j in range(n):
-        s = ab[0, j]
-        for k in range(max(0, j - bw), j):
-            s -= L[j - k, k] * L[j - k, k] * d[k]
-        d[j] = s
-        for i in range(j + 1, min(n, j + bw + 1)):
-            t = ab[i - j, j]
-            for k in range(max(0, i - bw), j):
-                t -= L[i - k, k] * L[j - k, k] * d[k]
-            L[i - j, j] = t / s if s != 0.0 else np.inf
-    return d
-
-
-_band_ldl_pivots_compiled = njit(band_ldl_pivots)
-
-
 def _ldl_pivots(A: sp.csr_array) -> FloatArray | None:
     """The pivots D of A = L D Lᵀ in the given (banded, node-by-node) order (compiled banded LDLᵀ without
     pivoting), or None when a pivot is (near) zero or numba is off (the caller then uses the eigensolver)."""
     if not NUMBA_ENABLED:
         return None
-    d = _band_ldl_pivots_compiled(_banded_lower(A))
+    d = band_ldl_pivots(_banded_lower(A))
     if not np.all(np.isfinite(d)) or np.min(np.abs(d)) <= 64 * np.finfo(float).eps * float(np.max(np.abs(d))):
         return None
     return d

@@ -17,7 +17,7 @@ the same assembled band (issue 34 item 3).
   arc-length load vector, the next step's predictor.
 * Stability count (``inertia``): Sylvester's law on the symmetric part of the same equilibrated band,
   #neg(Zᵀ S_sym Z) = #neg(A_sym) − m (Gould 1985; ``stability`` module docstring), from the pivots of its banded
-  LDLᵀ without pivoting (``stability.band_ldl_pivots``, compiled) — no eigen-solve at a state. A (near-)zero
+  LDLᵀ without pivoting (``_compiled.band_ldl_pivots``) — no eigen-solve at a state. A (near-)zero
   pivot falls back to LAPACK's banded eigensolver on the same band; a non-symmetric tangent (follower loads,
   skew part > ``stability.SYM_TOL`` max|K|) to ``stability.nonsymmetric_count``.
 """
@@ -35,6 +35,7 @@ from scipy.linalg import lapack
 from lgbeam._typing import FloatArray
 
 from . import stability
+from ._compiled import band_ldl_pivots
 
 
 class BandedKKT:
@@ -144,7 +145,7 @@ class KKTFactor:
             return stability.nonsymmetric_count(Kt, mass(), B)
         low = self.symmetric_lower()
         if stability.NUMBA_ENABLED:
-            d = stability._band_ldl_pivots_compiled(low)
+            d = band_ldl_pivots(low)
             if np.all(np.isfinite(d)) and np.min(np.abs(d)) > 64 * np.finfo(float).eps * float(np.max(np.abs(d))):
                 return int(np.sum(d < 0)) - m, 0
         neg = la.eigvals_banded(low, lower=True, select="v", select_range=(-np.inf, -stability.ZERO_TOL))

@@ -258,8 +258,8 @@ class SupportRows:
 
     def evaluate(self, t: float, q: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
         """(Φ (m,), B entries (m, 6), T(ψ)⁻ᵀ a (m, 3)) of every row in one compiled pass
-        (``step_core.support_eval``; equal to ``phi``/``jacobian_data`` to round-off); q (n_nodes, 7) C-contiguous."""
-        from .step_core import support_eval
+        (``_compiled.support_eval``; equal to ``phi``/``jacobian_data`` to round-off); q (n_nodes, 7) C-contiguous."""
+        from ._compiled import support_eval
 
         b = self.base(t)
         return support_eval(q, self.nodes, b.p, b.R, b.x, self.row_entry, self.row_rot, self.row_dir)  # type: ignore[no-any-return]

@@ -111,9 +111,9 @@ def _assemble(rod: Any, Ke: FloatArray | None, node: FloatArray | None) -> sp.cs
 
 def _pair_H(xi: FloatArray, s: FloatArray, JJ: FloatArray, compiled: bool = False) -> FloatArray:
     """[H(−ξ, s); H(ξ, s)] JJ, (N, 12, 12): the derivative of JJᵀ s at fixed s (``compiled``: one compiled loop
-    over the edges, ``step_core.pair_H``)."""
+    over the edges, ``_compiled.pair_H``)."""
     if compiled:
-        from .step_core import pair_H
+        from ._compiled import pair_H
 
         xi = np.ascontiguousarray(xi, dtype=float)
         c, d, d1 = coefficients(np.sqrt(np.einsum("ei,ei->e", xi[:, :3], xi[:, :3])))
@@ -121,7 +121,7 @@ def _pair_H(xi: FloatArray, s: FloatArray, JJ: FloatArray, compiled: bool = Fals
                       np.ascontiguousarray(c, dtype=float), np.ascontiguousarray(d, dtype=float),
                       np.ascontiguousarray(d1, dtype=float))  # type: ignore[no-any-return]
     Hab = np.concatenate([tangent_inv_transpose_derivative(-xi, s), tangent_inv_transpose_derivative(xi, s)], axis=1)
-    return Hab @ JJ
+    return Hab @ JJ  # the same as ``_compiled.pair_H_numpy``, the compiled kernel's reference
 
 
 def _velocities(rod: Any, v: FloatArray | None) -> FloatArray | None:
