@@ -187,3 +187,21 @@ def test_single_mode_cantilever_base_shear_is_m_eff_sa(tmp_path):
     top = _rows(tmp_path / "s" / "displacements.csv")[-1]
     assert float(top["uy_srss"]) == pytest.approx(sa / w1**2, rel=2e-3)
     assert float(top["uy_cqc"]) == pytest.approx(float(top["uy_srss"]), rel=1e-14)  # one mode: both the same
+
+
+def test_a_rod_case_runs_and_its_first_mode_is_the_euler_bernoulli_cantilevers(tmp_path):
+    """``lgbeam spectrum`` on a rod case (it failed with an AttributeError: the rod had no n_dofs). The steel
+    cantilever's first bending mode against the Euler–Bernoulli continuum: ω₁ = β₁² √(EI/(ρA L⁴)), β₁ = 1.8751…,
+    effective mass (∫φ)²/∫φ² ρA (φ the clamped-free mode shape integrated on a fine grid), base shear m_eff Sa."""
+    assert main(["spectrum", "steel-cantilever-dynamic", "--spectrum", "ec8:type=1,ground=B,ag=0.25,q=1.5",
+                 "--direction", "z", "--n", "1", "--set", "model.n_elements=32", "--out", str(tmp_path / "s")]) == 0
+    row = _rows(tmp_path / "s" / "spectrum.csv")[0]
+    EI, rhoA, L = 210e9 * 0.04 * 0.01**3 / 12, 7850.0 * 0.04 * 0.01, 4.0
+    b = 1.8751040687119611 / L
+    x = np.linspace(0.0, L, 200_001)
+    s = (np.cosh(b * L) + np.cos(b * L)) / (np.sinh(b * L) + np.sin(b * L))
+    phi = np.cosh(b * x) - np.cos(b * x) - s * (np.sinh(b * x) - np.sin(b * x))
+    m_eff = rhoA * np.trapezoid(phi, x) ** 2 / np.trapezoid(phi**2, x)
+    assert float(row["period_s"]) == pytest.approx(2 * np.pi / (b**2 * np.sqrt(EI / rhoA)), rel=1e-3)
+    assert float(row["effective_mass_z"]) == pytest.approx(m_eff, rel=2e-3)
+    assert float(row["base_shear_z"]) == pytest.approx(float(row["effective_mass_z"]) * float(row["sa"]), rel=1e-12)

@@ -50,7 +50,7 @@ class SpectrumResult:
     direction: int
 
 
-def system_of(case: dict[str, Any]) -> Any:
+def system_of(case: dict[str, Any]) -> modal.RodSystem:
     """The rod of a rod case or the structure of a frame case."""
     if case.get("kind") == "frame":
         from lgbeam.apps.frame import check_size, model_of
@@ -65,7 +65,7 @@ def system_of(case: dict[str, Any]) -> Any:
     raise ValueError(f"lgbeam spectrum works on rod and frame cases, not kind {case.get('kind')!r}")
 
 
-def select_modes(system: Any, direction: int, n: int | None) -> modal.RodModes:
+def select_modes(system: modal.RodSystem, direction: int, n: int | None) -> modal.RodModes:
     """``n`` modes, or the fewest whose cumulative effective mass along ``direction`` reaches TARGET_FRACTION
     (computed FIRST_TRY, then doubled, up to every mode ARPACK can give)."""
     n_max = system.n_dofs - system.n_constraints - 2
@@ -86,7 +86,7 @@ def select_modes(system: Any, direction: int, n: int | None) -> modal.RodModes:
         k = min(2 * k, n_max)
 
 
-def analyse(system: Any, spectrum: spectra.Spectrum, direction: int, n: int | None = None) -> SpectrumResult:
+def analyse(system: modal.RodSystem, spectrum: spectra.Spectrum, direction: int, n: int | None = None) -> SpectrumResult:
     """Peak modal responses of the modes (module docstring)."""
     res = select_modes(system, direction, n)
     w2 = np.asarray(res.omega2, dtype=float)
@@ -142,9 +142,11 @@ def _write(path: Path, rows: list[dict[str, Any]]) -> None:
             w.writerow({k: _fmt(v) for k, v in row.items()})
 
 
-def node_labels(case: dict[str, Any], system: Any) -> list[tuple[str, int, str]]:
+def node_labels(case: dict[str, Any], system: modal.RodSystem) -> list[tuple[str, int, str]]:
     """(rod, node on the rod, name) of every node of the system (name: a named node of a nodes + members case)."""
-    if case.get("kind") != "frame":
+    from lgbeam.discretisations.frames import Structure
+
+    if not isinstance(system, Structure):
         return [("rod", i, "") for i in range(system.n_nodes)]
     from lgbeam.apps.frame import node_ids
 
@@ -154,7 +156,7 @@ def node_labels(case: dict[str, Any], system: Any) -> list[tuple[str, int, str]]
             for i in range(int(o[k]), int(o[k + 1]))]
 
 
-def displacement_rows(case: dict[str, Any], system: Any, r: SpectrumResult, ratio: float) -> list[dict[str, Any]]:
+def displacement_rows(case: dict[str, Any], system: modal.RodSystem, r: SpectrumResult, ratio: float) -> list[dict[str, Any]]:
     """The rows of displacements.csv (module docstring)."""
     x = system.G.translation(system._q(system.q_ref))
     comb = {how: spectra.combine(r.displacement, r.omega, how, ratio) for how in ("srss", "cqc")}  # (n_nodes, 6)

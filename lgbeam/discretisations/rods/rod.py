@@ -129,6 +129,11 @@ class CosseratRod:
     def n_nodes(self) -> int:
         return self.mesh.n_nodes
 
+    @property
+    def n_dofs(self) -> int:
+        """Velocity unknowns: 6 a node (angular, then translational)."""
+        return 6 * self.n_nodes
+
     @cached_property
     def internal_rows(self) -> tuple[int, ...]:
         """Components of xi constrained per edge: 3, 4 (Kirchhoff Γ₁, Γ₂), 5 (Γ₃)."""
