@@ -47,6 +47,27 @@ def test_extrapolation_removes_the_second_order_term_and_its_estimate_bounds_wha
     assert abs(f[2][0] - 1.0) == pytest.approx(two["error"][0], rel=0.1)   # …which it is, up to the N⁻⁴ term
 
 
+def test_an_element_of_no_one_order_is_extrapolated_with_each_quantitys_observed_order():
+    """order=None (the corotational element): f = 1 + 3/N⁴ + c/N⁶ is extrapolated with its observed order (≈ 4),
+    g = 2 + 1/N² with order 2 exactly (value 2 to round-off), and the estimate of each, the correction
+    |f_R − f(2N)|, bounds what is left (2.7e-6 ≤ 4.3e-5); order 2 would leave f 1.9e-4 off. Two meshes assume no order: the value
+    is f(2N), the estimate |f(2N) − f(N)|, which bounds its error."""
+    c = 5.0
+    ns = (4, 8, 16)
+    f = [np.array([1 + 3 / n**4 + c / n**6, 2 + 1 / n**2]) for n in ns]
+    ex = fr.extrapolate(f, order=None)
+    assert list(ex["basis"]) == ["three meshes", "three meshes"]
+    assert 3.5 < ex["order"][0] < 4.5 and ex["order"][1] == pytest.approx(2.0, abs=1e-12)
+    err = np.abs(ex["value"] - np.array([1.0, 2.0]))
+    assert err[1] < 1e-14 and err[0] < 3e-6 and np.all(err <= ex["error"])
+    assert abs(fr.extrapolate(f)["value"][0] - 1.0) > 50 * err[0]           # order 2 on an order-4 quantity
+    two = fr.extrapolate(f[1:], order=None)
+    assert list(two["basis"]) == ["two meshes"] * 2 and np.array_equal(two["value"], f[2])
+    assert np.all(np.abs(f[2] - np.array([1.0, 2.0])) <= two["error"])
+    wild = fr.extrapolate([np.array([1.0]), np.array([1.5]), np.array([1.49])], order=None)  # p = 5.6: outside
+    assert wild["basis"][0] == "not asymptotic" and wild["value"][0] == 1.49 and wild["error"][0] == pytest.approx(0.01)
+
+
 def test_a_quantity_outside_the_asymptotic_range_keeps_the_change_as_its_estimate():
     f = [np.array([1.0]), np.array([1.5]), np.array([1.2])]       # oscillates: no order 2
     ex = fr.extrapolate(f)
@@ -128,6 +149,7 @@ name = "cantilever"
 supports = [{{ node = "a", kind = "clamped" }}]
 [model]
 n_elements = {n}
+element = "{element}"
 nodes = [{{ name = "a", at = [0.0, 0.0, 0.0] }}, {{ name = "b", at = [{L}, 0.0, 0.0] }}]
 members = [{{ name = "m", nodes = ["a", "b"], section = "IPE300", material = "S355" }}]
 masses = [{{ node = "b", mass = {mass} }}]
@@ -150,7 +172,7 @@ def test_a_cantilever_tip_deflection_is_exact_to_its_estimate(tmp_path, n, basis
     sec, g = sections.library("IPE300"), sections.GRADES["S355"]
     P, L = 1.0e3, 2.0
     path = tmp_path / "c.toml"
-    path.write_text(CANTILEVER.format(n=n, mass=0.0, P=P, L=L))
+    path.write_text(CANTILEVER.format(n=n, mass=0.0, P=P, L=L, element="cosserat"))
     assert main(["run", str(path), "--out", str(tmp_path / "run"), "--quiet"]) == 0
     rows = _rows(tmp_path / "run" / "richardson.csv")
     w, th = rows["displacement(node=b)[z]"], rows["rotation(node=b)[y]"]
@@ -178,7 +200,7 @@ def test_a_column_with_a_tip_mass_has_its_exact_frequency_to_the_estimate(tmp_pa
                                                                        - math.sin(x) * math.cosh(x)), 0.5, 1.9)
     exact = lam**2 * math.sqrt(g.E * sec.Iz / (rhoA * L**4)) / (2 * math.pi)   # the weak axis: mode 1
     path = tmp_path / "c.toml"
-    path.write_text(CANTILEVER.format(n=4, mass=mu * rhoA * L, P=0.0, L=L))
+    path.write_text(CANTILEVER.format(n=4, mass=mu * rhoA * L, P=0.0, L=L, element="cosserat"))
     assert main(["modes", str(path), "--n", "1", "--out", str(tmp_path / "modes")]) == 0
     r = _rows(tmp_path / "modes" / "modes.csv")["1"]
     f, est, mesh = float(r["freq_hz"]), float(r["freq_hz_error"]), float(r["freq_hz_mesh"])
@@ -187,9 +209,38 @@ def test_a_column_with_a_tip_mass_has_its_exact_frequency_to_the_estimate(tmp_pa
     assert abs(mesh / exact - 1) > 1e-3
 
 
+def test_the_default_corotational_cantilever_is_exact_and_its_frequency_within_the_estimate(tmp_path):
+    """The default element (corotational) on the cantilevers above: the tip deflection and rotation are exact on
+    every mesh ("unchanged", PL³/3EI and PL²/2EI to the 1e-8 of the geometric nonlinearity); the tip-mass column's
+    f (Blevins' root) extrapolated with its observed order from 2/4/8 elements is within its estimate of the exact
+    root plus 5e-5 (the consistent mass's rotary inertia, (r_z/L)² = 3e-5), the mesh alone within 2e-5."""
+    sec, g = sections.library("IPE300"), sections.GRADES["S355"]
+    P, L = 1.0e3, 2.0
+    path = tmp_path / "c.toml"
+    path.write_text(CANTILEVER.format(n=4, mass=0.0, P=P, L=L, element="corotational").replace(
+        'element = "corotational"\n', ""))                                           # the default
+    assert main(["run", str(path), "--out", str(tmp_path / "run"), "--quiet"]) == 0
+    rows = _rows(tmp_path / "run" / "richardson.csv")
+    w, th = rows["displacement(node=b)[z]"], rows["rotation(node=b)[y]"]
+    assert w["basis"] == th["basis"] == "unchanged"
+    assert float(w["value"]) == pytest.approx(-P * L**3 / (3 * g.E * sec.Iy), rel=1e-8)
+    assert float(w["case_mesh"]) == pytest.approx(-P * L**3 / (3 * g.E * sec.Iy), rel=1e-8)
+    assert float(th["value"]) == pytest.approx(P * L**2 / (2 * g.E * sec.Iy), rel=1e-8)
+    L, mu = 6.0, 0.8
+    rhoA = g.rho * sec.A
+    lam = brentq(lambda x: 1 + math.cos(x) * math.cosh(x) + mu * x * (math.cos(x) * math.sinh(x)
+                                                                       - math.sin(x) * math.cosh(x)), 0.5, 1.9)
+    exact = lam**2 * math.sqrt(g.E * sec.Iz / (rhoA * L**4)) / (2 * math.pi)
+    path.write_text(CANTILEVER.format(n=4, mass=mu * rhoA * L, P=0.0, L=L, element="corotational"))
+    assert main(["modes", str(path), "--n", "1", "--out", str(tmp_path / "modes")]) == 0
+    r = _rows(tmp_path / "modes" / "modes.csv")["1"]
+    f, est, mesh = float(r["freq_hz"]), float(r["freq_hz_error"]), float(r["freq_hz_mesh"])
+    assert abs(f - exact) <= est + 5e-5 * exact and abs(mesh / exact - 1) < 2e-5
+
+
 def test_richardson_off_gives_the_mesh_alone(tmp_path):
     path = tmp_path / "c.toml"
-    path.write_text(CANTILEVER.format(n=4, mass=0.0, P=1.0, L=2.0))
+    path.write_text(CANTILEVER.format(n=4, mass=0.0, P=1.0, L=2.0, element="cosserat"))
     assert main(["run", str(path), "--out", str(tmp_path / "run"), "--quiet", "--set", "analysis.richardson=false"]) == 0
     assert not (tmp_path / "run" / "richardson.csv").exists()
     with np.load(tmp_path / "run" / "solution.npz") as z:
@@ -335,7 +386,7 @@ def test_the_modes_and_their_correction_do_not_depend_on_the_eigensolver_basis(t
     from lgbeam.discretisations.rods import stability
 
     path = tmp_path / "c.toml"
-    path.write_text(CANTILEVER.format(n=2, mass=0.0, P=0.0, L=2.0))
+    path.write_text(CANTILEVER.format(n=2, mass=0.0, P=0.0, L=2.0, element="cosserat"))
     base = stability.null_basis
     tables = []
     for seed in (None, 1, 2, 3):
@@ -386,7 +437,7 @@ def test_a_halved_mesh_with_fewer_modes_than_asked_leaves_those_to_two_meshes(tm
     the two ARPACK keeps), so modes 3 and 4 are extrapolated from 2 and 4 elements ("two meshes" in the
     estimate's sense: |f(2N) − f(N)|/3) and modes 1 and 2, found on all three, from the three."""
     path = tmp_path / "c.toml"
-    path.write_text(CANTILEVER.format(n=2, mass=0.0, P=0.0, L=2.0))
+    path.write_text(CANTILEVER.format(n=2, mass=0.0, P=0.0, L=2.0, element="cosserat"))
     assert main(["modes", str(path), "--n", "4", "--out", str(tmp_path / "m")]) == 0
     rows = _rows(tmp_path / "m" / "modes.csv")
     err = [float(rows[str(k)]["freq_hz_error"]) for k in (1, 2, 3, 4)]
