@@ -91,7 +91,7 @@ def test_refining_scales_element_counts_and_node_indices_of_the_rods_form():
 
 # ------------------------------------------------------------------------------------------- the two-storey frame
 def _frame2_fine(n: int) -> dict[str, float]:
-    st = frame_app.build(load_case("steel-frame-2storey", [f"model.n_elements={n}"])[0])
+    st = frame_app.build(load_case("steel-frame-2storey", [f"model.n_elements={n}", "model.element=cosserat"])[0])
     path = solve_static(st, load_steps=1)
     i = st.names.index("c3.2")
     x = st.G.translation(st.split_q(path.final.q)[i])[-1] - st.G.translation(st.split_q(st.q_ref)[i])[-1]
@@ -105,11 +105,13 @@ def test_the_two_storey_frame_at_its_default_mesh_is_within_0p1_percent(tmp_path
     base moment and f₁ within 1e-4 of OpenSeesPy (8 cubic elements per member) where the mesh alone is 1.5 %,
     0.2 % and 0.8 % off; each error estimate bounds the distance to the frame's own Richardson value from 32
     and 64 elements per member and is below 0.1 % of its value. The buckling factor (5 % off at 8 elements)
-    likewise."""
+    likewise. The Cosserat rod's order-2 Richardson (model.element = "cosserat" pinned; the corotational default
+    is checked against OpenSeesPy on its mesh alone below)."""
     monkeypatch.chdir(tmp_path)
-    assert main(["run", "steel-frame-2storey", "--out", "run", "--quiet"]) == 0
-    assert main(["modes", "steel-frame-2storey", "--n", "2", "--out", "modes"]) == 0
-    assert main(["modes", "steel-frame-2storey", "--buckling", "--n", "1", "--out", "buckling"]) == 0
+    rod = ["--set", "model.element=cosserat"]
+    assert main(["run", "steel-frame-2storey", *rod, "--out", "run", "--quiet"]) == 0
+    assert main(["modes", "steel-frame-2storey", *rod, "--n", "2", "--out", "modes"]) == 0
+    assert main(["modes", "steel-frame-2storey", *rod, "--buckling", "--n", "1", "--out", "buckling"]) == 0
     st = _rows(tmp_path / "run" / "richardson.csv")
     md = _rows(tmp_path / "modes" / "modes.csv")["1"]
     bk = _rows(tmp_path / "buckling" / "modes.csv")["1"]
@@ -131,7 +133,7 @@ def test_the_two_storey_frame_at_its_default_mesh_is_within_0p1_percent(tmp_path
     assert abs(mu - ref["buckling"]) <= mu_err < 1e-3 * mu
     assert mu_mesh - mu > 0.04 * mu
     # --about static: ω₀ = ω/√ratio agrees with the corrected ω about the reference to the estimate
-    assert main(["modes", "steel-frame-2storey", "--n", "1", "--about", "static", "--out", "static"]) == 0
+    assert main(["modes", "steel-frame-2storey", *rod, "--n", "1", "--about", "static", "--out", "static"]) == 0
     ms = _rows(tmp_path / "static" / "modes.csv")["1"]
     assert abs(float(ms["omega0_rad_s"]) - float(md["omega_rad_s"])) <= 2 * math.pi * f1_err
     assert float(ms["omega_rad_s"]) ** 2 / float(ms["omega0_rad_s"]) ** 2 == pytest.approx(float(ms["ratio"]), rel=1e-12)
@@ -141,6 +143,26 @@ def test_the_two_storey_frame_at_its_default_mesh_is_within_0p1_percent(tmp_path
         names, o = list(z["node_names"]), z["node_ids"]
         u_r = z["richardson_displacement"][o[names.index("r3")]]
     assert u_r[0] == pytest.approx(float(got["sway"]["value"]), rel=1e-12)
+
+
+def test_the_default_element_meets_opensees_on_the_mesh_alone(tmp_path, monkeypatch):
+    """The corotational default at the case's 8 elements per member, Richardson off: the roof sway, the base
+    moment and f₁ within 1e-4 of OpenSeesPy (its elastic beams, 8 per member) without any extrapolation."""
+    monkeypatch.chdir(tmp_path)
+    off = ["--set", "analysis.richardson=false"]
+    assert main(["run", "steel-frame-2storey", *off, "--out", "run", "--quiet"]) == 0
+    assert main(["modes", "steel-frame-2storey", *off, "--n", "1", "--out", "modes"]) == 0
+    assert frame_app.build(load_case("steel-frame-2storey", [])[0]).__class__.__name__ == "CorotationalStructure"
+    with np.load(tmp_path / "run" / "solution.npz") as z:
+        names, o = list(z["node_names"]), z["node_ids"]
+        sway = z["positions"][-1, o[names.index("r3")], 0] - z["positions"][0, o[names.index("r3")], 0]
+    with open(tmp_path / "run" / "member_forces.csv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(line for line in fh if not line.startswith("#")))
+    base = next(float(r["M_y"]) for r in rows if r["member"] == "c1" and r["point"] == "start")
+    f1 = float(_rows(tmp_path / "modes" / "modes.csv")["1"]["freq_hz"])
+    assert abs(sway / OPENSEES["sway"] - 1) < 1e-4      # measured 2.3e-5
+    assert abs(base / OPENSEES["moment"] - 1) < 1e-4    # 3.8e-6
+    assert abs(f1 / OPENSEES["f1"] - 1) < 1e-4
 
 
 # ------------------------------------------------------------------------------------------- exact solutions
@@ -251,6 +273,7 @@ RODS = """kind = "frame"
 name = "propped"
 [model]
 n_elements = 4
+element = "cosserat"
 material = {{ EA = 1e8, GA = 1e8, EI = 1e4, GJ = 1e4, rhoA = 1.0, rhoJ = 1e-3 }}
 rods = [{{ name = "r", start = [0.0, 0.0, 0.0], end = [2.0, 0.0, 0.0] }}]
 [[supports]]
@@ -426,7 +449,8 @@ def test_the_portal_sway_is_the_slope_deflection_value_to_its_estimate(tmp_path)
 def test_a_mesh_too_coarse_for_its_modes_says_so(tmp_path, capsys):
     """One element per member: the first modes of the steel frame are not found on the two-element mesh (the
     shapes differ), so they keep their own value with a nan estimate and a line says to refine."""
-    assert main(["modes", "steel-frame-2storey", "--n", "2", "--set", "model.n_elements=1", "--out", str(tmp_path)]) == 0
+    assert main(["modes", "steel-frame-2storey", "--n", "2", "--set", "model.n_elements=1", "--set",
+                 "model.element=cosserat", "--out", str(tmp_path)]) == 0     # the rod (the corotational element finds them)
     assert "mode 1, 2: no estimate (nan)" in capsys.readouterr().out
     r = _rows(tmp_path / "modes.csv")["1"]
     assert math.isnan(float(r["freq_hz_error"])) and float(r["freq_hz"]) == float(r["freq_hz_mesh"])
