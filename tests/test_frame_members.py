@@ -345,7 +345,7 @@ def test_releases_make_hinges_and_a_released_beam_carries_no_end_moment():
     h, b, H, N = 3.0, 4.0, 1e3, 16
     sec = {"A": 1e-2, "Iy": 1e-5, "Iz": 1e-5, "It": 2e-5}
     mat = {"E": 2e11, "G": 8e10, "rho": 7850.0}
-    case = _case({"n_elements": N, "constraints": "kirchhoff+inextensible",
+    case = _case({"n_elements": N, "element": "cosserat", "constraints": "kirchhoff+inextensible",
                   "nodes": [{"name": "a", "at": [0.0, 0.0, 0.0]}, {"name": "b", "at": [0.0, 0.0, h]},
                             {"name": "c", "at": [b, 0.0, h]}, {"name": "d", "at": [b, 0.0, 0.0]}],
                   "members": [{"name": "l", "nodes": ["a", "b"], "section": sec, "material": mat},
@@ -387,7 +387,7 @@ def test_bad_member_input_is_refused_in_one_line(mutate, message):
 # ----------------------------------------------------------------------------------------- masses, modes
 def _tip_mass_column(n: int, orientation, M: float):
     L = 2.0
-    case = _case({"n_elements": n, "constraints": "kirchhoff+inextensible",
+    case = _case({"n_elements": n, "element": "cosserat", "constraints": "kirchhoff+inextensible",
                   "nodes": [{"name": "base", "at": [0.0, 0.0, 0.0]}, {"name": "top", "at": [0.0, 0.0, L]}],
                   "members": [{"name": "col", "nodes": ["base", "top"], "orientation": orientation,
                                "section": {"shape": "rectangle", "b": 0.02, "h": 0.05}, "material": "S235"}],
@@ -444,7 +444,7 @@ def test_effective_masses_of_a_two_storey_shear_frame_equal_the_hand_result():
     w2 = (k / m) * np.array([(3 - 5**0.5) / 2, (3 + 5**0.5) / 2])
     got = []
     for N in (8, 16):
-        case = _case({"n_elements": N, "constraints": "kirchhoff+inextensible", "nodes": nodes, "members": members,
+        case = _case({"n_elements": N, "element": "cosserat", "constraints": "kirchhoff+inextensible", "nodes": nodes, "members": members,
                       "masses": [{"node": f"{s}{k}", "mass": m / 2} for k in (1, 2) for s in "lr"]},
                      [{"node": "l0", "kind": "clamped"}, {"node": "r0", "kind": "clamped"}])
         st = frame_app.build(case)
@@ -518,6 +518,7 @@ def test_load_cases_and_combinations_scale_and_add():
     assert [ld["scale"] for ld in comb[8:]] == [0.1] * 4
     c3 = _frame2_members(4)
     c3["analysis"]["load_case"] = "roof"
+    c3["model"]["element"] = "cosserat"   # the review's number is the rod's at N = 4
     st = frame_app.build(c3)
     # the review's buckling factor at N = 4 (its loads.nodal typed on the command line; ux.md §2a): 2.8476
     assert modal.buckling(st, 1).load_factors[0] == pytest.approx(2.8476, rel=1e-3)
@@ -580,7 +581,7 @@ def test_a_point_mass_under_gravity_conserves_energy_in_dynamics():
     potential −M g·x) is conserved to the method's accuracy, and the mass moves as gravity pulls it."""
     from lgbeam import ConstantStep, MechanicalState, integrate
 
-    case = _case({"n_elements": 4, "constraints": "kirchhoff+inextensible",
+    case = _case({"n_elements": 4, "element": "cosserat", "constraints": "kirchhoff+inextensible",
                   "nodes": [{"name": "a", "at": [0.0, 0.0, 0.0]}, {"name": "b", "at": [1.0, 0.0, 0.0]}],
                   "members": [{"name": "m", "nodes": ["a", "b"], "section": {"shape": "circle", "d": 0.02},
                                "material": "S235"}],

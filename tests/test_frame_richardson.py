@@ -47,6 +47,27 @@ def test_extrapolation_removes_the_second_order_term_and_its_estimate_bounds_wha
     assert abs(f[2][0] - 1.0) == pytest.approx(two["error"][0], rel=0.1)   # …which it is, up to the N⁻⁴ term
 
 
+def test_an_element_of_no_one_order_is_extrapolated_with_each_quantitys_observed_order():
+    """order=None (the corotational element): f = 1 + 3/N⁴ + c/N⁶ is extrapolated with its observed order (≈ 4),
+    g = 2 + 1/N² with order 2 exactly (value 2 to round-off), and the estimate of each, the correction
+    |f_R − f(2N)|, bounds what is left (2.7e-6 ≤ 4.3e-5); order 2 would leave f 1.9e-4 off. Two meshes assume no order: the value
+    is f(2N), the estimate |f(2N) − f(N)|, which bounds its error."""
+    c = 5.0
+    ns = (4, 8, 16)
+    f = [np.array([1 + 3 / n**4 + c / n**6, 2 + 1 / n**2]) for n in ns]
+    ex = fr.extrapolate(f, order=None)
+    assert list(ex["basis"]) == ["three meshes", "three meshes"]
+    assert 3.5 < ex["order"][0] < 4.5 and ex["order"][1] == pytest.approx(2.0, abs=1e-12)
+    err = np.abs(ex["value"] - np.array([1.0, 2.0]))
+    assert err[1] < 1e-14 and err[0] < 3e-6 and np.all(err <= ex["error"])
+    assert abs(fr.extrapolate(f)["value"][0] - 1.0) > 50 * err[0]           # order 2 on an order-4 quantity
+    two = fr.extrapolate(f[1:], order=None)
+    assert list(two["basis"]) == ["two meshes"] * 2 and np.array_equal(two["value"], f[2])
+    assert np.all(np.abs(f[2] - np.array([1.0, 2.0])) <= two["error"])
+    wild = fr.extrapolate([np.array([1.0]), np.array([1.5]), np.array([1.49])], order=None)  # p = 5.6: outside
+    assert wild["basis"][0] == "not asymptotic" and wild["value"][0] == 1.49 and wild["error"][0] == pytest.approx(0.01)
+
+
 def test_a_quantity_outside_the_asymptotic_range_keeps_the_change_as_its_estimate():
     f = [np.array([1.0]), np.array([1.5]), np.array([1.2])]       # oscillates: no order 2
     ex = fr.extrapolate(f)
@@ -70,7 +91,7 @@ def test_refining_scales_element_counts_and_node_indices_of_the_rods_form():
 
 # ------------------------------------------------------------------------------------------- the two-storey frame
 def _frame2_fine(n: int) -> dict[str, float]:
-    st = frame_app.build(load_case("steel-frame-2storey", [f"model.n_elements={n}"])[0])
+    st = frame_app.build(load_case("steel-frame-2storey", [f"model.n_elements={n}", "model.element=cosserat"])[0])
     path = solve_static(st, load_steps=1)
     i = st.names.index("c3.2")
     x = st.G.translation(st.split_q(path.final.q)[i])[-1] - st.G.translation(st.split_q(st.q_ref)[i])[-1]
@@ -84,11 +105,13 @@ def test_the_two_storey_frame_at_its_default_mesh_is_within_0p1_percent(tmp_path
     base moment and f₁ within 1e-4 of OpenSeesPy (8 cubic elements per member) where the mesh alone is 1.5 %,
     0.2 % and 0.8 % off; each error estimate bounds the distance to the frame's own Richardson value from 32
     and 64 elements per member and is below 0.1 % of its value. The buckling factor (5 % off at 8 elements)
-    likewise."""
+    likewise. The Cosserat rod's order-2 Richardson (model.element = "cosserat" pinned; the corotational default
+    is checked against OpenSeesPy on its mesh alone below)."""
     monkeypatch.chdir(tmp_path)
-    assert main(["run", "steel-frame-2storey", "--out", "run", "--quiet"]) == 0
-    assert main(["modes", "steel-frame-2storey", "--n", "2", "--out", "modes"]) == 0
-    assert main(["modes", "steel-frame-2storey", "--buckling", "--n", "1", "--out", "buckling"]) == 0
+    rod = ["--set", "model.element=cosserat"]
+    assert main(["run", "steel-frame-2storey", *rod, "--out", "run", "--quiet"]) == 0
+    assert main(["modes", "steel-frame-2storey", *rod, "--n", "2", "--out", "modes"]) == 0
+    assert main(["modes", "steel-frame-2storey", *rod, "--buckling", "--n", "1", "--out", "buckling"]) == 0
     st = _rows(tmp_path / "run" / "richardson.csv")
     md = _rows(tmp_path / "modes" / "modes.csv")["1"]
     bk = _rows(tmp_path / "buckling" / "modes.csv")["1"]
@@ -110,7 +133,7 @@ def test_the_two_storey_frame_at_its_default_mesh_is_within_0p1_percent(tmp_path
     assert abs(mu - ref["buckling"]) <= mu_err < 1e-3 * mu
     assert mu_mesh - mu > 0.04 * mu
     # --about static: ω₀ = ω/√ratio agrees with the corrected ω about the reference to the estimate
-    assert main(["modes", "steel-frame-2storey", "--n", "1", "--about", "static", "--out", "static"]) == 0
+    assert main(["modes", "steel-frame-2storey", *rod, "--n", "1", "--about", "static", "--out", "static"]) == 0
     ms = _rows(tmp_path / "static" / "modes.csv")["1"]
     assert abs(float(ms["omega0_rad_s"]) - float(md["omega_rad_s"])) <= 2 * math.pi * f1_err
     assert float(ms["omega_rad_s"]) ** 2 / float(ms["omega0_rad_s"]) ** 2 == pytest.approx(float(ms["ratio"]), rel=1e-12)
@@ -122,12 +145,50 @@ def test_the_two_storey_frame_at_its_default_mesh_is_within_0p1_percent(tmp_path
     assert u_r[0] == pytest.approx(float(got["sway"]["value"]), rel=1e-12)
 
 
+def test_the_default_element_meets_opensees_on_the_mesh_alone(tmp_path, monkeypatch):
+    """The corotational default at the case's 8 elements per member, Richardson off: the roof sway, the base
+    moment and f₁ within 1e-4 of OpenSeesPy (its elastic beams, 8 per member) without any extrapolation."""
+    monkeypatch.chdir(tmp_path)
+    off = ["--set", "analysis.richardson=false"]
+    assert main(["run", "steel-frame-2storey", *off, "--out", "run", "--quiet"]) == 0
+    assert main(["modes", "steel-frame-2storey", *off, "--n", "1", "--out", "modes"]) == 0
+    assert frame_app.build(load_case("steel-frame-2storey", [])[0]).__class__.__name__ == "CorotationalStructure"
+    with np.load(tmp_path / "run" / "solution.npz") as z:
+        names, o = list(z["node_names"]), z["node_ids"]
+        sway = z["positions"][-1, o[names.index("r3")], 0] - z["positions"][0, o[names.index("r3")], 0]
+    with open(tmp_path / "run" / "member_forces.csv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(line for line in fh if not line.startswith("#")))
+    base = next(float(r["M_y"]) for r in rows if r["member"] == "c1" and r["point"] == "start")
+    f1 = float(_rows(tmp_path / "modes" / "modes.csv")["1"]["freq_hz"])
+    assert abs(sway / OPENSEES["sway"] - 1) < 1e-4      # measured 2.3e-5
+    assert abs(base / OPENSEES["moment"] - 1) < 1e-4    # 3.8e-6
+    assert abs(f1 / OPENSEES["f1"] - 1) < 1e-4
+
+
+@pytest.mark.slow
+def test_the_default_elements_frequencies_are_within_their_estimates_of_its_own_fine_limit(tmp_path):
+    """`lgbeam modes steel-frame-2storey` (corotational, 4/8/16, each frequency with its observed order ≈ 4): each
+    estimate bounds the distance to the element's own limit, the order-4 extrapolation of 32 and 64 elements per
+    member (measured 2.4e-8 … 1.2e-7 within estimates 1.1e-7 … 1.8e-7)."""
+    assert main(["modes", "steel-frame-2storey", "--n", "3", "--out", str(tmp_path / "m")]) == 0
+    fine = []
+    for n in (32, 64):
+        st = frame_app.build(load_case("steel-frame-2storey", [f"model.n_elements={n}"])[0])
+        fine.append(modal.modes(st, 3).omega / (2 * np.pi))
+    limit = fine[1] + (fine[1] - fine[0]) / 15
+    for k in range(3):
+        r = _rows(tmp_path / "m" / "modes.csv")[str(k + 1)]
+        f, est, mesh = float(r["freq_hz"]), float(r["freq_hz_error"]), float(r["freq_hz_mesh"])
+        assert abs(f - limit[k]) <= est < 1e-6 * f < abs(mesh - limit[k])
+
+
 # ------------------------------------------------------------------------------------------- exact solutions
 CANTILEVER = """kind = "frame"
 name = "cantilever"
 supports = [{{ node = "a", kind = "clamped" }}]
 [model]
 n_elements = {n}
+element = "{element}"
 nodes = [{{ name = "a", at = [0.0, 0.0, 0.0] }}, {{ name = "b", at = [{L}, 0.0, 0.0] }}]
 members = [{{ name = "m", nodes = ["a", "b"], section = "IPE300", material = "S355" }}]
 masses = [{{ node = "b", mass = {mass} }}]
@@ -150,7 +211,7 @@ def test_a_cantilever_tip_deflection_is_exact_to_its_estimate(tmp_path, n, basis
     sec, g = sections.library("IPE300"), sections.GRADES["S355"]
     P, L = 1.0e3, 2.0
     path = tmp_path / "c.toml"
-    path.write_text(CANTILEVER.format(n=n, mass=0.0, P=P, L=L))
+    path.write_text(CANTILEVER.format(n=n, mass=0.0, P=P, L=L, element="cosserat"))
     assert main(["run", str(path), "--out", str(tmp_path / "run"), "--quiet"]) == 0
     rows = _rows(tmp_path / "run" / "richardson.csv")
     w, th = rows["displacement(node=b)[z]"], rows["rotation(node=b)[y]"]
@@ -178,7 +239,7 @@ def test_a_column_with_a_tip_mass_has_its_exact_frequency_to_the_estimate(tmp_pa
                                                                        - math.sin(x) * math.cosh(x)), 0.5, 1.9)
     exact = lam**2 * math.sqrt(g.E * sec.Iz / (rhoA * L**4)) / (2 * math.pi)   # the weak axis: mode 1
     path = tmp_path / "c.toml"
-    path.write_text(CANTILEVER.format(n=4, mass=mu * rhoA * L, P=0.0, L=L))
+    path.write_text(CANTILEVER.format(n=4, mass=mu * rhoA * L, P=0.0, L=L, element="cosserat"))
     assert main(["modes", str(path), "--n", "1", "--out", str(tmp_path / "modes")]) == 0
     r = _rows(tmp_path / "modes" / "modes.csv")["1"]
     f, est, mesh = float(r["freq_hz"]), float(r["freq_hz_error"]), float(r["freq_hz_mesh"])
@@ -187,9 +248,38 @@ def test_a_column_with_a_tip_mass_has_its_exact_frequency_to_the_estimate(tmp_pa
     assert abs(mesh / exact - 1) > 1e-3
 
 
+def test_the_default_corotational_cantilever_is_exact_and_its_frequency_within_the_estimate(tmp_path):
+    """The default element (corotational) on the cantilevers above: the tip deflection and rotation are exact on
+    every mesh ("unchanged", PL³/3EI and PL²/2EI to the 1e-8 of the geometric nonlinearity); the tip-mass column's
+    f (Blevins' root) extrapolated with its observed order from 2/4/8 elements is within its estimate of the exact
+    root plus 5e-5 (the consistent mass's rotary inertia, (r_z/L)² = 3e-5), the mesh alone within 2e-5."""
+    sec, g = sections.library("IPE300"), sections.GRADES["S355"]
+    P, L = 1.0e3, 2.0
+    path = tmp_path / "c.toml"
+    path.write_text(CANTILEVER.format(n=4, mass=0.0, P=P, L=L, element="corotational").replace(
+        'element = "corotational"\n', ""))                                           # the default
+    assert main(["run", str(path), "--out", str(tmp_path / "run"), "--quiet"]) == 0
+    rows = _rows(tmp_path / "run" / "richardson.csv")
+    w, th = rows["displacement(node=b)[z]"], rows["rotation(node=b)[y]"]
+    assert w["basis"] == th["basis"] == "unchanged"
+    assert float(w["value"]) == pytest.approx(-P * L**3 / (3 * g.E * sec.Iy), rel=1e-8)
+    assert float(w["case_mesh"]) == pytest.approx(-P * L**3 / (3 * g.E * sec.Iy), rel=1e-8)
+    assert float(th["value"]) == pytest.approx(P * L**2 / (2 * g.E * sec.Iy), rel=1e-8)
+    L, mu = 6.0, 0.8
+    rhoA = g.rho * sec.A
+    lam = brentq(lambda x: 1 + math.cos(x) * math.cosh(x) + mu * x * (math.cos(x) * math.sinh(x)
+                                                                       - math.sin(x) * math.cosh(x)), 0.5, 1.9)
+    exact = lam**2 * math.sqrt(g.E * sec.Iz / (rhoA * L**4)) / (2 * math.pi)
+    path.write_text(CANTILEVER.format(n=4, mass=mu * rhoA * L, P=0.0, L=L, element="corotational"))
+    assert main(["modes", str(path), "--n", "1", "--out", str(tmp_path / "modes")]) == 0
+    r = _rows(tmp_path / "modes" / "modes.csv")["1"]
+    f, est, mesh = float(r["freq_hz"]), float(r["freq_hz_error"]), float(r["freq_hz_mesh"])
+    assert abs(f - exact) <= est + 5e-5 * exact and abs(mesh / exact - 1) < 2e-5
+
+
 def test_richardson_off_gives_the_mesh_alone(tmp_path):
     path = tmp_path / "c.toml"
-    path.write_text(CANTILEVER.format(n=4, mass=0.0, P=1.0, L=2.0))
+    path.write_text(CANTILEVER.format(n=4, mass=0.0, P=1.0, L=2.0, element="cosserat"))
     assert main(["run", str(path), "--out", str(tmp_path / "run"), "--quiet", "--set", "analysis.richardson=false"]) == 0
     assert not (tmp_path / "run" / "richardson.csv").exists()
     with np.load(tmp_path / "run" / "solution.npz") as z:
@@ -200,6 +290,7 @@ RODS = """kind = "frame"
 name = "propped"
 [model]
 n_elements = 4
+element = "cosserat"
 material = {{ EA = 1e8, GA = 1e8, EI = 1e4, GJ = 1e4, rhoA = 1.0, rhoJ = 1e-3 }}
 rods = [{{ name = "r", start = [0.0, 0.0, 0.0], end = [2.0, 0.0, 0.0] }}]
 [[supports]]
@@ -335,7 +426,7 @@ def test_the_modes_and_their_correction_do_not_depend_on_the_eigensolver_basis(t
     from lgbeam.discretisations.rods import stability
 
     path = tmp_path / "c.toml"
-    path.write_text(CANTILEVER.format(n=2, mass=0.0, P=0.0, L=2.0))
+    path.write_text(CANTILEVER.format(n=2, mass=0.0, P=0.0, L=2.0, element="cosserat"))
     base = stability.null_basis
     tables = []
     for seed in (None, 1, 2, 3):
@@ -375,7 +466,8 @@ def test_the_portal_sway_is_the_slope_deflection_value_to_its_estimate(tmp_path)
 def test_a_mesh_too_coarse_for_its_modes_says_so(tmp_path, capsys):
     """One element per member: the first modes of the steel frame are not found on the two-element mesh (the
     shapes differ), so they keep their own value with a nan estimate and a line says to refine."""
-    assert main(["modes", "steel-frame-2storey", "--n", "2", "--set", "model.n_elements=1", "--out", str(tmp_path)]) == 0
+    assert main(["modes", "steel-frame-2storey", "--n", "2", "--set", "model.n_elements=1", "--set",
+                 "model.element=cosserat", "--out", str(tmp_path)]) == 0     # the rod (the corotational element finds them)
     assert "mode 1, 2: no estimate (nan)" in capsys.readouterr().out
     r = _rows(tmp_path / "modes.csv")["1"]
     assert math.isnan(float(r["freq_hz_error"])) and float(r["freq_hz"]) == float(r["freq_hz_mesh"])
@@ -386,7 +478,7 @@ def test_a_halved_mesh_with_fewer_modes_than_asked_leaves_those_to_two_meshes(tm
     the two ARPACK keeps), so modes 3 and 4 are extrapolated from 2 and 4 elements ("two meshes" in the
     estimate's sense: |f(2N) − f(N)|/3) and modes 1 and 2, found on all three, from the three."""
     path = tmp_path / "c.toml"
-    path.write_text(CANTILEVER.format(n=2, mass=0.0, P=0.0, L=2.0))
+    path.write_text(CANTILEVER.format(n=2, mass=0.0, P=0.0, L=2.0, element="cosserat"))
     assert main(["modes", str(path), "--n", "4", "--out", str(tmp_path / "m")]) == 0
     rows = _rows(tmp_path / "m" / "modes.csv")
     err = [float(rows[str(k)]["freq_hz_error"]) for k in (1, 2, 3, 4)]

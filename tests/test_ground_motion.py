@@ -283,3 +283,20 @@ def test_effective_load_tangent_against_central_differences(tmp_path):
     full = fr.stiffness(t, q.ravel(), np.zeros(fr.n_dofs)) - dataclasses.replace(fr, ground=None).stiffness(
         t, q.ravel(), np.zeros(fr.n_dofs))
     assert np.abs(full.toarray() - sp.block_diag(list(K)).toarray()).max() < 1e-9 * np.abs(K).max()
+
+
+def test_effective_load_masses_are_the_lumped_masses_under_the_consistent_mass():
+    """The effective loads −m_i a_g use each node's translational mass: with the corotational element's consistent
+    mass the row sums (ρAℓ/2 per element end, as the Cosserat rod's lumped mass), not its diagonal (13/35 of an
+    element's mass); summed, the mass the participation factors count (r_xᵀ M r_x)."""
+    from lgbeam.apps._frame_ground import nodal_masses
+    from lgbeam.apps.frame import build
+
+    got = {}
+    for el in ("cosserat", "corotational"):
+        st = build(load_case("steel-frame-2storey-quake", [f"model.element={el}"])[0])
+        got[el] = nodal_masses(st)
+        r = np.zeros((st.n_nodes, 6))
+        r[:, 3:] = st.G.rotation(st.q_ref)[:, 0, :]          # r_x = (0, R_iᵀ e_x)
+        assert got[el].sum() == pytest.approx(r.ravel() @ (st.mass(st.q_ref) @ r.ravel()), rel=1e-12)
+    assert got["corotational"] == pytest.approx(got["cosserat"], rel=1e-12, abs=1e-9)

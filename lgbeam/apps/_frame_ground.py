@@ -50,8 +50,20 @@ def build(case: dict[str, Any], frame: Any) -> GroundMotion | None:
                                    name=path.name))
         except (ValueError, TypeError) as err:
             raise ValueError(f"{where}: {err}") from None
-    mass = np.asarray(frame.mass(frame.q_ref).diagonal()).reshape(-1, 6)[:, 3].copy()
-    return GroundMotion(tuple(comps), mass)
+    return GroundMotion(tuple(comps), nodal_masses(frame))
+
+
+def nodal_masses(frame: Any) -> np.ndarray:
+    """(n,) each node's translational mass m_i = ⅓ Σ_e (M r_e)_i · R_iᵀ e, r_e = (0, R_iᵀ e) per node: the
+    diagonal of a lumped mass, the row sums (the rods' lumped masses: ρAℓ/2 per element end) of the corotational
+    element's consistent one, whose diagonal alone holds only 13/35 of an element's mass."""
+    q = frame.q_ref
+    R = frame.G.rotation(q)  # (n, 3, 3)
+    M = frame.mass(q)
+    r = np.zeros((3, R.shape[0], 6))
+    r[:, :, 3:] = np.einsum("nej->enj", R)
+    Mr = np.stack([(M @ r[e].ravel()).reshape(-1, 6)[:, 3:] for e in range(3)])  # (3, n, 3)
+    return np.einsum("enj,enj->n", Mr, r[:, :, 3:]) / 3.0
 
 
 def copy_records(case: dict[str, Any], run_dir: Path) -> None:

@@ -207,7 +207,7 @@ def frame_model(case: dict[str, Any]) -> FrameModel:
     node_rod = np.array([rod_of[r] for r, _ in ends.values()], dtype=np.int64)
     node_end = np.array([e == "end" for _, e in ends.values()], dtype=np.int64)
     xyz = np.array([rods[i].points[-e] for i, e in zip(node_rod, node_end, strict=True)]).reshape(-1, 3)
-    return FrameModel(rods=tuple(rods), joints=_joints(mod), element=mod.get("element", "cosserat"),
+    return FrameModel(rods=tuple(rods), joints=_joints(mod), element=mod.get("element", "corotational"),
                       mass=mod.get("mass", "consistent"), n_default=int(mod["n_elements"]),
                       node_names=tuple(ends),
                       node_xyz=xyz, node_rod=node_rod, node_end=node_end,

@@ -75,9 +75,10 @@ SCHEMA: dict[str, Any] = {
     "model": {
         "n_elements": Key(int, 8, doc="edges per rod (default of every rod; a rod's own n_elements wins)"),
         "constraints": Key(str, "kirchhoff", doc="internal constraints of every rod", choices=CONSTRAINTS),
-        "element": Key(str, "cosserat", doc="the member model: 'cosserat' (the geometrically exact rod) or 'corotational' "
-                       "(Crisfield's cubic Hermite beam in a rotating frame: end-loaded members exact, frequencies "
-                       "O(N⁻⁴); docs/frames.md \"The corotational element\")", choices=ELEMENTS),
+        "element": Key(str, "corotational", doc="the member model: 'corotational' (the default: Crisfield's cubic "
+                       "Hermite beam in a rotating frame, large rotations and small strains: end-loaded members exact, "
+                       "frequencies O(N⁻⁴); docs/frames.md \"The corotational element\") or 'cosserat' (the "
+                       "geometrically exact rod: flexible rods, large strains)", choices=ELEMENTS),
         "mass": Key(str, "consistent", doc="corotational element: 'consistent' (Hermite, constant in the nodes' body "
                     "frames; modes and dynamics) or 'lumped' (the rods' diagonal mass)", choices=MASS_KINDS),
         "material": dict(ROD_SCHEMA["model"]["material"]),

@@ -22,6 +22,18 @@ which estimate it has (``basis``):
 - "unchanged": |f(2N) − f(N)| is round-off (below 1e-9 of the largest value of its unit): the value is f(2N)
   (a statically determinate reaction, the tip rotation of a cantilever under a tip load).
 
+The corotational element (``model.element = "corotational"``, the frame default) has no one order: nodal
+displacements of a linear problem are exact to round-off ("unchanged"), frequencies converge as N⁻⁴, a limit
+load as N⁻². Its quantities are extrapolated with their observed order p (``order=None``, ``element_order``):
+
+    value           f_R = f(2N) + (f(2N) − f(N)) / (2^p − 1)       p observed, in OBSERVED_RANGE = [1.5, 4.5]
+    error estimate  e = |f(2N) − f(N)| / (2^p − 1) = |f_R − f(2N)|, the correction itself
+
+(with p from the same three values, |f_R − f_R'| is zero by construction, so the correction is the estimate: it
+bounds the error of f_R while the correction improves on f(2N) at all). Outside that range or non-monotone:
+"not asymptotic", value f(2N), e = |f(2N) − f(N)|; with two meshes the order is unknown: value f(2N),
+e = |f(2N) − f(N)| (the bound for any order ≥ 1).
+
 Integer node indices of the rods form (``[[supports]] node = 4``) are scaled with the mesh, so a support or load
 stays at the same point; one that does not fall on a node of N/2 leaves the estimate with two meshes.
 """
@@ -50,12 +62,14 @@ from lgbeam.discretisations.frames.nested import (
 from lgbeam.io.atomic import atomic_write
 
 logger = logging.getLogger(__name__)
-__all__ = ["ORDER", "RATIO", "built_family", "common_nodes", "eigen_rows", "extrapolate", "family", "match_modes",
+__all__ = ["OBSERVED_RANGE", "ORDER", "RATIO", "built_family", "common_nodes", "eigen_rows", "element_order",
+           "extrapolate", "family", "match_modes",
            "meshes_label", "named_nodes", "prolong", "refined", "richardson", "rows", "static_correction",
            "static_quantities", "static_table", "worst", "write_rows"]
 
 ORDER = 2.0
 ORDER_RANGE = (1.5, 2.5)   # the observed order that counts as the asymptotic range of an order-2 scheme
+OBSERVED_RANGE = (1.5, 4.5)  # the observed order used by an element of no one order (the corotational beam)
 ZERO = 1e-9                # a change below this fraction of its family's scale is round-off ("unchanged")
 
 
@@ -142,42 +156,66 @@ def built_family(model: FrameModel, structure: Any, check: Callable[[FrameModel]
     return out_m, out_s
 
 
-def richardson(coarse: Any, fine: Any) -> np.ndarray:
-    """f(2N) + (f(2N) − f(N)) / (2^p − 1): Richardson's value of order ORDER at the ratio RATIO."""
+def element_order(element: str) -> float | None:
+    """The order Richardson assumes for a frame ``element``: ORDER for the Cosserat rod, None (the observed order
+    of each quantity, module docstring) for the corotational beam."""
+    return ORDER if element == "cosserat" else None
+
+
+def richardson(coarse: Any, fine: Any, order: float | None = ORDER) -> np.ndarray:
+    """f(2N) + (f(2N) − f(N)) / (2^p − 1): Richardson's value of order ``order`` at the ratio RATIO; with
+    ``order=None`` (an element of no one order, two meshes) f(2N) itself."""
     fine = np.asarray(fine, dtype=float)
-    return fine + (fine - np.asarray(coarse, dtype=float)) / (RATIO**ORDER - 1.0)
+    if order is None:
+        return fine.copy()
+    return fine + (fine - np.asarray(coarse, dtype=float)) / (RATIO**order - 1.0)
 
 
-def extrapolate(values: list[np.ndarray], scale: np.ndarray | float | None = None) -> dict[str, np.ndarray]:
+def _observed(f: list[np.ndarray], exact: np.ndarray, lo: float, hi: float
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """The observed order p = |ln|(f(N) − f(N/2)) / (f(2N) − f(N))|| / ln 2 of three meshes (nan where the change
+    is round-off or p is not finite) and whether it lies in [lo, hi] with monotone values (the asymptotic range)."""
+    d1, d2 = f[1] - f[0], f[2] - f[1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        order = np.abs(np.log(np.abs(d1 / d2))) / math.log(RATIO)
+    order = np.where(exact | ~np.isfinite(order), np.nan, order)
+    return order, (order >= lo) & (order <= hi) & (d1 * d2 > 0)
+
+
+def extrapolate(values: list[np.ndarray], scale: np.ndarray | float | None = None,
+                order: float | None = ORDER) -> dict[str, np.ndarray]:
     """Richardson's value and error estimate of quantities computed on the meshes of ``family`` (arrays of one
     shape, coarse → fine; module docstring). ``scale``: the size of the quantity's family (round-off below
-    ZERO × scale counts as exact). Returns value, error, order (observed; nan with two meshes) and basis
-    ("three meshes" | "two meshes" | "not asymptotic" | "unchanged": the change under refinement is round-off,
-    the value is the finest mesh's)."""
+    ZERO × scale counts as exact); ``order``: the element's order (ORDER), or None for the observed order of each
+    quantity in OBSERVED_RANGE (``element_order``). Returns value, error, order (observed; nan with two meshes) and
+    basis ("three meshes" | "two meshes" | "not asymptotic" | "unchanged": the change under refinement is
+    round-off, the value is the finest mesh's)."""
     f = [np.asarray(v, dtype=float) for v in values]
     fc, ff = f[-2], f[-1]
-    r_p = RATIO**ORDER
-    value = richardson(fc, ff)
+    value = richardson(fc, ff, order)
     change = np.abs(ff - fc)
     sc = np.abs(ff) if scale is None else np.broadcast_to(np.asarray(scale, dtype=float), ff.shape)
     exact = change <= ZERO * np.maximum(sc, np.finfo(float).tiny)
     basis = np.full(ff.shape, "two meshes", dtype=object)
-    order = np.full(ff.shape, np.nan)
-    error = change / (r_p - 1.0)
-    if len(f) == 3:
-        prev = richardson(f[0], fc)
-        error = np.abs(value - prev) / (r_p - 1.0)
+    obs = np.full(ff.shape, np.nan)
+    error = change if order is None else change / (RATIO**order - 1.0)
+    if len(f) == 3 and order is not None:
+        prev = richardson(f[0], fc, order)
+        obs, asym = _observed(f, exact, *ORDER_RANGE)
+        error = np.where(asym, np.abs(value - prev) / (RATIO**order - 1.0), change)
+    elif len(f) == 3:
+        obs, asym = _observed(f, exact, *OBSERVED_RANGE)
         with np.errstate(divide="ignore", invalid="ignore"):
-            order = np.abs(np.log(np.abs((fc - f[0]) / (ff - fc)))) / math.log(RATIO)
-        order = np.where(exact | ~np.isfinite(order), np.nan, order)
-        asym = (order >= ORDER_RANGE[0]) & (order <= ORDER_RANGE[1]) & ((fc - f[0]) * (ff - fc) > 0)  # monotone
+            corr = np.where(asym, (ff - fc) / (RATIO ** np.where(asym, obs, 1.0) - 1.0), 0.0)
+        value = ff + corr
+        error = np.where(asym, np.abs(corr), change)
+    if len(f) == 3:
         basis[:] = "three meshes"
         basis[~asym] = "not asymptotic"
-        error = np.where(asym, error, change)
     basis[exact] = "unchanged"
     error = np.where(exact, change, error)
     value = np.where(exact, ff, value)
-    return {"value": value, "error": error, "order": order, "basis": basis}
+    return {"value": value, "error": error, "order": obs, "basis": basis}
 
 
 def meshes_label(meshes: list[Any]) -> str:
@@ -188,9 +226,11 @@ def meshes_label(meshes: list[Any]) -> str:
 ROW_KEYS = ("quantity", "unit", "value", "error_estimate", "observed_order", "basis", "coarse", "case_mesh", "fine")
 
 
-def rows(names: list[str], unit: str | list[str], values: list[np.ndarray], scale: float) -> list[dict[str, Any]]:
-    """richardson.csv rows of scalar quantities ``names`` computed on each mesh (values[k][j]: mesh k, quantity j)."""
-    ex = extrapolate(values, scale)
+def rows(names: list[str], unit: str | list[str], values: list[np.ndarray], scale: float,
+         order: float | None = ORDER) -> list[dict[str, Any]]:
+    """richardson.csv rows of scalar quantities ``names`` computed on each mesh (values[k][j]: mesh k, quantity j;
+    ``order``: ``extrapolate``'s)."""
+    ex = extrapolate(values, scale, order)
     units = [unit] * len(names) if isinstance(unit, str) else unit
     three = len(values) == 3
     return [{"quantity": nm, "unit": units[j], "value": float(ex["value"][j]), "error_estimate": float(ex["error"][j]),
@@ -222,9 +262,10 @@ def worst(table: list[dict[str, Any]], scales: dict[str, float]) -> dict[str, An
             "relative": rel(best)}
 
 
-def static_table(results: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, float]]:
+def static_table(results: list[dict[str, Any]], order: float | None = ORDER
+                 ) -> tuple[list[dict[str, Any]], dict[str, float]]:
     """richardson.csv rows of static results on each mesh (``static_quantities``, coarse → fine) and the scale
-    of each unit's family."""
+    of each unit's family (``order``: ``extrapolate``'s)."""
     last = results[-1]
     table: list[dict[str, Any]] = []
     scales = {"m": float(np.max(np.abs(last["u"]), initial=0.0)), "rad": float(np.max(np.abs(last["theta"]), initial=0.0)),
@@ -235,7 +276,7 @@ def static_table(results: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], d
 
     def add(fmt: str, names: list[str], key: str, cols: slice, unit: str, axes: str = "xyz") -> None:
         labels = [fmt.format(n=n, a=a) for n in names for a in axes]
-        table.extend(rows(labels, unit, [np.asarray(r[key])[:, cols].ravel() for r in results], scales[unit]))
+        table.extend(rows(labels, unit, [np.asarray(r[key])[:, cols].ravel() for r in results], scales[unit], order))
 
     add("displacement(node={n})[{a}]", last["nodes"], "u", slice(0, 3), "m")
     add("rotation(node={n})[{a}]", last["nodes"], "theta", slice(0, 3), "rad")
@@ -248,25 +289,28 @@ def static_table(results: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], d
         labels = [f"member_{end}(member={m})[{c}]" for m in last["members"] for c in comps]
         units = [("N" if k < 3 else "N m") for _ in last["members"] for k in range(6)]
         vals = [np.asarray(r["ends"])[:, e, :].ravel() for r in results]
-        table.extend(rows(labels, units, vals, max(scales["N"], scales["N m"])))
+        table.extend(rows(labels, units, vals, max(scales["N"], scales["N m"]), order))
     n_lim = min(len(r.get("limits", [])) for r in results)  # the limit points every mesh found, in path order
     if n_lim:
         vals = [np.asarray(r["limits"][:n_lim], dtype=float) for r in results]
         scales["load factor"] = float(np.max(np.abs(vals[-1])))
-        table.extend(rows([f"limit_load(k={k + 1})" for k in range(n_lim)], "load factor", vals, scales["load factor"]))
+        table.extend(rows([f"limit_load(k={k + 1})" for k in range(n_lim)], "load factor", vals, scales["load factor"],
+                          order))
     return table, scales
 
 
-def eigen_rows(key: str, unit: str, values: list[np.ndarray], match: list[np.ndarray], n: int) -> list[dict[str, Any]]:
-    """The extrapolated eigenvalue-like quantities (frequencies in Hz, buckling factors) of the case mesh's n modes.
+def eigen_rows(key: str, unit: str, values: list[np.ndarray], match: list[np.ndarray], n: int,
+               order: float | None = ORDER) -> list[dict[str, Any]]:
+    """The extrapolated eigenvalue-like quantities (frequencies in Hz, buckling factors) of the case mesh's n modes
+    (``order``: ``extrapolate``'s).
     A mode matched on the case mesh and the doubled one but not on the halved one is extrapolated from those two
     (basis "two meshes"); one not matched on the doubled mesh keeps the case mesh's value with a nan estimate
     (basis "no match")."""
     picked = [np.where(m >= 0, np.asarray(v)[np.where(m >= 0, m, 0)], np.nan) for v, m in zip(values, match, strict=True)]
     names = [f"{key}(mode={k + 1})" for k in range(n)]
-    table = rows(names, unit, picked, 0.0)
+    table = rows(names, unit, picked, 0.0, order)
     if len(values) == 3:
-        two = rows(names, unit, picked[1:], 0.0)
+        two = rows(names, unit, picked[1:], 0.0, order)
         for k in np.flatnonzero((match[0] < 0) & (match[2] >= 0)):
             table[k] = {**two[k], "coarse": math.nan}
     for k in np.flatnonzero(match[-1] < 0):
@@ -303,7 +347,8 @@ def static_correction(case: dict[str, Any], model: FrameModel, frame: Any, path:
                                                                      load_factor=st.load_factor)}
         results.append(static_quantities(fr_m, named_nodes(fr_m, m.node_ids()), st.q, st.lam, t1, ends,
                                          [e.load_factor for e in p.events if e.kind == "limit point"]))
-    table, scales = static_table(results)
+    order = element_order(model.element)
+    table, scales = static_table(results, order)
     write_rows(run_dir / "richardson.csv", table)
     (fc, sc), (ff, sf) = finals[-2], finals[-1]
     common = common_nodes([fc, ff])
@@ -317,4 +362,4 @@ def static_correction(case: dict[str, Any], model: FrameModel, frame: Any, path:
         "quantity", "value", "error_estimate")}, "largest_relative_error_estimate": w}
     lines = [(f"Richardson ({label} elements per member; richardson.csv): {big['quantity']} = {big['value']:.6g} m "
               f"± {big['error_estimate']:.2g}; largest relative error estimate {w['relative']:.1e} ({w['quantity']})")]
-    return entry, richardson(u_c, u_f), lines
+    return entry, richardson(u_c, u_f, order), lines

@@ -1,7 +1,7 @@
 """Response-spectrum analysis of a rod or frame case (``lgbeam spectrum``; docs/dynamics.md).
 
-The modes φ_k (φᵀMφ = 1) and ω_k of the case about its reference (``rods.modal.modes``, exact tangent, lumped
-mass, ker B); a uniform base excitation along the unit vector e (x, y or z) excites mode k with the factor
+The modes φ_k (φᵀMφ = 1) and ω_k of the case about its reference (``rods.modal.modes``, exact tangent, the
+case's mass: lumped for the rods, consistent for the corotational element by default, ker B); a uniform base excitation along the unit vector e (x, y or z) excites mode k with the factor
 Γ_k = φ_kᵀ M r_e (``rods.modal.participation``). With S_a,k = Sa(T_k), T_k = 2π/ω_k, its peak response is
 
     u_k = Γ_k S_a,k / ω_k² φ_k             (modal displacement; body (Ω, U) turned spatial per node)
@@ -98,8 +98,8 @@ def analyse(system: modal.RodSystem, spectrum: spectra.Spectrum, direction: int,
     T = 2.0 * np.pi / w
     sa = spectrum(T, "mode")
     part = modal.participation(system, res.shapes, res.q)
-    m = system.mass(res.q).diagonal().reshape(-1, 6)
-    mm = np.einsum("nj,knj->k", m, res.shapes * res.shapes)  # φᵀMφ (1 for the normalised shapes)
+    phi = res.shapes.reshape(len(res.shapes), -1)
+    mm = np.einsum("ki,ik->k", phi, system.mass(res.q) @ phi.T)  # φᵀMφ, the full M (consistent or lumped); 1 normalised
     L = part.gamma * mm[:, None]  # φᵀ M r_d
     gamma_e = part.gamma[:, direction]
     base = L * (gamma_e * sa)[:, None]

@@ -92,7 +92,8 @@ def _refine(case: dict[str, Any], frame: Structure, *, n: int, about: str, buckl
             used.append(c)
             kept.append(fc)
         match = fr.match_modes(shps, kept, n, modal.length_scale(frame), vals)
-        table = fr.eigen_rows("load_factor" if buckling else "frequency", "-" if buckling else "Hz", vals, match, n)
+        table = fr.eigen_rows("load_factor" if buckling else "frequency", "-" if buckling else "Hz", vals, match, n,
+                              fr.element_order(models[0].element))
         return (np.array([r["value"] for r in table]), np.array([r["error_estimate"] for r in table]),
                 f"Richardson of {fr.meshes_label(used)} elements per member (± its error estimate)")
 

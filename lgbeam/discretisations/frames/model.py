@@ -231,7 +231,7 @@ class FrameModel:
 
     rods: tuple[RodModel, ...]
     joints: tuple[Joint, ...] = ()
-    element: str = "cosserat"
+    element: str = "corotational"
     mass: str = "consistent"
     n_default: int = 8
     node_names: tuple[str, ...] = ()
