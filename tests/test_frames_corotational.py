@@ -422,7 +422,7 @@ def test_closed_form_b_and_exact_tangent_equal_the_numpy_complex_step():
 @pytest.mark.parametrize("mass", ["consistent", "lumped"])
 def test_fused_newton_residual_equals_the_protocol_methods(mass):
     """``CorotationalStructure.newton_residual`` (one compiled pass: elements, the mass's velocity terms, nodal loads,
-    supports, joints; ``frames.step_core.corot_residual``) against the protocol methods it replaces (``forces``,
+    supports, joints; ``frames._compiled.corot_residual``) against the protocol methods it replaces (``forces``,
     ``constraint_jacobian_t``, ``constraints_t``: numpy velocity terms and loads, the rods' support and joint rows) on
     steel-frame-2storey's wind case at a random configuration, velocity and λ: equal to 1e-12 relative; and the
     energy it memoises is the strain energy of the numpy reference."""
