@@ -72,7 +72,7 @@ def test_drift_figures_direct_bounded_semidirect_exact(tmp_path: Path, fig_id: s
     assert max(halves[(semi, "herk4")]) < 1e-11
     rows = _rows(tmp_path / f"heavy-top-{fig_id}-drift.csv")
     phi = [float(r["phi_norm"]) for r in rows if r["group"] == direct]
-    assert max(phi) == pytest.approx(max(first, second))
+    assert len(phi) == 126 and max(phi) <= max(first, second)  # one step in every 0.01: t = 0, 0.008, …
 
 
 def test_direct_product_residual_amplitude_is_order_4() -> None:
