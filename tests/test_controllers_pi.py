@@ -124,3 +124,22 @@ def test_the_case_selects_the_step_size_control():
         controller_of({**case["integrator"], "controller": "constant", "h": None})
     with pytest.raises(CaseError, match="is not one of auto, constant, i, pi"):
         load_case("flying-spaghetti", ['integrator.controller="p"'])
+
+
+@pytest.mark.parametrize("make", [lambda: AdaptiveStep(rtol=1e-6, atol=0.0),
+                                  lambda: AdaptiveStep(rtol=1e-6, atol=np.array([1e-9, 0.0])),
+                                  lambda: ConstantStep(1e-3, rtol=1e-6, atol=0.0)])
+def test_a_zero_atol_is_refused_in_one_line(make):
+    """atol = 0 made the scaled error 0/0 on a component that is zero (a Lie-group step's local coordinates start
+    at 0): heavy-top with integrator.atol = 0 ended in a FloatingPointError in the initial step size."""
+    with pytest.raises(ValueError, match=r"atol must be > 0, got .*e\.g\. atol = 1e-3 \* rtol"):
+        make()
+
+
+def test_the_cli_refuses_a_zero_atol_before_writing(tmp_path, capsys):
+    from lgbeam.cli.main import main
+
+    assert main(["run", "heavy-top", "--set", "integrator.atol=0", "--out", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "atol must be > 0" in err[0]
+    assert not (tmp_path / "r").exists()

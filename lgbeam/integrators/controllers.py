@@ -47,6 +47,21 @@ def _scaled_rms(error: FloatArray, magnitude: FloatArray, rtol: Any, atol: Any) 
     return float(np.sqrt(np.mean((np.abs(error) / scale) ** 2)))
 
 
+def _check_tolerances(rtol: Any, atol: Any) -> None:
+    """ValueError (one line) unless every rtol and atol is finite and > 0."""
+    for name, tol in (("rtol", rtol), ("atol", atol)):
+        value = np.asarray(tol, dtype=float)
+        if not np.all(np.isfinite(value)) or np.any(value < 0):
+            raise ValueError(f"{name} must be finite and non-negative, got {tol!r}")
+    if np.any(np.asarray(rtol) <= 0):
+        raise ValueError(f"rtol must be > 0, got {rtol!r}; e.g. rtol = 1e-6")
+    if np.any(np.asarray(atol) <= 0):  # 0/0 in the scaled error of a component that is zero
+        raise ValueError(
+            f"atol must be > 0, got {atol!r}: a step's local coordinates (and any state component that is zero) "
+            "have no size for a purely relative tolerance to scale by; e.g. atol = 1e-3 * rtol"
+        )
+
+
 @dataclass(frozen=True)
 class ConstantStep:
     """Fixed steps of size ``h`` (the last one shortened to end at t_end).
@@ -66,6 +81,8 @@ class ConstantStep:
             raise ValueError(f"step size h must be a finite number > 0, got h = {self.h!r}; e.g. integrator.h = 1e-3")
         if (self.rtol is None) != (self.atol is None):
             raise ValueError("ConstantStep: give both rtol and atol (to measure the embedded error) or neither")
+        if self.rtol is not None:
+            _check_tolerances(self.rtol, self.atol)
 
     @property
     def measures(self) -> bool:
@@ -98,14 +115,7 @@ class AdaptiveStep:
     adaptive = True
 
     def __post_init__(self) -> None:
-        for name in ("rtol", "atol"):
-            value = np.asarray(getattr(self, name), dtype=float)
-            if not np.all(np.isfinite(value)) or np.any(value < 0):
-                raise ValueError(f"{name} must be finite and non-negative, got {getattr(self, name)!r}")
-        if np.any(np.asarray(self.rtol) <= 0) and np.any(np.asarray(self.atol) <= 0):
-            raise ValueError("rtol and atol cannot both be zero: set rtol > 0 (e.g. 1e-6)")
-        if np.any(np.asarray(self.rtol) <= 0):
-            raise ValueError(f"rtol must be > 0, got {self.rtol!r}; e.g. rtol = 1e-6")
+        _check_tolerances(self.rtol, self.atol)
         if not 0 < self.fac <= 1 or not 0 < self.facmin <= 1 <= self.facmax:
             raise ValueError(
                 f"need 0 < fac ≤ 1 and 0 < facmin ≤ 1 ≤ facmax, got fac={self.fac}, facmin={self.facmin}, "
