@@ -47,12 +47,14 @@ def _pocketfft() -> Any:
 
 
 _PP: Any = _pocketfft()  # the binding is untyped: its two calls below are typed by their results
+_NP_RFFT, _NP_IRFFT = np.fft.rfft, np.fft.irfft  # a numpy.fft replaced at run time (a transform count, a
+# numpy-interface FFT backend) is honoured: the calls then go through it
 
 
 def rfft(y: Array, forward_norm: bool = True) -> Array:
     """``numpy.fft.rfft(y, axis=-1, norm="forward" if forward_norm else "backward")``, bit for bit, through the
-    cheaper binding where there is one (``_pocketfft``)."""
-    if _PP is None:
+    cheaper binding where there is one (``_pocketfft``) and ``numpy.fft.rfft`` is numpy's own."""
+    if _PP is None or np.fft.rfft is not _NP_RFFT:
         return np.fft.rfft(y, axis=-1, norm="forward" if forward_norm else "backward")
     out: Array = _PP.r2c(np.asarray(y, dtype=float), (-1,), True, 2 if forward_norm else 0, None, 1)
     return out
@@ -61,10 +63,11 @@ def rfft(y: Array, forward_norm: bool = True) -> Array:
 def irfft(v: Array, n: int, forward_norm: bool = True) -> Array:
     """``numpy.fft.irfft(v, n, axis=-1, norm=…)`` for a half spectrum of length n // 2 + 1, bit for bit (as
     ``rfft``)."""
-    if _PP is None:
+    if _PP is None or np.fft.irfft is not _NP_IRFFT:
         return np.fft.irfft(v, n=n, axis=-1, norm="forward" if forward_norm else "backward")
     out: Array = _PP.c2r(np.asarray(v, dtype=complex), (-1,), n, False, 0 if forward_norm else 2, None, 1)
     return out
+
 
 def sech(z: FloatArray) -> FloatArray:
     """sech z = 2e^{−|z|}/(1 + e^{−2|z|}), without overflow for large |z|."""
