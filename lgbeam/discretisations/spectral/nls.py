@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from lgbeam._typing import Array, FloatArray
-from lgbeam.discretisations.spectral.fourier import FourierGrid, sech
+from lgbeam.discretisations.spectral.fourier import FourierGrid, fft, ifft, sech
 
 logger = logging.getLogger(__name__)
 
@@ -150,8 +150,8 @@ class NLS:
 
     def _apply_complex(self, mult: Array, y: Array) -> Array:
         if self.form == "complex":
-            return np.fft.ifft(mult * np.fft.fft(y))
-        out = np.fft.ifft(mult * np.fft.fft(self.to_field(y)))
+            return ifft(mult * fft(y))
+        out = ifft(mult * fft(self.to_field(y)))
         return np.concatenate([out.real, out.imag], axis=-1)
 
     def phi(self, k: int, h: float, y: Array) -> Array:
@@ -176,10 +176,10 @@ class NLS:
     # -------------------------------------------------------------- spectral form and stage solves (issue 18)
     def to_spectral(self, y: Array) -> Array:
         """Normalised Fourier coefficients of ψ (``norm="forward"``), numpy FFT order."""
-        return np.fft.fft(self.to_field(y), norm="forward")
+        return fft(self.to_field(y), True)
 
     def from_spectral(self, v: Array) -> Array:
-        psi = np.fft.ifft(v, norm="forward")
+        psi = ifft(v, True)
         return psi if self.form == "complex" else np.concatenate([psi.real, psi.imag], axis=-1)
 
     def spectral_symbols(self) -> tuple[Array, Array]:
