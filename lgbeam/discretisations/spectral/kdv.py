@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from lgbeam._typing import Array, FloatArray
-from lgbeam.discretisations.spectral.fourier import FourierGrid, phi_symbol, sech
+from lgbeam.discretisations.spectral.fourier import FourierGrid, irfft, phi_symbol, rfft, sech
 
 logger = logging.getLogger(__name__)
 
@@ -151,15 +151,42 @@ class KdV:
 
     # ------------------------------------------------------------ spectral form and stage solves (issue 18)
     def to_spectral(self, y: Array) -> Array:
-        """Normalised half-spectrum coefficients (``rfft``, ``norm="forward"``)."""
-        return np.fft.rfft(y, norm="forward")
+        """Normalised half-spectrum coefficients (``rfft``, ``norm="forward"``; ``fourier.rfft``: the same bits,
+        a cheaper call)."""
+        return rfft(y)
 
     def from_spectral(self, v: Array) -> Array:
-        return np.fft.irfft(v, n=self.grid.n_nodes, norm="forward")
+        return irfft(v, self.grid.n_nodes)
 
     def spectral_symbols(self) -> tuple[Array, Array]:
         """(λ of SA, σ of S) on the half spectrum: (iνk³, −ik)."""
         return self._lambda[: self.grid.n_rfft], self._minus_ik_half
+
+    def spectral_nonlinear(self, v: Array) -> Array:
+        """N̂(v) = σ · F[∇U(F⁻¹v)] = −(ik/2) F[u²], u = F⁻¹v, on the half spectrum (one transform pair).
+
+        Bitwise ``σ * to_spectral(grad_potential(from_spectral(v)))``: the ½ sits in the multiplier (a power
+        of two), one squaring pass and no separate gradient array (optional capability of ``etd35``)."""
+        return self.spectral_nonlinear_nodal(irfft(v, self.grid.n_nodes))
+
+    def spectral_nonlinear_nodal(self, y: Array) -> Array:
+        """N̂ of the nodal state y: −(ik/2) F[y²] (one forward transform)."""
+        y2 = y * y
+        return self._field_half * rfft(y2)
+
+    def spectral_quadratic(self, v: Array) -> float:
+        """½⟨y, A y⟩ = ½ν Σ_j y_j (D2 y)_j from the half-spectrum coefficients v = ``to_spectral(y)``, by
+        Parseval: N Σ_k w_k (−νk²/2)|v_k|², w = 1 for k = 0, 2 otherwise (N odd: no Nyquist mode).
+        No transform (the blow-up check's H of ``etd35``, which already holds v); equal to the nodal form to
+        round-off."""
+        return float(np.dot(self._quad_weights, v.real**2 + v.imag**2))
+
+    @cached_property
+    def _quad_weights(self) -> FloatArray:
+        n = self.grid.n_nodes
+        w = np.full(self.grid.n_rfft, 2.0)
+        w[0] = 1.0  # FourierGrid has an odd N: every k > 0 stands for ±k
+        return np.asarray(0.5 * self.nu * n * w * np.real(self._d2_half), dtype=float)
 
     def field_jvp(self, y: Array, v: Array) -> Array:
         """S∇²U(y) v = −D1(u v)."""

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from lgbeam._typing import Array, FloatArray
-from lgbeam.discretisations.spectral.fourier import FourierGrid, sech
+from lgbeam.discretisations.spectral.fourier import FourierGrid, fft, ifft, sech
 
 logger = logging.getLogger(__name__)
 
@@ -150,8 +150,8 @@ class NLS:
 
     def _apply_complex(self, mult: Array, y: Array) -> Array:
         if self.form == "complex":
-            return np.fft.ifft(mult * np.fft.fft(y))
-        out = np.fft.ifft(mult * np.fft.fft(self.to_field(y)))
+            return ifft(mult * fft(y))
+        out = ifft(mult * fft(self.to_field(y)))
         return np.concatenate([out.real, out.imag], axis=-1)
 
     def phi(self, k: int, h: float, y: Array) -> Array:
@@ -176,10 +176,10 @@ class NLS:
     # -------------------------------------------------------------- spectral form and stage solves (issue 18)
     def to_spectral(self, y: Array) -> Array:
         """Normalised Fourier coefficients of ψ (``norm="forward"``), numpy FFT order."""
-        return np.fft.fft(self.to_field(y), norm="forward")
+        return fft(self.to_field(y), True)
 
     def from_spectral(self, v: Array) -> Array:
-        psi = np.fft.ifft(v, norm="forward")
+        psi = ifft(v, True)
         return psi if self.form == "complex" else np.concatenate([psi.real, psi.imag], axis=-1)
 
     def spectral_symbols(self) -> tuple[Array, Array]:
@@ -189,6 +189,23 @@ class NLS:
     @cached_property
     def _sigma(self) -> Array:
         return np.full(self.grid.n_nodes, -1j)
+
+    def spectral_nonlinear(self, v: Array) -> Array:
+        """N̂(v) = σ · F[∇U(F⁻¹v)] (the ``etd35`` capability; the generic form, one transform pair)."""
+        return self.spectral_nonlinear_nodal(self.from_spectral(v))
+
+    def spectral_nonlinear_nodal(self, y: Array) -> Array:
+        """N̂ of the state y: σ · F[∇U(y)] (one transform)."""
+        return self._sigma * self.to_spectral(self.grad_potential(y))
+
+    def spectral_quadratic(self, v: Array) -> float:
+        """½⟨y, A y⟩ = ½ Σ_j conj(ψ_j)(−D2 ψ)_j from v = ``to_spectral(y)`` by Parseval: (N/2) Σ_k k²|v_k|² (both
+        forms; no transform: the blow-up check's H of ``etd35``; equal to the nodal form to round-off)."""
+        return float(np.dot(self._quad_weights, v.real**2 + v.imag**2))
+
+    @cached_property
+    def _quad_weights(self) -> FloatArray:
+        return np.asarray(0.5 * self.grid.n_nodes * self.grid.k**2, dtype=float)
 
     def solve_stage(self, base: Array, c: float) -> Array:
         """Exact solution of Q = base + c S∇U(Q), i.e. Q (1 + 2iκc|Q|²) = base, node by node.

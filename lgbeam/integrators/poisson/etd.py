@@ -25,15 +25,16 @@ embedded estimate keeps the nonlinear part resolved (``error_order = 3``, the em
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
 from lgbeam._typing import Array, FloatArray
 from lgbeam.integrators.base import Step
 from lgbeam.integrators.poisson.base import PoissonMethod
-from lgbeam.systems import SpectralPoissonSystem
+from lgbeam.systems import HasL2Mass, SpectralPoissonSystem, supports
 
 _SMALL = 1.0  # |z| below this: Taylor series (the recursion's cancellation grows like |z|^{−r})
 _TERMS = 18  # Taylor terms of φ_r, r ≤ 3, for |z| < 1: the first omitted one is below 1/21! < 2e-20
@@ -107,10 +108,25 @@ def etd35_coefficients(h: float, lam: Array) -> dict[str, Array]:
     }
 
 
+@runtime_checkable
+class HasSpectralNonlinear(Protocol):
+    """Optional fused capability of a ``SpectralPoissonSystem`` (``KdV``): N̂ = σ · F[∇U(F⁻¹v)] in one transform
+    pair (bitwise the generic form), N̂ of a nodal state in one transform, and ½⟨y, Ay⟩ from the coefficients
+    (Parseval, no transform)."""
+
+    def spectral_nonlinear(self, v: Array) -> Array: ...
+
+    def spectral_nonlinear_nodal(self, y: Array) -> Array: ...
+
+    def spectral_quadratic(self, v: Array) -> float: ...
+
+    def potential(self, y: Array) -> float: ...
+
+
 class _EtdRun:
     """The run's cache: the coefficients of the last h and the last state with its Fourier coefficients."""
 
-    __slots__ = ("coef", "h", "system", "v", "y")
+    __slots__ = ("coef", "fused", "h", "system", "v", "y")
 
     def __init__(self) -> None:
         self.h = float("nan")
@@ -118,6 +134,7 @@ class _EtdRun:
         self.system: object = None  # the system, state and its coefficients of the last step (by identity)
         self.y: Array | None = None
         self.v: Array | None = None
+        self.fused: HasSpectralNonlinear | None = None  # ``system`` when it has the fused capability
 
 
 @dataclass(frozen=True)
@@ -149,18 +166,26 @@ class SpectralETD35(PoissonMethod[SpectralPoissonSystem]):
             run.coef, run.h = etd35_coefficients(h, system.spectral_symbols()[0]), h
         return run.coef
 
+    @staticmethod
+    def _evaluations(system: SpectralPoissonSystem, run: _EtdRun) -> tuple[Callable[[Array], Array],
+                                                                               Callable[[Array], Array]]:
+        """(N̂ of coefficients, N̂ of a nodal state): the system's fused forms where it has them."""
+        if run.system is not system:
+            run.fused = system if supports(system, HasSpectralNonlinear) else None
+        if run.fused is not None:
+            return run.fused.spectral_nonlinear, run.fused.spectral_nonlinear_nodal
+        sigma = system.spectral_symbols()[1]
+        to_s, from_s, grad = system.to_spectral, system.from_spectral, system.grad_potential
+        return (lambda v: sigma * to_s(grad(from_s(v)))), (lambda y: sigma * to_s(grad(y)))
+
     def step(
         self, system: SpectralPoissonSystem, t: float, h: float, y: Array, run: _EtdRun
     ) -> Step[Array, _EtdRun]:
         a = self._coefficients(run, system, h)
-        sigma = system.spectral_symbols()[1]
-        to_s, from_s, grad = system.to_spectral, system.from_spectral, system.grad_potential
-
-        def N(v: Array) -> Array:
-            return sigma * to_s(grad(from_s(v)))
-
-        v = run.v if (run.v is not None and y is run.y and system is run.system) else to_s(y)
-        n1 = sigma * to_s(grad(y))
+        N, N_nodal = self._evaluations(system, run)
+        from_s = system.from_spectral
+        v = run.v if (run.v is not None and y is run.y and system is run.system) else system.to_spectral(y)
+        n1 = N_nodal(y)
         e14v = a["e14"] * v
         n2 = N(e14v + a["a21"] * n1)
         n3 = N(e14v + a["a31"] * n1 + a["a32"] * n2)
@@ -176,6 +201,21 @@ class SpectralETD35(PoissonMethod[SpectralPoissonSystem]):
         # controllers measure it by |error| (controllers._scaled_rms), as they should
         mag = np.maximum(np.abs(y), np.abs(y1))
         return Step(y1, run, error=err, magnitude=mag, iterations=6)  # type: ignore[arg-type]
+
+    def blowup_invariants(self, system: SpectralPoissonSystem, t: float, y: Array, cache: object
+                          ) -> dict[str, float]:
+        """As ``PoissonMethod.blowup_invariants`` (H and its scale, the mass), with ½⟨y, Ay⟩ from the step's
+        own Fourier coefficients where the system can (``HasSpectralNonlinear.spectral_quadratic``): the
+        check's transform pair saved, two of the step's fifteen on KdV; equal to the nodal H to round-off."""
+        run = cache
+        if not (isinstance(run, _EtdRun) and run.fused is not None and y is run.y and run.v is not None
+                and system is run.system):
+            return super().blowup_invariants(system, t, y, cache)
+        quad, pot = run.fused.spectral_quadratic(run.v), float(run.fused.potential(y))
+        out = {"energy": quad + pot, "energy_scale": abs(quad) + abs(pot)}
+        if supports(system, HasL2Mass):
+            out["mass"] = float(system.l2_mass(y))
+        return out
 
     def initial_step(self, system: SpectralPoissonSystem, t0: float, y0: Array, cache: _EtdRun,
                      rtol: float | FloatArray, atol: float | FloatArray, h_max: float) -> float:
