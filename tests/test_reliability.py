@@ -214,6 +214,30 @@ def test_a_second_writer_is_refused_and_a_stale_lock_taken_over(tmp_path, capsys
                  "--set", "time.t_end=0.01"]) == 0
 
 
+def test_a_run_killed_before_its_first_file_is_replaced_but_nothing_else(tmp_path, capsys):
+    """A worker killed right after taking a run's lock leaves the lock (its process dead) and an unfinished atomic
+    write; a study's retry (--force) must take that folder over (it failed with "not an lgbeam run folder", the
+    killed-worker Dask test about 1 time in 5). A folder with anything else in it stays refused."""
+    from lgbeam.io.atomic import RunLock
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    run = tmp_path / "r"
+    run.mkdir()
+    (run / RunLock.NAME).write_text(f"{dead} {os.uname().nodename}\n")
+    (run / ".case.toml.gj8ych3q.tmp").write_text("kind = ")
+    assert main(["run", "heavy-top", "--out", str(run), "--force", "--quiet", "--no-figures",
+                 "--set", "time.t_end=0.01"]) == 0
+    assert (run / "provenance.json").is_file() and not (run / ".case.toml.gj8ych3q.tmp").exists()
+    other = tmp_path / "o"
+    other.mkdir()
+    (other / RunLock.NAME).write_text(f"{dead} {os.uname().nodename}\n")
+    (other / "thesis.tex").write_text("mine")
+    capsys.readouterr()
+    assert main(["run", "heavy-top", "--out", str(other), "--force", "--quiet", "--set", "time.t_end=0.01"]) == 2
+    assert "not an lgbeam run folder" in capsys.readouterr().err and (other / "thesis.tex").read_text() == "mine"
+
+
 def test_run_files_have_normal_permissions(tmp_path):
     run = tmp_path / "r"
     assert main(["run", "heavy-top", "--out", str(run), "--quiet", "--no-figures", "--set", "time.t_end=0.01"]) == 0

@@ -42,6 +42,17 @@ logger = logging.getLogger(__name__)
 __all__ = ["check_name", "dumps_json", "git_info", "make_run_dir", "provenance", "write_json", "write_provenance"]
 
 _RUN_MARKERS = ("case.toml", "provenance.json")
+
+
+def _crashed_start(folder: Path) -> bool:
+    """A run killed before its first file was whole: the folder holds only its lock (stale: checked by the caller)
+    and unfinished atomic writes (``.<name>.<random>.tmp`` of ``io.atomic``), all plain files. A study retrying a
+    run whose worker died finds this; anything else in the folder makes it someone else's."""
+    entries = list(folder.iterdir())
+    return (folder / RunLock.NAME).is_file() and all(
+        p.is_file() and not p.is_symlink()
+        and (p.name == RunLock.NAME or (p.name.startswith(".") and p.name.endswith(".tmp")))
+        for p in entries)
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]{0,127}")  # fullmatch: "$" would pass a final newline
 
 
@@ -115,7 +126,7 @@ def make_run_dir(
                 raise FileExistsError(
                     f"refusing to replace {folder}: a run ({'process ' + str(own[0]) if own else 'another process'}) "
                     "is still writing it; wait for it to finish or choose another --out")
-            if not any((folder / m).exists() for m in _RUN_MARKERS):
+            if not any((folder / m).exists() for m in _RUN_MARKERS) and not _crashed_start(folder):
                 raise FileExistsError(
                     f"refusing to replace {folder}: it is not an lgbeam run folder (no case.toml or "
                     "provenance.json); choose another --out"
