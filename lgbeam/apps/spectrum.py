@@ -18,7 +18,6 @@ rotations rx, ry, rz (rad), each component combined separately).
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from lgbeam.discretisations.rods import modal, spectra
-from lgbeam.io.atomic import atomic_write
+from lgbeam.io.atomic import atomic_write_rows
 
 TARGET_FRACTION = 0.9
 FIRST_TRY = 12  # modes computed first when --n is not given (then doubled until the target fraction)
@@ -111,10 +110,6 @@ def analyse(system: modal.RodSystem, spectrum: spectra.Spectrum, direction: int,
     return SpectrumResult(w, T, sa, part.effective_mass, base, disp, frac, part.total_mass, direction)
 
 
-def _fmt(v: Any) -> Any:
-    return f"{v:.17g}" if isinstance(v, float) else v
-
-
 def spectrum_rows(r: SpectrumResult, ratio: float) -> list[dict[str, Any]]:
     """The rows of spectrum.csv: one per mode, then SRSS and CQC (combined base shears, sums of the masses)."""
     rows: list[dict[str, Any]] = []
@@ -131,15 +126,6 @@ def spectrum_rows(r: SpectrumResult, ratio: float) -> list[dict[str, Any]]:
         row |= {f"base_shear_{a}": float(v[j]) for j, a in enumerate(AXES)}
         rows.append(row)
     return rows
-
-
-def _write(path: Path, rows: list[dict[str, Any]]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_write(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        w.writeheader()
-        for row in rows:
-            w.writerow({k: _fmt(v) for k, v in row.items()})
 
 
 def node_labels(case: dict[str, Any], system: modal.RodSystem) -> list[tuple[str, int, str]]:
@@ -182,8 +168,8 @@ def report(case: dict[str, Any], name: str, spectrum: spectra.Spectrum, *, direc
     d = AXES.index(direction)
     r = analyse(system, spectrum, d, n)
     rows = spectrum_rows(r, ratio)
-    _write(out / "spectrum.csv", rows)
-    _write(out / "displacements.csv", displacement_rows(case, system, r, ratio))
+    atomic_write_rows(out / "spectrum.csv", rows)
+    atomic_write_rows(out / "displacements.csv", displacement_rows(case, system, r, ratio))
     chosen = "given by --n" if n is not None else f"until {TARGET_FRACTION:.0%} of the mass along {direction}"
     lines = [(f"{name}: response spectrum along {direction} ({spectrum.label}); {len(r.omega)} modes ({chosen}): "
              f"cumulative effective mass {r.fraction:.4f} of {r.total_mass:.6g} kg"),

@@ -13,7 +13,6 @@ load_factor (multiple of the case's loads at time.t_end that buckles the rod). A
 
 from __future__ import annotations
 
-import csv
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -25,7 +24,7 @@ from lgbeam.apps.rod import build
 from lgbeam.apps.rod_static import settings
 from lgbeam.discretisations.rods import modal
 from lgbeam.discretisations.rods.statics import solve_static
-from lgbeam.io.atomic import atomic_write
+from lgbeam.io.atomic import atomic_write_rows
 from lgbeam.io.vtk import PVDSeries
 
 logger = logging.getLogger(__name__)
@@ -35,12 +34,7 @@ ZERO_MODE = 1e-9  # |ω²| below this fraction of the largest computed |ω²| co
 
 def write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
     """modes.csv: one row per mode (floats with 17 significant digits)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_write(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: (f"{v:.17g}" if isinstance(v, float) else v) for k, v in r.items()})
+    atomic_write_rows(path, rows)
 
 
 def _write_shapes(rod: Any, q: np.ndarray, shapes: np.ndarray, out: Path, amplitude: float) -> Path:

@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import csv
 import errno
+import io
 import logging
 import os
 import socket
@@ -180,6 +182,18 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
         fh.write(data)
 
 
+def atomic_write_rows(path: str | os.PathLike[str], rows: list[dict[str, Any]]) -> None:
+    """A CSV table of ``rows`` (the first row's keys are the header; floats with 17 significant digits, so the
+    file reads back to the same doubles), written atomically, its folder made if missing."""
+    buf = io.StringIO(newline="")
+    w = csv.DictWriter(buf, fieldnames=list(rows[0]))
+    w.writeheader()
+    for row in rows:
+        w.writerow({k: (f"{v:.17g}" if isinstance(v, float) else v) for k, v in row.items()})
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, buf.getvalue())
+
+
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     """``atomic_write`` of a UTF-8 text."""
     with atomic_write(path, "w", encoding="utf-8", newline="") as fh:
@@ -261,5 +275,5 @@ class RunLock:
             self.release()
 
 
-__all__ = ["RunLock", "atomic_path", "atomic_write", "atomic_write_text", "check_no_links", "checked_path", "make_dirs", "open_in_place",
+__all__ = ["RunLock", "atomic_path", "atomic_write", "atomic_write_rows", "atomic_write_text", "check_no_links", "checked_path", "make_dirs", "open_in_place",
            "run_folder", "write_via"]

@@ -495,18 +495,7 @@ class CorotationalStructure(Structure):
             *fused["support_rows"], jr.ia, jr.ib, jr.c0, jr.row_entry, jr.row_rot, jr.row_dir, fused["joint_row"],
             *fused["loads"], scale, g_el, g_e, s_e, B_e)
         self._cache["state"] = (qa.tobytes(), ElementState(g_el, g_e, s_e, B_e, None, float(energy)))
-        if sup is not None and sup.has_springs:
-            g += sup.spring_forces(t, qa)
-        if jr.has_springs:
-            g += jr.spring_forces(qa)
-        g = g.ravel()
-        if self.viscous is not None:
-            g = g + self.viscous.force(v)
-        if self.ground is not None:
-            g = g + self.ground.force(t, self.G.rotation(qa))
-        if self.rheonomic:
-            bv = bv + self.constraint_rate(t, qa)
-        return g, f.ravel(), phi, bv
+        return self._residual_rest(t, qa, v, sup, g, f, phi, bv)
 
     def _element_state(self, q: FloatArray, tangent: bool = False) -> ElementState:
         """The elements' forces (and tangents) at q, memoised on the last configuration (forces and tangents at the

@@ -300,6 +300,13 @@ class Structure:
             qa, V, lam, *fused["edges"], *fused["internal"], *fused["support_nodes"], base.p, base.R, base.x,
             *fused["support_rows"], jr.ia, jr.ib, jr.c0, jr.row_entry, jr.row_rot, jr.row_dir, fused["joint_row"],
             *fused["loads"], scale)
+        return self._residual_rest(t, qa, v, sup, g, f, phi, bv)
+
+    def _residual_rest(self, t: float, qa: FloatArray, v: FloatArray, sup: Any, g: FloatArray, f: FloatArray,
+                       phi: FloatArray, bv: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+        """What a compiled residual leaves out, added to its (g, f, Φ, B v) at (t, q): support and joint springs,
+        damping by ratio, the ground-motion loads, the constraints' explicit time rate (``sup``: the support rows)."""
+        jr = self.joint_rows
         if sup is not None and sup.has_springs:
             g += sup.spring_forces(t, qa)
         if jr.has_springs:
