@@ -165,6 +165,13 @@ def test_hermite_mass_is_the_textbook_matrix():
                                   [54, 13 * L, 156, -22 * L], [-13 * L, -3 * L**2, -22 * L, 4 * L**2]])
     assert M[np.ix_(idx, idx)] == pytest.approx(ref, rel=1e-13)
     assert M[np.ix_([5, 11], [5, 11])] == pytest.approx(m * L / 6 * np.array([[2, 1], [1, 2]]), rel=1e-13)
+    # batched over elements (how the structure builds it): each element's matrix is the one-element matrix
+    ls, ms = np.array([L, 0.4, 3.1]), np.array([m, 7.0, 0.9])
+    js = np.array([[0.0, 0.0, 0.0], [0.1, 0.2, 0.3], [1.0, 0.5, 0.25]])
+    batch = hermite_mass(ls, ms, js)
+    assert batch.shape == (3, 12, 12)
+    for k in range(3):
+        assert batch[k] == pytest.approx(hermite_mass(float(ls[k]), float(ms[k]), js[k]), rel=1e-14, abs=0.0)
 
 
 def test_steel_frame_2storey_frequencies_at_8_elements_per_member_match_the_continuum():

@@ -306,29 +306,36 @@ class Elements:
         return float(0.5 * np.einsum("ei,eij,ej->", d, self.K_local, d))
 
 
-def hermite_mass(l0: float, rhoA: float, rhoJ: FloatArray, n_gauss: int = 4) -> FloatArray:
+def hermite_mass(l0: Any, rhoA: Any, rhoJ: FloatArray, n_gauss: int = 4) -> FloatArray:
     """Consistent mass (12, 12) of one element in its local frame, dofs (θ_a, u_a, θ_b, u_b) (axis 3 along it):
     T = ½∫ ρA |u̇|² + ρI₁ θ̇₁² + ρI₂ θ̇₂² + ρJ₃ θ̇₃² ds with u₃, θ₃ linear and u₁ (slope θ₂), u₂ (slope −θ₁)
-    cubic Hermite; Gauss quadrature (exact: degree ≤ 6 integrands)."""
+    cubic Hermite; Gauss quadrature (exact: degree ≤ 6 integrands). Batched: ``l0``, ``rhoA`` (n,) and ``rhoJ``
+    (n, 3) give (n, 12, 12)."""
+    batch = np.ndim(l0) > 0
+    l = np.atleast_1d(np.asarray(l0, dtype=float))[:, None]  # (n, 1)
     xg, wg = np.polynomial.legendre.leggauss(n_gauss)
-    xi, w = 0.5 * (xg + 1.0), 0.5 * wg * l0
-    H = np.stack([1 - 3 * xi**2 + 2 * xi**3, l0 * (xi - 2 * xi**2 + xi**3), 3 * xi**2 - 2 * xi**3,
-                  l0 * (-xi**2 + xi**3)], axis=1)  # (g, 4): w = H·(w_a, w'_a, w_b, w'_b)
-    dH = np.stack([-6 * xi + 6 * xi**2, l0 * (1 - 4 * xi + 3 * xi**2), 6 * xi - 6 * xi**2,
-                   l0 * (-2 * xi + 3 * xi**2)], axis=1) / l0
+    xi = 0.5 * (xg + 1.0)
+    w = 0.5 * wg * l  # (n, g)
+    one = np.ones_like(l)
+    H = np.stack([one * (1 - 3 * xi**2 + 2 * xi**3), l * (xi - 2 * xi**2 + xi**3), one * (3 * xi**2 - 2 * xi**3),
+                  l * (-xi**2 + xi**3)], axis=2)  # (n, g, 4): w = H·(w_a, w'_a, w_b, w'_b)
+    dH = np.stack([one * (-6 * xi + 6 * xi**2), l * (1 - 4 * xi + 3 * xi**2), one * (6 * xi - 6 * xi**2),
+                   l * (-2 * xi + 3 * xi**2)], axis=2) / l[:, :, None]
     L = np.stack([1 - xi, xi], axis=1)
-    g = xi.size
-    U, TH = np.zeros((g, 3, 12)), np.zeros((g, 3, 12))  # displacement and rotation fields per dof
+    n, g = l.shape[0], xi.size
+    U, TH = np.zeros((n, g, 3, 12)), np.zeros((n, g, 3, 12))  # displacement and rotation fields per dof
     c1, c2, sg = [3, 1, 9, 7], [4, 0, 10, 6], np.array([1.0, -1.0, 1.0, -1.0])  # dofs: θ at 0..2, u at 3..5 (+6)
-    U[:, 0, c1] = H  # u₁ from (u_a1, θ_a2, u_b1, θ_b2): slope u₁' = θ₂
-    U[:, 1, c2] = H * sg  # u₂ from (u_a2, −θ_a1, u_b2, −θ_b1): slope u₂' = −θ₁
-    TH[:, 1, c1] = dH
-    TH[:, 0, c2] = -dH * sg
-    U[:, 2, [5, 11]] = L
-    TH[:, 2, [2, 8]] = L
-    rj = np.asarray(rhoJ, dtype=float)
-    M = rhoA * np.einsum("g,gij,gik->jk", w, U, U) + np.einsum("g,i,gij,gik->jk", w, rj, TH, TH)
-    return M
+    U[:, :, 0, c1] = H  # u₁ from (u_a1, θ_a2, u_b1, θ_b2): slope u₁' = θ₂
+    U[:, :, 1, c2] = H * sg  # u₂ from (u_a2, −θ_a1, u_b2, −θ_b1): slope u₂' = −θ₁
+    TH[:, :, 1, c1] = dH
+    TH[:, :, 0, c2] = -dH * sg
+    U[:, :, 2, [5, 11]] = L
+    TH[:, :, 2, [2, 8]] = L
+    rj = np.asarray(rhoJ, dtype=float).reshape(n, 3)
+    ra = np.broadcast_to(np.asarray(rhoA, dtype=float), (n,))
+    M = (ra[:, None, None] * np.einsum("ng,ngij,ngik->njk", w, U, U)
+         + np.einsum("ng,ni,ngij,ngik->njk", w, rj, TH, TH))
+    return M if batch else M[0]
 
 
 def load_potential(pa: Any, xa: Any, pb: Any, xb: Any, ca: Any, cb: Any, l0: Any, w: Any) -> Any:
@@ -523,7 +530,7 @@ class CorotationalStructure(Structure):
         el = self.elements
         rhoA = np.concatenate([np.full(r.n_nodes - 1, r.material.rhoA) for r in self.members])
         rhoJ = np.concatenate([np.repeat(r.material.rhoJ[None, :], r.n_nodes - 1, axis=0) for r in self.members])
-        Me = np.stack([hermite_mass(float(l), float(m), j) for l, m, j in zip(el.l0, rhoA, rhoJ, strict=True)])
+        Me = hermite_mass(el.l0, rhoA, rhoJ)  # (n_el, 12, 12)
         # local dofs = R(c)ᵀ... : local = R_e0ᵀ R_a0 (body) = R(c_a) (body)
         Ta, Tb = _qmat(el.ca), _qmat(el.cb)
         T = np.zeros((el.l0.size, 12, 12))
