@@ -17,6 +17,7 @@ from lgbeam.discretisations.spectral import (
     akhmediev_period,
     kdv_multisoliton,
     nls_akhmediev,
+    nls_bound_state,
 )
 from lgbeam.integrators import make_method
 from lgbeam.solve import ConstantStep, SaveAt, integrate
@@ -37,6 +38,22 @@ def test_akhmediev_breather_solves_focusing_nls():
         assert np.abs(res).max() < 1e-6 * np.abs(psi_t).max() + 1e-7
     with pytest.raises(ValueError, match=r"must lie in \(0, 1/2\)"):
         nls_akhmediev(g.x, 0.0, a=0.5)
+
+
+def test_bound_state_solves_focusing_nls_and_breathes():
+    L = 56.0 * np.sqrt(2.0)
+    g = FourierGrid(1023, L)
+    x = (g.x + 0.5 * L) % L - 0.5 * L  # centred: the tails at the domain's ends are e^{-L/(2√2)}
+    for t in (0.0, 0.5, np.pi / 4):
+        psi = nls_bound_state(x, t)
+        dt = 1e-4
+        psi_t = (nls_bound_state(x, t + dt) - nls_bound_state(x, t - dt)) / (2 * dt)
+        res = 1j * psi_t + _dx(psi, g, 2) + 2 * np.abs(psi) ** 2 * psi
+        assert np.abs(res).max() < 1e-6 * np.abs(psi_t).max()
+    # the initial pulse is √2 sech(x/√2) (u = 2 sech X), the peak at t = π/4 twice its height, period π/2
+    assert np.allclose(nls_bound_state(x, 0.0), np.sqrt(2.0) / np.cosh(x / np.sqrt(2.0)), atol=1e-14)
+    assert abs(np.abs(nls_bound_state(np.array([0.0]), np.pi / 4))[0] - 2 * np.sqrt(2.0)) < 1e-12
+    assert np.allclose(np.abs(nls_bound_state(x, 0.3)), np.abs(nls_bound_state(x, 0.3 + np.pi / 2)), atol=1e-12)
 
 
 def test_kdv_three_soliton_solves_kdv_and_keeps_its_speeds():

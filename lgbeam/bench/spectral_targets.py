@@ -14,6 +14,12 @@ Benchmark, not a timed test. Problems (``PROBLEMS``; error = relative ℓ² at T
   subharmonic is unstable too, so every error is amplified); exact solution;
 - ``kdv-three`` (issue 35): three solitons c = 4, 1.96, 1 at x = 30, 40, 47 on L = 100 (``kdv_multisoliton``,
   Hirota), N = 511, T = 6: the fast one passes through the other two; exact solution.
+- ``nls-bound2`` (issue 35): the Satsuma–Yajima bound state of two solitons (``nls_bound_state``, ψ₀ =
+  √2 sech(x/√2)), L = 56√2, N = 1023, T = 1: it narrows to twice its height at t = π/4 and widens again (a
+  breather on a zero background; exact solution, the domain's tails e^{−28} ≈ 7e-13).
+- ``kdv-zk`` (issue 35): Zabusky & Kruskal's experiment, u₀ = cos πx on L = 2, ν = 0.022², N = 255, T = 1
+  (≈ 3 breaking times: the cosine steepens and splits into a train of solitons; stiff, ν k_max³ ≈ 3e4);
+  reference ETDRK4 at h = T/20000 (3e-10 from h = T/10000, so ≈ 2e-11), computed once per run.
 
 Peers, all in Fourier space on the system's own ``sa_symbol`` and nonlinear term (``_fourier_ops``):
 ETDRK4 (``lgbeam.bench.spectral.etdrk4_step``, coefficients computed inside the timed run) and rkstiff's
@@ -54,6 +60,7 @@ from lgbeam.discretisations.spectral import (
     kdv_multisoliton,
     kdv_soliton,
     nls_akhmediev,
+    nls_bound_state,
 )
 from lgbeam.integrators.registry import make_method
 from lgbeam.solve import AdaptiveStep, ConstantStep, SaveAt, integrate
@@ -104,10 +111,18 @@ PROBLEMS: dict[str, tuple[int, float, float, tuple[str, ...]]] = {
         1 / 8,
         ("etdrk4", "etd35", "exp-suzuki4", "exp-yoshida6", "exp-kahan-li6", "energy-exp4", "lg-etd35"),
     ),
+    "nls-bound2": (1023, 1.0, 1 / 8, tuple(METHODS)),
+    "kdv-zk": (
+        255,
+        1.0,
+        1 / 16,
+        ("etdrk4", "etd35", "exp-suzuki4", "exp-yoshida6", "exp-kahan-li6", "energy-exp4", "lg-etd35"),
+    ),
 }
 QUICK = {"nls-soliton": (65, 1.0), "kdv-soliton": (65, 0.5), "kdv-c4": (65, 0.25), "kdv-two": (129, 0.2),
-         "nls-breather": (63, 0.5), "kdv-three": (255, 0.2)}
+         "nls-breather": (63, 0.5), "kdv-three": (255, 0.2), "nls-bound2": (255, 0.1), "kdv-zk": (127, 0.05)}
 BREATHER_A = 0.25
+BOUND_X = 56.0  # nls-bound2's domain in the Satsuma–Yajima variable X = x/√2
 class _MultiSoliton(TypedDict):
     speeds: tuple[float, ...]
     positions: tuple[float, ...]
@@ -144,6 +159,15 @@ def problem(name: str, n: int, T: float) -> tuple[SpectralPDE, Array, Callable[[
         system = NLS(FourierGrid(n, 2 * akhmediev_period(BREATHER_A)), kappa=-1.0, form="complex")
         ab = lambda t: nls_akhmediev(system.grid.x, t, a=BREATHER_A)
         return system, ab(-0.5 * T), lambda: ab(0.5 * T)
+    if name == "nls-bound2":
+        L = BOUND_X * np.sqrt(2.0)
+        system = NLS(FourierGrid(n, L), kappa=-1.0, form="complex")
+        x = (system.grid.x + 0.5 * L) % L - 0.5 * L  # the pulse centred in the domain
+        return system, nls_bound_state(x, 0.0), lambda: nls_bound_state(x, T)
+    if name == "kdv-zk":
+        system = KdV(FourierGrid(n, 2.0), nu=0.022**2)
+        y0 = np.cos(np.pi * system.grid.x)
+        return system, y0, lambda: _etdrk4(system, y0, T, T / REF_STEPS)
     if name == "kdv-three":
         system = KdV(FourierGrid(n, 100.0), nu=THREE["nu"])
         ks = lambda t: kdv_multisoliton(system.grid.x, t, **THREE)

@@ -47,10 +47,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--long", action="store_true",
                    help="spectral only: the long-run comparison with the peers (lgbeam.bench.spectral_long)")
     p.add_argument("--targets", action="store_true",
-                   help="spectral only: cost at errors 1e-6/1e-8 against ETDRK4 and rkstiff's ETD35 (optional: pip install rkstiff) on NLS and KdV solitons, an NLS breather, a KdV 3-soliton collision (lgbeam.bench.spectral_targets)")
+                   help="spectral only: cost at errors 1e-6/1e-8 against ETDRK4 and rkstiff's ETD35 (optional: pip install rkstiff) on NLS and KdV solitons, two NLS breathers, a KdV 3-soliton collision, Zabusky-Kruskal (lgbeam.bench.spectral_targets)")
     p.add_argument("--problems", default=None, metavar="LIST",
                    help="with --targets: comma-separated problems (nls-soliton, kdv-soliton, kdv-c4, kdv-two, "
-                        "nls-breather, kdv-three; default all)")
+                        "nls-breather, kdv-three, nls-bound2, kdv-zk; default all)")
     p.add_argument("--methods", default=None, metavar="LIST",
                    help="with --targets: comma-separated lgbeam methods to run besides the peers (default all)")
     p.add_argument("--jobs", type=int, default=None, metavar="N",

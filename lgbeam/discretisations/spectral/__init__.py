@@ -6,6 +6,7 @@ from lgbeam.discretisations.spectral.nls import (
     NLS,
     akhmediev_period,
     nls_akhmediev,
+    nls_bound_state,
     nls_plane_wave,
     nls_soliton,
 )
@@ -14,4 +15,4 @@ SpectralPDE = NLS | KdV
 """The Fourier pseudospectral systems (for code that takes either)."""
 
 __all__ = ["NLS", "FourierGrid", "KdV", "SpectralPDE", "akhmediev_period", "kdv_multisoliton", "kdv_soliton",
-           "nls_akhmediev", "nls_plane_wave", "nls_soliton", "phi_symbol"]
+           "nls_akhmediev", "nls_bound_state", "nls_plane_wave", "nls_soliton", "phi_symbol"]
