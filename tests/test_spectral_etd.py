@@ -86,16 +86,16 @@ def test_etd35_adaptive_follows_its_tolerance_with_few_step_changes():
     assert len(np.unique(steps)) < 0.2 * len(steps)  # h kept unless it may grow > 1.25× (step_hold)
 
 
-def _long(pname: str, n: int, h: float, horizon: float):
-    """One constant-step run to ``horizon``: (error at T = 6 against the exact solution, status, end time, max
-    relative drift of H and of the mass)."""
+def _long(pname: str, n: int, h: float, horizon: float, short: float = 6.0):
+    """One constant-step run to ``horizon``: (error at ``short`` against the problem's reference, status, end
+    time, max relative drift of H and of the mass)."""
     quiet = logging.getLogger("lgbeam.integrators.poisson.stability")
     quiet.setLevel(logging.ERROR)
-    s, y0, ref = problem(pname, n, 6.0)
+    s, y0, ref = problem(pname, n, short)
     sol = integrate(s, make_method("etd35"), y0, (0.0, horizon), controller=ConstantStep(h), save=SaveAt(steps=1),
                     diagnostics=False)
-    at6 = int(np.argmin(np.abs(sol.t - 6.0)))
-    assert abs(sol.t[at6] - 6.0) < 1e-9
+    at6 = int(np.argmin(np.abs(sol.t - short)))
+    assert abs(sol.t[at6] - short) < 1e-9
     every = max(1, len(sol.t) // 400)
     H = np.array([s.hamiltonian(y) for y in sol.y[::every]])
     M = np.array([s.l2_mass(y) for y in sol.y[::every]])
@@ -103,15 +103,18 @@ def _long(pname: str, n: int, h: float, horizon: float):
             np.max(np.abs(M - M[0])) / M[0])
 
 
-# The largest steps of the bench problems' ETD35 runs that reach 1e-4 at T = 6 (measured: 0.048 → 9e-5 on the
-# breather, 0.0125 → 8e-5 on the three solitons); issue 35's target: bounded to T = 200 / 20 at that step.
-LONG = {"nls-breather": (255, 0.048, 200.0, 6.0), "kdv-three": (511, 0.0125, 20.0, 6.0)}
+# The largest steps of the bench problems' ETD35 runs that reach 1e-4 at the short time (measured: 0.048 → 9e-5
+# on the breather, 0.0125 → 8e-5 on the three solitons at T = 6; on the bound state 0.025 → 6.3e-5, 0.03 → 1.7e-4,
+# on Zabusky–Kruskal 1/240 → 8e-5, 0.0045 → 1.2e-4 at T = 1); issue 35's target: bounded to T = 200 (NLS) / 20
+# (KdV) at that step.
+LONG = {"nls-breather": (255, 0.048, 200.0, 6.0), "kdv-three": (511, 0.0125, 20.0, 6.0),
+        "nls-bound2": (1023, 0.025, 200.0, 1.0), "kdv-zk": (255, 1 / 240, 20.0, 1.0)}
 
 
 @pytest.mark.parametrize("pname", sorted(LONG))
 def test_default_at_its_1e4_step_stays_bounded_short(pname):
     n, h, _, short = LONG[pname]
-    err, status, t_end, dH, dM = _long(pname, n, h, short)
+    err, status, t_end, dH, dM = _long(pname, n, h, short, short)
     assert err < 1e-4 and status == "ok" and t_end == pytest.approx(short)
     assert dH < 1e-2 and dM < 1e-2, (dH, dM)
 
@@ -119,7 +122,7 @@ def test_default_at_its_1e4_step_stays_bounded_short(pname):
 @pytest.mark.slow
 @pytest.mark.parametrize("pname", sorted(LONG))
 def test_default_at_its_1e4_step_stays_bounded_long(pname):
-    n, h, horizon, _ = LONG[pname]
-    err, status, t_end, dH, dM = _long(pname, n, h, horizon)
+    n, h, horizon, short = LONG[pname]
+    err, status, t_end, dH, dM = _long(pname, n, h, horizon, short)
     assert err < 1e-4 and status == "ok" and t_end == pytest.approx(horizon)
     assert dH < 1e-2 and dM < 1e-2, (dH, dM)
