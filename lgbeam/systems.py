@@ -348,6 +348,23 @@ class HasL2Mass(Protocol):
 
 
 @runtime_checkable
+class HasSpectralInvariants(Protocol):
+    """Optional capability of a spectral system: its first integrals and their gradients from a state y and
+    its coefficients v = ``to_spectral(y)`` without transforming either (``etd35``'s projection,
+    ``lgbeam.integrators.poisson.projection``).
+
+    ``spectral_invariants(y, v)``: name → value (quadratic parts by Parseval from v, the potential from y);
+    ``spectral_invariant_gradients(y, v)``: name → (∇I nodal, in ``inner``: dI(y)[δ] = inner(∇I, δ); and its
+    coefficients ``to_spectral(∇I)``)."""
+
+    def inner(self, a: Array, b: Array) -> float: ...
+
+    def spectral_invariants(self, y: Array, v: Array) -> dict[str, float]: ...
+
+    def spectral_invariant_gradients(self, y: Array, v: Array) -> dict[str, tuple[Array, Array]]: ...
+
+
+@runtime_checkable
 class LieGroupFirstIntegral(Protocol):
     """x' = (S(x) γ(x))^ · x with first integral H, γ = R_x^* dH (right-trivialised; seed 002 eqs. (1)–(2), (13)).
 

@@ -72,7 +72,9 @@ SCHEMA: dict[str, Any] = {
                   doc="stage solver of exp-midpoint, disex and the exp-* compositions: 'auto' (exact stage "
                   "on NLS; on KdV the fixed point where it contracts, Newton–Krylov where it cannot), "
                   "'newton', 'exact' (NLS only) or 'fixed-point' (Tables 2.3/2.4); the other methods solve "
-                  "by the fixed point (docs/exponential-integrators.md)")),
+                  "by the fixed point (docs/exponential-integrators.md)"),
+        project=Key(bool, False, doc="etd35: project every step onto the energy, mass and momentum level set "
+                    "(kept to round-off on any horizon, 1.5-3x the CPU; docs/spectral.md)")),
     "time": time_section(1.0),
     "output": output_section(0.1),
 }
@@ -142,14 +144,17 @@ def _build(case: dict[str, Any]) -> tuple[SpectralPDE, Array, Exact | None]:
 
 
 def method_options(integ: dict[str, Any]) -> dict[str, Any]:
-    """The case's solver keys (tol, max_iter, stage) that ``integrator.method`` takes.
+    """The case's solver keys (tol, max_iter, stage, project) that ``integrator.method`` takes.
 
     ``integrator.stage`` goes to the methods with a stage option; the others solve by the fixed point (or are
     explicit), for which "auto" and "fixed-point" are the same, so only 'newton'/'exact' are refused for them.
     """
     entry = method_entry(integ["method"])
-    options: dict[str, Any] = {key: integ[key] for key in ("tol", "max_iter", "stage")
+    options: dict[str, Any] = {key: integ[key] for key in ("tol", "max_iter", "stage", "project")
                                if key in entry.options}
+    if integ["project"] and "project" not in entry.options:
+        raise ValueError(f"integrator.project = true needs integrator.method = 'etd35' (got "
+                         f"{integ['method']!r}, which has no projection): drop integrator.project or use etd35")
     if "stage" not in entry.options and integ["stage"] not in ("auto", "fixed-point"):
         raise ValueError(f"integrator.stage = {integ['stage']!r} needs a method with a stage solver choice "
                          f"(exp-midpoint, disex, exp-suzuki4, ...); {integ['method']!r} has none: "

@@ -34,7 +34,8 @@ import numpy as np
 from lgbeam._typing import Array, FloatArray
 from lgbeam.integrators.base import Step
 from lgbeam.integrators.poisson.base import PoissonMethod
-from lgbeam.systems import HasL2Mass, SpectralPoissonSystem, supports
+from lgbeam.integrators.poisson.projection import project as project_onto
+from lgbeam.systems import HasL2Mass, HasSpectralInvariants, SpectralPoissonSystem, supports
 
 _SMALL = 1.0  # |z| below this: Taylor series (the recursion's cancellation grows like |z|^{−r})
 _TERMS = 18  # Taylor terms of φ_r, r ≤ 3, for |z| < 1: the first omitted one is below 1/21! < 2e-20
@@ -126,7 +127,7 @@ class HasSpectralNonlinear(Protocol):
 class _EtdRun:
     """The run's cache: the coefficients of the last h and the last state with its Fourier coefficients."""
 
-    __slots__ = ("coef", "fused", "h", "system", "v", "y")
+    __slots__ = ("coef", "fused", "h", "system", "target", "v", "y")
 
     def __init__(self) -> None:
         self.h = float("nan")
@@ -135,6 +136,7 @@ class _EtdRun:
         self.y: Array | None = None
         self.v: Array | None = None
         self.fused: HasSpectralNonlinear | None = None  # ``system`` when it has the fused capability
+        self.target: dict[str, float] = {}  # with ``project``: the integrals' values to keep
 
 
 @dataclass(frozen=True)
@@ -150,16 +152,29 @@ class SpectralETD35(PoissonMethod[SpectralPoissonSystem]):
     (rkstiff's ``incr_f``; h shrinks by rejections): the φ-coefficients are recomputed only when h changes,
     which otherwise costs about two steps' transforms."""
     system_type: ClassVar[type] = SpectralPoissonSystem
+    project: bool = False
+    """Project every step onto the level set of the system's first integrals (energy, mass, momentum;
+    ``lgbeam.integrators.poisson.projection``): they stay at their initial values to round-off on any
+    horizon, at two or three transform pairs a step; needs ``HasInvariantGradients``."""
 
     def init(self, system: SpectralPoissonSystem, t0: float, y0: Array) -> tuple[Array, _EtdRun]:
-        return np.array(y0, copy=True), _EtdRun()
+        return np.array(y0, copy=True), self._start(system, y0)
+
+    def _start(self, system: SpectralPoissonSystem, y: Array) -> _EtdRun:
+        run = _EtdRun()
+        if self.project:
+            if not supports(system, HasSpectralInvariants):
+                raise ValueError(f"etd35 with project = true needs a system with spectral invariants (NLS, "
+                                 f"KdV); {type(system).__name__} has none: set project = false")
+            run.target = system.spectral_invariants(y, system.to_spectral(y))
+        return run
 
     def checkpoint(self, cache: _EtdRun) -> None:
         """The run cache as data (``HasCheckpoint``): nothing; the φ-coefficients and the state's Fourier
         coefficients are rebuilt by the resumed step (bit-for-bit the same values)."""
 
     def restore(self, system: SpectralPoissonSystem, y: Array, data: None) -> _EtdRun:
-        return _EtdRun()
+        return self._start(system, y)  # with ``project``: the integrals' values at the checkpoint
 
     def _coefficients(self, run: _EtdRun, system: SpectralPoissonSystem, h: float) -> dict[str, Array]:
         if run.h != h or run.system is not system or not run.coef:
@@ -196,6 +211,9 @@ class SpectralETD35(PoissonMethod[SpectralPoissonSystem]):
         v1 = e1v + a["a71"] * n1 + a["a73"] * n3 + a["a74"] * n4 + a["a75"] * n5 + a["a76"] * n6
         y1 = from_s(v1)
         err = from_s(a["a75"] * (4.0 * (n3 + n5) - n1 - 6.0 * n4 - n6))
+        if run.target:
+            assert supports(system, HasSpectralInvariants)
+            y1, v1, _ = project_onto(system, y1, v1, run.target)
         run.system, run.y, run.v = system, y1, v1
         # Step.error is declared FloatArray, but a complex-form NLS state gives a complex estimate: the
         # controllers measure it by |error| (controllers._scaled_rms), as they should
@@ -233,6 +251,6 @@ _SUMMARY = (
     "explicit, 6 evaluations a step (Whalen, Brio & Moloney 2015); the recommended default for smooth "
     "NLS/KdV runs (issue 35)"
 )
-ENTRY = ("etd35", "poisson", lambda: SpectralETD35(), _SUMMARY, ())
+ENTRY = ("etd35", "poisson", lambda project=False: SpectralETD35(project=bool(project)), _SUMMARY, ("project",))
 
 __all__ = ["ENTRY", "SpectralETD35", "etd35_coefficients"]
