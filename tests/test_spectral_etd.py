@@ -86,21 +86,20 @@ def test_etd35_adaptive_follows_its_tolerance_with_few_step_changes():
     assert len(np.unique(steps)) < 0.2 * len(steps)  # h kept unless it may grow > 1.25× (step_hold)
 
 
-def _long(pname: str, n: int, h: float, horizon: float, short: float = 6.0):
+def _long(pname: str, n: int, h: float, horizon: float, short: float = 6.0, project: bool = False):
     """One constant-step run to ``horizon``: (error at ``short`` against the problem's reference, status, end
     time, max relative drift of H and of the mass)."""
     quiet = logging.getLogger("lgbeam.integrators.poisson.stability")
     quiet.setLevel(logging.ERROR)
     s, y0, ref = problem(pname, n, short)
-    sol = integrate(s, make_method("etd35"), y0, (0.0, horizon), controller=ConstantStep(h), save=SaveAt(steps=1),
-                    diagnostics=False)
+    sol = integrate(s, make_method("etd35", project=project), y0, (0.0, horizon), controller=ConstantStep(h),
+                    save=SaveAt(steps=1), diagnostics=False)
     at6 = int(np.argmin(np.abs(sol.t - short)))
     assert abs(sol.t[at6] - short) < 1e-9
     every = max(1, len(sol.t) // 400)
-    H = np.array([s.hamiltonian(y) for y in sol.y[::every]])
-    M = np.array([s.l2_mass(y) for y in sol.y[::every]])
-    return (_rel(sol.y[at6], ref()), str(sol.status), sol.t[-1], np.max(np.abs(H - H[0])) / abs(H[0]),
-            np.max(np.abs(M - M[0])) / M[0])
+    H = np.abs(np.array([s.hamiltonian(y) for y in sol.y[::every]]) - s.hamiltonian(y0)) / abs(s.hamiltonian(y0))
+    M = np.abs(np.array([s.l2_mass(y) for y in sol.y[::every]]) - s.l2_mass(y0)) / s.l2_mass(y0)
+    return _rel(sol.y[at6], ref()), str(sol.status), sol.t[-1], H.max(), M.max()
 
 
 # The largest steps of the bench problems' ETD35 runs that reach 1e-4 at the short time (measured: 0.048 → 9e-5
@@ -122,7 +121,14 @@ def test_default_at_its_1e4_step_stays_bounded_short(pname):
 @pytest.mark.slow
 @pytest.mark.parametrize("pname", sorted(LONG))
 def test_default_at_its_1e4_step_stays_bounded_long(pname):
+    """No blow-up to T = 200 / 20 (a blow-up moves H and the mass by O(1)); ETD35 is no Poisson map, so they
+    drift — by accumulated local errors (each breathing peak adds its share; docs/spectral.md: 1.3e-3 on the
+    Akhmediev breather, 1.9e-2 on the bound state at T = 200).
+    With ``project`` they stay at round-off on the same runs."""
     n, h, horizon, short = LONG[pname]
     err, status, t_end, dH, dM = _long(pname, n, h, horizon, short)
     assert err < 1e-4 and status == "ok" and t_end == pytest.approx(horizon)
-    assert dH < 1e-2 and dM < 1e-2, (dH, dM)
+    assert dH < 0.05 and dM < 0.05, (dH, dM)
+    err, status, t_end, dH, dM = _long(pname, n, h, horizon, short, project=True)
+    assert err < 2e-4 and status == "ok" and t_end == pytest.approx(horizon)
+    assert dH < 1e-12 and dM < 1e-12, (dH, dM)
