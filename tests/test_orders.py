@@ -181,6 +181,7 @@ POISSON_STEPS: dict[str, dict[str, list[float]]] = {
     "exp-midpoint": {"nls-soliton": [1 / 10, 1 / 20, 1 / 40], "kdv-soliton": [1 / 20, 1 / 40, 1 / 80]},
     "energy-exp": {"nls-soliton": [1 / 10, 1 / 20, 1 / 40], "kdv-soliton": [1 / 10, 1 / 20, 1 / 40]},
     "disex": {"nls-soliton": [1 / 80, 1 / 160, 1 / 320]},
+    "exp-disex": {"nls-soliton": [1 / 80, 1 / 160, 1 / 320]},  # disex in Fourier coefficients
     "exp-euler": {"nls-soliton": [1 / 40, 1 / 80, 1 / 160], "kdv-soliton": [1 / 40, 1 / 80, 1 / 160]},
     "midpoint": {"nls-soliton": [1 / 400, 1 / 800, 1 / 1600]},
     "discrete-gradient": {"nls-soliton": [1 / 400, 1 / 800, 1 / 1600]},

@@ -37,7 +37,7 @@ import numpy as np
 from lgbeam._typing import Array
 from lgbeam.integrators.base import Step
 from lgbeam.integrators.poisson.base import solved
-from lgbeam.integrators.poisson.coefficients import DisexCoefficients
+from lgbeam.integrators.poisson.coefficients import DISEX6, DisexCoefficients
 from lgbeam.integrators.poisson.compositions import SUZUKI4, composition
 from lgbeam.integrators.poisson.exponential import PREDICTORS, _Predicting, _StageMemory
 from lgbeam.integrators.poisson.solver import FixedPoint, FixedPointResult
@@ -290,12 +290,12 @@ class SpectralEnergyComposition(_SpectralMethod[SpectralDiscreteGradientSystem])
 _Family = type[SpectralComposition] | type[SpectralEnergyComposition]
 
 
-def _spectral(cls: _Family, coefficients: str, name: str, *, tol: float = 1e-14, max_iter: int = 100,
+def _spectral(cls: _Family, coefficients: str | DisexCoefficients, name: str, *, tol: float = 1e-14, max_iter: int = 100,
               **options: Any) -> SpectralComposition | SpectralEnergyComposition:
     return cls(coefficients=coefficients, solver=FixedPoint(tol=tol, max_iter=max_iter), name=name, **options)
 
 
-def _entry(name: str, cls: _Family, coefficients: str, summary: str,
+def _entry(name: str, cls: _Family, coefficients: str | DisexCoefficients, summary: str,
            options: tuple[str, ...]) -> tuple[Any, ...]:
     return (name, "poisson", partial(_spectral, cls, coefficients, name), summary, options)
 
@@ -335,6 +335,14 @@ ENTRIES: tuple[tuple[Any, ...], ...] = (
         SpectralComposition,
         "kahan-li8",
         "exponential midpoint composed by Kahan–Li's 17 stages, order 8, Fourier space (Kahan & Li 1997)",
+        _OPTS,
+    ),
+    _entry(
+        "exp-disex",
+        SpectralComposition,
+        DISEX6,  # not symmetric (order 5): not in ``COMPOSITIONS``, whose sets are symmetric
+        "DISEX (seed 003 Thm 13, the 6-stage order-5 coefficients) in Fourier space: no transform of the whole "
+        "state per sub-step, so no round-off floor (the grid-space disex has one near 1e-11)",
         _OPTS,
     ),
     _entry(
