@@ -214,6 +214,30 @@ def _largest_passing_h(
     return h, its
 
 
+ROUND_MANTISSAS = (1.0, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0)
+"""Every h_max of Tables 2.3/2.4 is m·10^e with m from this set (0.025, 0.06, 8e-3, 3e-5, …)."""
+
+
+def round_steps(h_hi: float, h_lo: float = 1e-6) -> list[float]:
+    """The round steps m·10^e (``ROUND_MANTISSAS``) in [h_lo, h_hi], largest first."""
+    e_lo, e_hi = math.floor(math.log10(h_lo)) - 1, math.ceil(math.log10(h_hi)) + 1
+    steps = {float(f"{m * 10.0**e:.6g}") for e in range(e_lo, e_hi) for m in ROUND_MANTISSAS}
+    return sorted((h for h in steps if h_lo <= h <= h_hi), reverse=True)
+
+
+def _largest_round_h(
+    system: SpectralPDE, method: Integrator[Any, Any, Any], y0: Array, h_hi: float, **crit: Any
+) -> tuple[float, float]:
+    """The thesis-like search (``search="round"``): the first of ``round_steps(h_hi)``, from the top, that
+    passes the criterion; steps below it are not tested (the thesis' tables list such round steps). (h_max
+    or 0, mean iterations at h_max)."""
+    for h in round_steps(h_hi):
+        ok, its = passes_hmax_criterion(system, method, y0, h, **crit)
+        if ok:
+            return h, its
+    return 0.0, float("nan")
+
+
 def _thesis(table: dict[str, Any], kind: str, name: str, n: int) -> float:
     return float(table.get(kind, {}).get(name, {}).get(int(n), float("nan")))
 
@@ -221,7 +245,7 @@ def _thesis(table: dict[str, Any], kind: str, name: str, n: int) -> float:
 def hmax_study(case: dict[str, Any], ns: list[int], methods: list[str] | None, out_dir: Path, *,
                n_steps: int = 1000, energy_tol: float = 1e-2, h_hi: float | None = None,
                rel_precision: float = 0.05, confirm: int = 8, horizon: float = 0.0,
-               stage: str = "fixed-point") -> list[dict[str, Any]]:
+               stage: str = "fixed-point", search: str = "confirmed") -> list[dict[str, Any]]:
     """Largest h passing ``passes_hmax_criterion`` for each method and n (seed 003 Tables 2.3/2.4).
 
     The bracket starts at ``h_hi`` (default 4.0 for NLS, 0.05 for KdV: well above every thesis value,
@@ -236,7 +260,13 @@ def hmax_study(case: dict[str, Any], ns: list[int], methods: list[str] | None, o
     (``passes_hmax_criterion``; ``HORIZON_NOTE``: with it the exponential midpoint/DISEX columns fall
     like ~1/n, as the thesis'). ``stage``: the stage solver of the methods that have one (default the
     thesis' fixed point; "exact" gives the same steps to round-off, cheaper, for long horizons).
+    ``search``: "confirmed" (default, above) or "round", the thesis-like one: the largest passing step of
+    ``round_steps(h_hi)`` tried from the top (``_largest_round_h``; ``rel_precision``, ``confirm`` unused).
     """
+    if search not in ("confirmed", "round"):
+        raise ValueError(f"h_max study: search must be 'confirmed' or 'round', got {search!r}")
+    if not horizon >= 0.0:
+        raise ValueError(f"h_max study: horizon must be >= 0 (0: the first n_steps steps only), got {horizon}")
     kind = case["kind"]
     methods = methods or list(HMAX_METHODS)
     implicit = [m for m in methods_for(SemilinearPoissonSystem) if m != "exp-euler"]
@@ -258,7 +288,8 @@ def hmax_study(case: dict[str, Any], ns: list[int], methods: list[str] | None, o
             sys_m, y0_m = method_system(name, system, y0)
             t0 = time.process_time()
             crit = {"n_steps": n_steps, "energy_tol": energy_tol, "horizon": horizon}
-            h_max, its = _largest_passing_h(sys_m, m, y0_m, h_hi, rel_precision, confirm, **crit)
+            h_max, its = (_largest_round_h(sys_m, m, y0_m, h_hi, **crit) if search == "round" else
+                          _largest_passing_h(sys_m, m, y0_m, h_hi, rel_precision, confirm, **crit))
             thesis = _thesis(THESIS_HMAX, kind, name, n)
             at_thesis, its_thesis_h = False, float("nan")  # the thesis' h under our criterion
             if not math.isnan(thesis):
@@ -269,8 +300,8 @@ def hmax_study(case: dict[str, Any], ns: list[int], methods: list[str] | None, o
                    "ratio": float("nan") if math.isnan(thesis) else h_max / thesis,
                    "thesis_h_passes": at_thesis, "iter_avg_at_thesis_h": its_thesis_h,
                    "cpu_s": round(time.process_time() - t0, 2)}
-            if horizon > 0.0 or stage != "fixed-point":  # the default table's columns stay as they were
-                row.update(horizon=horizon, stage=stage)
+            if horizon > 0.0 or stage != "fixed-point" or search != "confirmed":  # default columns unchanged
+                row.update(horizon=horizon, stage=stage, search=search)
             logger.info("h_max %s n=%d: %.3g (thesis %.3g), %.0f s", name, n, h_max, thesis, row["cpu_s"])
             rows.append(row)
             write_hmax(rows, kind, out_dir)  # after every cell: a long study interrupted keeps its rows
@@ -282,10 +313,18 @@ def _horizon_clause(rows: list[dict[str, Any]]) -> str:
     """The criterion's change when the rows were searched with a fixed time horizon or another stage."""
     horizons = sorted({float(r.get("horizon") or 0.0) for r in rows})
     stages = sorted({str(r.get("stage") or "fixed-point") for r in rows})
-    if horizons == [0.0] and stages == ["fixed-point"]:
+    searches = sorted({str(r.get("search") or "confirmed") for r in rows})
+    if horizons == [0.0] and stages == ["fixed-point"] and searches == ["confirmed"]:
         return ""
-    return (f"; CHANGED: (i) and (ii) hold up to t = max(1000 h, T), T = {', '.join(f'{x:g}' for x in horizons)} "
-            f"(mean iterations still over the first 1000 steps); stage solver {', '.join(stages)}")
+    parts = []
+    if horizons != [0.0]:
+        parts.append(f"(i) and (ii) hold up to t = max(1000 h, T), T = {', '.join(f'{x:g}' for x in horizons)} "
+                     "(mean iterations still over the first 1000 steps)")
+    if searches != ["confirmed"]:
+        parts.append("search 'round': h_max = the largest passing step m·10^e, m in "
+                     f"{', '.join(f'{m:g}' for m in ROUND_MANTISSAS)}, tried from the top, no steps below it checked")
+    parts.append(f"stage solver {', '.join(stages)}")
+    return "; CHANGED: " + "; ".join(parts)
 
 
 def write_hmax(rows: list[dict[str, Any]], kind: str, out_dir: Path) -> None:
@@ -365,3 +404,42 @@ def hmax_markdown(rows: list[dict[str, Any]], kind: str) -> str:
               "| n | " + " | ".join(methods) + " |", "|---|" + "---|" * len(methods)]
     lines += [f"| {n} | " + " | ".join(at_thesis_h(cell.get((m, n))) for m in methods) + " |" for n in ns]
     return head + "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m lgbeam.studies.spectral_hmax CASE --n N1,N2,... --methods A,B [--horizon T]
+    [--search confirmed|round] [--stage S] [--out DIR]``: ``hmax_study`` with the options ``lgbeam study
+    --hmax`` does not expose; writes ``DIR/hmax.csv`` and ``DIR/hmax.md``. Bad input: one line, exit 2."""
+    import argparse
+    import sys
+
+    from lgbeam.apps import load_case
+
+    p = argparse.ArgumentParser(description="h_max against grid size (seed 003 Tables 2.3/2.4), with options")
+    p.add_argument("case", help="an nls or kdv case (e.g. nls-table)")
+    p.add_argument("--n", required=True, help="grid sizes, comma-separated odd integers")
+    p.add_argument("--methods", required=True, help="implicit Poisson methods, comma-separated")
+    p.add_argument("--horizon", type=float, default=0.0, help="stability checked to this time (0: 1000 steps)")
+    p.add_argument("--search", default="confirmed", help="confirmed (default) or round (thesis-like)")
+    p.add_argument("--stage", default="fixed-point", help="stage solver (fixed-point, exact, newton, auto)")
+    p.add_argument("--out", type=Path, default=Path("outputs/summary/hmax"))
+    args = p.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    logging.getLogger("lgbeam.integrators").setLevel(logging.ERROR)  # the per-run stable-step warnings
+    try:
+        ns = [int(x) for x in args.n.split(",") if x.strip()]
+        case, _ = load_case(args.case, [])
+        if case.get("kind") not in ("nls", "kdv"):
+            raise ValueError(f"case {args.case!r} is not an nls or kdv case")
+        rows = hmax_study(case, ns, [m.strip() for m in args.methods.split(",") if m.strip()], args.out,
+                          horizon=args.horizon, stage=args.stage, search=args.search)
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"spectral_hmax: error: {exc}", file=sys.stderr)
+        return 2
+    print((args.out / "hmax.md").read_text(encoding="utf-8"))
+    print(f"slopes: {hmax_slopes(rows)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
