@@ -153,3 +153,22 @@ def test_fixed_horizon_makes_the_exp_midpoint_column_fall_like_one_over_n(tmp_pa
     h_short = {r["n"]: r["h_max"] for r in short}
     assert h_short[161] == h_short[401]  # flat with 1000 steps
     assert h_long[401] <= h_short[401] / 4
+
+
+def test_fig21_draws_horizon_rows_to_their_own_file(tmp_path):
+    """``--fig21 --source`` with rows of a horizon search writes spectral-fig2.1-horizon.png (the 1000-step
+    figure spectral-fig2.1.png is left alone)."""
+    import csv
+
+    from lgbeam.studies import spectral_panels
+
+    src = tmp_path / "hmax.csv"
+    with open(src, "w", newline="", encoding="utf-8") as fh:
+        w = csv.DictWriter(fh, fieldnames=["method", "n", "h_max", "thesis_h_max", "horizon", "search"])
+        w.writeheader()
+        for n, h, t in ((11, 0.1, 0.1), (41, 0.1, 0.06), (161, 0.04, 0.01)):
+            w.writerow({"method": "exp-midpoint", "n": n, "h_max": h, "thesis_h_max": t, "horizon": 100.0,
+                        "search": "round"})
+    assert spectral_panels.main(["--fig21", "--source", str(src), "--out", str(tmp_path / "o")]) == 0
+    assert (tmp_path / "o" / "spectral-fig2.1-horizon.png").stat().st_size > 0
+    assert not (tmp_path / "o" / "spectral-fig2.1.png").exists()

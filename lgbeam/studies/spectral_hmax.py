@@ -287,7 +287,7 @@ def hmax_study(case: dict[str, Any], ns: list[int], methods: list[str] | None, o
             )
             sys_m, y0_m = method_system(name, system, y0)
             t0 = time.process_time()
-            crit = {"n_steps": n_steps, "energy_tol": energy_tol, "horizon": horizon}
+            crit: dict[str, Any] = {"n_steps": n_steps, "energy_tol": energy_tol, "horizon": horizon}
             h_max, its = (_largest_round_h(sys_m, m, y0_m, h_hi, **crit) if search == "round" else
                           _largest_passing_h(sys_m, m, y0_m, h_hi, rel_precision, confirm, **crit))
             thesis = _thesis(THESIS_HMAX, kind, name, n)
