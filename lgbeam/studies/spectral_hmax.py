@@ -1,7 +1,9 @@
 """The h_max study of seed 003 Tables 2.3 (NLS) and 2.4 (KdV): the largest step per method and grid size
 that passes the written criterion (``HMAX_CRITERION``), beside the thesis's values and iteration counts
 (docs/exponential-integrators.md, docs/spectral.md). ``lgbeam study CASE --hmax`` runs it; so does
-``python -m lgbeam.studies.spectral_figures``.
+``python -m lgbeam.studies.spectral_figures``; ``python -m lgbeam.studies.spectral_hmax CASE --n … --methods …
+[--horizon T] [--search round] [--stage S]`` runs it with the options that reproduce the thesis' falling
+exp-midpoint/DISEX columns (a fixed time horizon, the largest passing round step; ``HORIZON_NOTE``).
 """
 
 from __future__ import annotations
