@@ -84,8 +84,8 @@ HORIZON_NOTE = (
     "Why a fixed time horizon makes the exponential midpoint/DISEX h_max fall like 1/n "
     "(docs/spectral.md, Table 2.3): above the resonance-free step pi/(k_max^2 + L) the linearised "
     "exponential midpoint step is unstable in narrow bands around h(omega_k + omega_j) = 2 pi m; each mode pair's "
-    "bands cover a fraction ~ h|c|/pi of the h axis (|c| the coupling), so the k_max pairs cover ~ k_max h |c| / pi "
-    "and a step avoids them all only for h ~ 1/k_max. Inside a band the growth rate per unit time is ~ |c|, "
+    "bands cover a fraction ~ 2 h|c|/pi of the h axis (|c| the coupling), so the k_max pairs leave ~ "
+    "exp(-C k_max h) of the steps stable: a step avoids them all only for h ~ 1/k_max. Inside a band the growth rate per unit time is ~ |c|, "
     "independent of n and h, so a round-off seed needs t ~ ln(1/eps)/|c| (tens of time units) to show: a test "
     "over 1000 steps (t = 1000 h) misses every band below h ~ 0.03 and its h_max is flat in n."
 )
