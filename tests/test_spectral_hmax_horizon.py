@@ -79,7 +79,7 @@ def test_resonance_bands_cover_a_fraction_of_steps_growing_like_kmax():
 
 
 def test_a_1000_step_test_misses_a_band_that_a_fixed_horizon_sees(caplog):
-    """On the table case: h = 0.03 at n = 81 sits in a band of a mode 21 ≤ k ≤ 40 — it passes the tables'
+    """On the table case: h = 0.03 at n = 81 sits in a band the n = 41 grid (modes ≤ 20) lacks — it passes the tables'
     1000-step test (fixed-point stage, t = 30) and fails with the horizon t = 60 (the energy grows from round-off
     by t ≈ 36; exact stage, the same steps to round-off); at n = 41 (modes ≤ 20) the same step passes t = 60.
     The mean fixed-point iterations of the first 100 steps are the same on both grids: the stage contraction does

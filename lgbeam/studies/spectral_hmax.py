@@ -427,7 +427,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=Path("outputs/summary/hmax"))
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    logging.getLogger("lgbeam.integrators").setLevel(logging.ERROR)  # the per-run stable-step warnings
+    logging.getLogger("lgbeam").setLevel(logging.ERROR)  # per-run stable-step and failed-step warnings
+    logger.setLevel(logging.INFO)  # one progress line per (method, n)
     try:
         ns = [int(x) for x in args.n.split(",") if x.strip()]
         case, _ = load_case(args.case, [])
