@@ -1,7 +1,9 @@
 """The h_max study of seed 003 Tables 2.3 (NLS) and 2.4 (KdV): the largest step per method and grid size
 that passes the written criterion (``HMAX_CRITERION``), beside the thesis's values and iteration counts
 (docs/exponential-integrators.md, docs/spectral.md). ``lgbeam study CASE --hmax`` runs it; so does
-``python -m lgbeam.studies.spectral_figures``.
+``python -m lgbeam.studies.spectral_figures``; ``python -m lgbeam.studies.spectral_hmax CASE --n … --methods …
+[--horizon T] [--search round] [--stage S]`` runs it with the options that reproduce the thesis' falling
+exp-midpoint/DISEX columns (a fixed time horizon, the largest passing round step; ``HORIZON_NOTE``).
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import math
 import time
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from lgbeam._typing import Array
 from lgbeam.apps.spectral import build
@@ -76,6 +80,18 @@ HMAX_CRITERION = (
 )
 
 
+HORIZON_NOTE = (
+    "Why a fixed time horizon makes the exponential midpoint/DISEX h_max fall like 1/n "
+    "(docs/spectral.md, Table 2.3): above the resonance-free step pi/(k_max^2 + L) the linearised "
+    "exponential midpoint step is unstable in narrow bands around h(omega_k + omega_j) = 2 pi m; each mode pair's "
+    "bands cover a fraction ~ 2 h|c|/pi of the h axis (|c| the coupling), so the k_max pairs leave ~ "
+    "exp(-C k_max h) of the steps stable: a step avoids them all only for h ~ 1/k_max. Inside a band the growth rate per unit time is ~ |c|, "
+    "independent of n and h, so a round-off seed needs t ~ ln(1/eps)/|c| (tens of time units) to show: a test "
+    "over 1000 steps (t = 1000 h) misses every band below h ~ 0.03 and its h_max is flat in n."
+)
+"""The measured mechanism behind ``horizon`` (tests/test_spectral_hmax_horizon.py)."""
+
+
 class _EnergyCriterionFailed(Exception):
     """Raised by the h_max monitor at the first step whose energy error exceeds the threshold."""
 
@@ -97,14 +113,20 @@ def passes_hmax_criterion(
     *,
     n_steps: int = 1000,
     energy_tol: float = 1e-2,
+    horizon: float = 0.0,
 ) -> tuple[bool, float]:
     """The written h_max criterion (``HMAX_CRITERION``): over the first ``n_steps`` steps of size h,
     (i) the solver converges within its iteration limit at every step and (ii)
-    max_k |H_k − H_0| / |H_0| ≤ energy_tol. Returns (passed, mean iterations).
+    max_k |H_k − H_0| / |H_0| ≤ energy_tol. Returns (passed, mean iterations over the first ``n_steps``).
+
+    ``horizon`` > 0 (the thesis' "long time stability", ``horizon_steps``): (i) and (ii) must hold up to
+    t = max(n_steps·h, horizon), not only over the first ``n_steps`` steps; the mean iterations are still
+    those of the first ``n_steps`` steps (Table 2.3's "first thousand timesteps").
 
     A run stops at the first step that violates (ii) (the outcome is the same as checking at the end)."""
     H0 = system.hamiltonian(y0)
     bound = energy_tol * abs(H0)
+    steps = horizon_steps(h, n_steps, horizon)
 
     def monitor(y: Array) -> dict[str, float]:
         H = system.hamiltonian(y)
@@ -113,13 +135,21 @@ def passes_hmax_criterion(
         return {"energy": H}
 
     try:
-        res = integrate(system, method, y0, (0.0, n_steps * h), controller=ConstantStep(h),
-                        save=SaveAt(steps=n_steps + 1, store=False), diagnostics=lambda t, y: monitor(y))
+        res = integrate(system, method, y0, (0.0, steps * h), controller=ConstantStep(h),
+                        save=SaveAt(steps=steps + 1, store=False), diagnostics=lambda t, y: monitor(y))
     except _EnergyCriterionFailed:
         return False, float("nan")
     if res.status != "ok":
         return False, float("nan")
-    return True, float(res.iterations.mean())
+    return True, float(np.asarray(res.iterations)[:n_steps].mean())
+
+
+def horizon_steps(h: float, n_steps: int, horizon: float) -> int:
+    """Steps of the h_max test: ``n_steps`` (Tables 2.3/2.4's first thousand), or as many as reach t =
+    ``horizon`` when that is longer (a fixed time, whatever h: ``HORIZON_NOTE``)."""
+    if not horizon > 0.0:
+        return n_steps
+    return max(n_steps, math.ceil(horizon / h - 1e-9))
 
 
 def _halve_and_bisect(
@@ -186,13 +216,38 @@ def _largest_passing_h(
     return h, its
 
 
+ROUND_MANTISSAS = (1.0, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0)
+"""Every h_max of Tables 2.3/2.4 is m·10^e with m from this set (0.025, 0.06, 8e-3, 3e-5, …)."""
+
+
+def round_steps(h_hi: float, h_lo: float = 1e-6) -> list[float]:
+    """The round steps m·10^e (``ROUND_MANTISSAS``) in [h_lo, h_hi], largest first."""
+    e_lo, e_hi = math.floor(math.log10(h_lo)) - 1, math.ceil(math.log10(h_hi)) + 1
+    steps = {float(f"{m * 10.0**e:.6g}") for e in range(e_lo, e_hi) for m in ROUND_MANTISSAS}
+    return sorted((h for h in steps if h_lo <= h <= h_hi), reverse=True)
+
+
+def _largest_round_h(
+    system: SpectralPDE, method: Integrator[Any, Any, Any], y0: Array, h_hi: float, **crit: Any
+) -> tuple[float, float]:
+    """The thesis-like search (``search="round"``): the first of ``round_steps(h_hi)``, from the top, that
+    passes the criterion; steps below it are not tested (the thesis' tables list such round steps). (h_max
+    or 0, mean iterations at h_max)."""
+    for h in round_steps(h_hi):
+        ok, its = passes_hmax_criterion(system, method, y0, h, **crit)
+        if ok:
+            return h, its
+    return 0.0, float("nan")
+
+
 def _thesis(table: dict[str, Any], kind: str, name: str, n: int) -> float:
     return float(table.get(kind, {}).get(name, {}).get(int(n), float("nan")))
 
 
 def hmax_study(case: dict[str, Any], ns: list[int], methods: list[str] | None, out_dir: Path, *,
                n_steps: int = 1000, energy_tol: float = 1e-2, h_hi: float | None = None,
-               rel_precision: float = 0.05, confirm: int = 8) -> list[dict[str, Any]]:
+               rel_precision: float = 0.05, confirm: int = 8, horizon: float = 0.0,
+               stage: str = "fixed-point", search: str = "confirmed") -> list[dict[str, Any]]:
     """Largest h passing ``passes_hmax_criterion`` for each method and n (seed 003 Tables 2.3/2.4).
 
     The bracket starts at ``h_hi`` (default 4.0 for NLS, 0.05 for KdV: well above every thesis value,
@@ -202,7 +257,18 @@ def hmax_study(case: dict[str, Any], ns: list[int], methods: list[str] | None, o
     quasi-Newton midpoint runs on the real stacked NLS (``method_system``). Writes ``out_dir/hmax.csv``
     and ``out_dir/hmax.md`` (the table beside the thesis numbers, fitted slopes) and returns the rows
     (with ``cpu_s``, the process time of each search).
+
+    ``horizon`` > 0: the stability part of the criterion holds to the fixed time ``horizon`` whatever h
+    (``passes_hmax_criterion``; ``HORIZON_NOTE``: with it the exponential midpoint/DISEX columns fall
+    like ~1/n, as the thesis'). ``stage``: the stage solver of the methods that have one (default the
+    thesis' fixed point; "exact" gives the same steps to round-off, cheaper, for long horizons).
+    ``search``: "confirmed" (default, above) or "round", the thesis-like one: the largest passing step of
+    ``round_steps(h_hi)`` tried from the top (``_largest_round_h``; ``rel_precision``, ``confirm`` unused).
     """
+    if search not in ("confirmed", "round"):
+        raise ValueError(f"h_max study: search must be 'confirmed' or 'round', got {search!r}")
+    if not horizon >= 0.0:
+        raise ValueError(f"h_max study: horizon must be >= 0 (0: the first n_steps steps only), got {horizon}")
     kind = case["kind"]
     methods = methods or list(HMAX_METHODS)
     implicit = [m for m in methods_for(SemilinearPoissonSystem) if m != "exp-euler"]
@@ -217,29 +283,50 @@ def hmax_study(case: dict[str, Any], ns: list[int], methods: list[str] | None, o
         system, y0, _ = build(sub)
         for name in methods:
             # Tables 2.3/2.4 are about the fixed point: named explicitly (cases default to stage "auto")
-            fixed = {"stage": "fixed-point"} if "stage" in method_entry(name).options else {}
+            fixed = {"stage": stage} if "stage" in method_entry(name).options else {}
             m = make_method(
                 name, tol=case["integrator"]["tol"], max_iter=case["integrator"]["max_iter"], **fixed
             )
             sys_m, y0_m = method_system(name, system, y0)
             t0 = time.process_time()
-            h_max, its = _largest_passing_h(sys_m, m, y0_m, h_hi, rel_precision, confirm, n_steps=n_steps,
-                                            energy_tol=energy_tol)
+            crit: dict[str, Any] = {"n_steps": n_steps, "energy_tol": energy_tol, "horizon": horizon}
+            h_max, its = (_largest_round_h(sys_m, m, y0_m, h_hi, **crit) if search == "round" else
+                          _largest_passing_h(sys_m, m, y0_m, h_hi, rel_precision, confirm, **crit))
             thesis = _thesis(THESIS_HMAX, kind, name, n)
             at_thesis, its_thesis_h = False, float("nan")  # the thesis' h under our criterion
             if not math.isnan(thesis):
                 at_thesis, its_thesis_h = ((True, its) if thesis == h_max else passes_hmax_criterion(
-                    sys_m, m, y0_m, thesis, n_steps=n_steps, energy_tol=energy_tol))
+                    sys_m, m, y0_m, thesis, **crit))
             row = {"method": name, "n": int(n), "h_max": h_max, "iter_avg": its, "thesis_h_max": thesis,
                    "thesis_iter_avg": _thesis(THESIS_ITERS, kind, name, n),
                    "ratio": float("nan") if math.isnan(thesis) else h_max / thesis,
                    "thesis_h_passes": at_thesis, "iter_avg_at_thesis_h": its_thesis_h,
                    "cpu_s": round(time.process_time() - t0, 2)}
+            if horizon > 0.0 or stage != "fixed-point" or search != "confirmed":  # default columns unchanged
+                row.update(horizon=horizon, stage=stage, search=search)
             logger.info("h_max %s n=%d: %.3g (thesis %.3g), %.0f s", name, n, h_max, thesis, row["cpu_s"])
             rows.append(row)
             write_hmax(rows, kind, out_dir)  # after every cell: a long study interrupted keeps its rows
     write_hmax(rows, kind, out_dir)
     return rows
+
+
+def _horizon_clause(rows: list[dict[str, Any]]) -> str:
+    """The criterion's change when the rows were searched with a fixed time horizon or another stage."""
+    horizons = sorted({float(r.get("horizon") or 0.0) for r in rows})
+    stages = sorted({str(r.get("stage") or "fixed-point") for r in rows})
+    searches = sorted({str(r.get("search") or "confirmed") for r in rows})
+    if horizons == [0.0] and stages == ["fixed-point"] and searches == ["confirmed"]:
+        return ""
+    parts = []
+    if horizons != [0.0]:
+        parts.append(f"(i) and (ii) hold up to t = max(1000 h, T), T = {', '.join(f'{x:g}' for x in horizons)} "
+                     "(mean iterations still over the first 1000 steps)")
+    if searches != ["confirmed"]:
+        parts.append("search 'round': h_max = the largest passing step m·10^e, m in "
+                     f"{', '.join(f'{m:g}' for m in ROUND_MANTISSAS)}, tried from the top, no steps below it checked")
+    parts.append(f"stage solver {', '.join(stages)}")
+    return "; CHANGED: " + "; ".join(parts)
 
 
 def write_hmax(rows: list[dict[str, Any]], kind: str, out_dir: Path) -> None:
@@ -293,7 +380,7 @@ def hmax_markdown(rows: list[dict[str, Any]], kind: str) -> str:
     theirs = hmax_slopes(thesis_rows)
     label = {"nls": "NLS", "kdv": "KdV"}.get(kind, kind)
     head = (f"h_max (mean iterations) / thesis h_max (thesis mean iterations), {label}; "
-            f"criterion: {HMAX_CRITERION}\n\n")
+            f"criterion: {HMAX_CRITERION}{_horizon_clause(rows)}\n\n")
     lines = ["| n | " + " | ".join(methods) + " |", "|---|" + "---|" * len(methods)]
     lines += [f"| {n} | " + " | ".join(fmt(cell.get((m, n))) for m in methods) + " |" for n in ns]
     lines.append(
@@ -319,3 +406,43 @@ def hmax_markdown(rows: list[dict[str, Any]], kind: str) -> str:
               "| n | " + " | ".join(methods) + " |", "|---|" + "---|" * len(methods)]
     lines += [f"| {n} | " + " | ".join(at_thesis_h(cell.get((m, n))) for m in methods) + " |" for n in ns]
     return head + "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m lgbeam.studies.spectral_hmax CASE --n N1,N2,... --methods A,B [--horizon T]
+    [--search confirmed|round] [--stage S] [--out DIR]``: ``hmax_study`` with the options ``lgbeam study
+    --hmax`` does not expose; writes ``DIR/hmax.csv`` and ``DIR/hmax.md``. Bad input: one line, exit 2."""
+    import argparse
+    import sys
+
+    from lgbeam.apps import load_case
+
+    p = argparse.ArgumentParser(description="h_max against grid size (seed 003 Tables 2.3/2.4), with options")
+    p.add_argument("case", help="an nls or kdv case (e.g. nls-table)")
+    p.add_argument("--n", required=True, help="grid sizes, comma-separated odd integers")
+    p.add_argument("--methods", required=True, help="implicit Poisson methods, comma-separated")
+    p.add_argument("--horizon", type=float, default=0.0, help="stability checked to this time (0: 1000 steps)")
+    p.add_argument("--search", default="confirmed", help="confirmed (default) or round (thesis-like)")
+    p.add_argument("--stage", default="fixed-point", help="stage solver (fixed-point, exact, newton, auto)")
+    p.add_argument("--out", type=Path, default=Path("outputs/summary/hmax"))
+    args = p.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    logging.getLogger("lgbeam").setLevel(logging.ERROR)  # per-run stable-step and failed-step warnings
+    logger.setLevel(logging.INFO)  # one progress line per (method, n)
+    try:
+        ns = [int(x) for x in args.n.split(",") if x.strip()]
+        case, _ = load_case(args.case, [])
+        if case.get("kind") not in ("nls", "kdv"):
+            raise ValueError(f"case {args.case!r} is not an nls or kdv case")
+        rows = hmax_study(case, ns, [m.strip() for m in args.methods.split(",") if m.strip()], args.out,
+                          horizon=args.horizon, stage=args.stage, search=args.search)
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"spectral_hmax: error: {exc}", file=sys.stderr)
+        return 2
+    print((args.out / "hmax.md").read_text(encoding="utf-8"))
+    print(f"slopes: {hmax_slopes(rows)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

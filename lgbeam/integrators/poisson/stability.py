@@ -63,4 +63,55 @@ def warn_above_stable_step(name: str, system: SemilinearPoissonSystem, y: Array,
     return True
 
 
-__all__ = ["stable_step_bound", "warn_above_stable_step"]
+def plane_wave_growth(k: Array | float, h: Array | float, weights: Sequence[float] = (1.0,), *,
+                      amplitude: float = 1.0, kappa: float = 1.0) -> Array:
+    """Largest |μ| of one composition step γ_1 h, …, γ_s h of exponential midpoint rules, linearised about the
+    NLS plane wave ψ = a (i ψ_t + ψ_xx − 2κ|ψ|²ψ = 0, complex form S = −i, A = −∂_xx) on the Fourier pair ±k,
+    in the frame rotating with the wave; k and h broadcast. Closed form of what a finite-difference Jacobian
+    of the step measures (tests/test_spectral_hmax_horizon.py), one 2 × 2 matrix per (k, h) instead of 2N × 2N.
+
+    One sub-step of size τ = γh (stage form Q = E(τ/2)ψ₀ + (τ/2) f(Q), ψ₁ = E(τ/2)(2Q − E(τ/2)ψ₀)): the
+    background stage Q̄ = a/(1 + iκτs) with s = |Q̄|² the root of s(1 + κ²τ²s²) = a², and ψ̄₁ = 2Q̄ − a =
+    a e^{−iφ}. The perturbation u e^{ikx} + w e^{−ikx} in the coordinates (u, w̄), θ = k²τ/2:
+
+        [1 + 2iκτs, iκτQ̄²; −iκτQ̄̄², 1 − 2iκτs] (X, Ȳ) = (e^{−iθ}u, e^{iθ}w̄),
+        (u₁, w̄₁) = diag(e^{iφ}, e^{−iφ}) · diag(e^{−iθ}, e^{iθ}) · (2(X, Ȳ) − diag(e^{−iθ}, e^{iθ})(u, w̄)),
+
+    the sub-steps multiply (the method commutes with a global phase). |μ| > 1 only in narrow bands near the
+    resonances (``stable_step_bound``'s Krein collisions; exp-midpoint: 2k²h ≈ 2πm, peak rate ln|μ|/h ≈ 2κa²,
+    whatever k and m; docs/spectral.md "Table 2.3")."""
+    kk, hh = np.asarray(k, dtype=float), np.asarray(h, dtype=float)  # broadcast in the products only
+    shape = np.broadcast_shapes(kk.shape, hh.shape)
+    one, zero = np.ones(shape, dtype=complex), np.zeros(shape, dtype=complex)
+    t = (one, zero, zero, one)  # the product so far, entries (t00, t01, t10, t11)
+    for g in weights:
+        m = _substep_matrix(kk, g * hh, amplitude, kappa)
+        t = (m[0] * t[0] + m[1] * t[2], m[0] * t[1] + m[1] * t[3],
+             m[2] * t[0] + m[3] * t[2], m[2] * t[1] + m[3] * t[3])
+    half_tr = 0.5 * (t[0] + t[3])
+    root = np.sqrt(half_tr**2 - (t[0] * t[3] - t[1] * t[2]))
+    return np.asarray(np.maximum(np.abs(half_tr + root), np.abs(half_tr - root)))
+
+
+def _substep_matrix(k: Array, tau: Array, a: float, kappa: float) -> tuple[Array, Array, Array, Array]:
+    """The 2 × 2 map of ``plane_wave_growth`` for one exponential midpoint sub-step of size τ, as its four
+    entries (m00, m01, m10, m11), each an array (closed-form 2 × 2 algebra, no batched LAPACK)."""
+    s = np.full(tau.shape, a * a)
+    for _ in range(100):  # Newton on s + κ²τ²s³ − a² (increasing and convex for s ≥ 0: converges from a²)
+        step = (s + (kappa * tau) ** 2 * s**3 - a * a) / (1.0 + 3.0 * (kappa * tau * s) ** 2)
+        s = s - step
+        if not np.any(np.abs(step) > 1e-15 * a * a):
+            break
+    q = a / (1.0 + 1j * kappa * tau * s)
+    rot = np.conj(2.0 * q - a) / a  # e^{iφ}: |ψ̄₁| = a (the stage is a Cayley transform)
+    m00, m01 = 1.0 + 2j * kappa * tau * s, 1j * kappa * tau * q**2
+    m10, m11 = -1j * kappa * tau * np.conj(q) ** 2, 1.0 - 2j * kappa * tau * s
+    det = m00 * m11 - m01 * m10
+    e = np.exp(-0.5j * k**2 * tau)
+    ec = np.conj(e)
+    # R D (2 M⁻¹ − I) D with D = diag(e, ē), R = diag(e^{iφ}, e^{−iφ}), M⁻¹ = [m11, −m01; −m10, m00]/det
+    return (rot * e * e * (2.0 * m11 / det - 1.0), rot * e * ec * (-2.0 * m01 / det),
+            np.conj(rot) * ec * e * (-2.0 * m10 / det), np.conj(rot) * ec * ec * (2.0 * m00 / det - 1.0))
+
+
+__all__ = ["plane_wave_growth", "stable_step_bound", "warn_above_stable_step"]
