@@ -64,6 +64,7 @@ BIFURCATION_TOL = 1e-3  # |φ·f| / (|φ| |f|) below this: the critical mode is 
 LIMIT_XTOL = 1e-7  # a limit point's path parameter (a fraction of its step) located to this
 LIMIT_SPREAD = 1e-3  # ... and the parabola's other two points at least this far from it on either side
 STEP_TOL = 1e-11  # a Newton correction this small (rad, or length / L) is round-off: converged if R is near tol
+COMPILED_CORE = True  # a compiled corotational frame runs the compiled statics core (frames.compiled_statics)
 
 
 @dataclass(frozen=True)
@@ -172,12 +173,24 @@ class _Equations:
         # norm weights: rotations in rad, translations / L, root mean square over the nodes (N-independent)
         self.w = np.tile(np.concatenate([np.ones(3), np.full(3, 1.0 / self.L)]), rod.n_nodes) / np.sqrt(rod.n_nodes)
         self.kkt = statics_core.BandedKKT(self.n, self.m)
-        self._last: dict[str, tuple[FloatArray, FloatArray, float, statics_core.KKTFactor | None]] = {}
+        self._last: dict[str, tuple[FloatArray, FloatArray, float, Any]] = {}
+        self.fast: Any = None  # the compiled core (frames.compiled_statics.CompiledStatics), where it applies
+        if COMPILED_CORE and getattr(rod, "_corot_fused", None) is not None:
+            from lgbeam.discretisations.frames.compiled_statics import CompiledStatics
+
+            q0 = np.asarray(rod.q_ref, dtype=float).reshape(rod.n_nodes, 7)
+            self.kkt.assemble(*self.parts(q0, np.zeros(self.m), 0.0))  # fixes the bandwidth-reducing order
+            assert self.kkt.pos is not None
+            self.fast = CompiledStatics.build(rod, t, self.kkt.pos, self.w, self.L, self.F)
 
     def load(self, q: FloatArray) -> FloatArray:
+        if self.fast is not None:
+            return self.fast.load(q)  # type: ignore[no-any-return]
         return self.rod.external_forces(self.t, q)
 
     def residual(self, q: FloatArray, lam: FloatArray, mu: float) -> tuple[FloatArray, FloatArray]:
+        if self.fast is not None:
+            return self.fast.residual(q, lam, mu)  # type: ignore[no-any-return]
         rod = self.rod
         r = rod.forces(self.t, q, self.zero)  # g_int − f
         if rod.loads and mu != 1.0:
@@ -216,15 +229,18 @@ class _Equations:
             K = K + c * P
         return sp.csr_array(K).tocsr(), B
 
-    def system(self, q: FloatArray, lam: FloatArray, mu: float, pin: bool = False) -> statics_core.KKTFactor | None:
+    def system(self, q: FloatArray, lam: FloatArray, mu: float, pin: bool = False) -> Any:
         """The banded LU of the KKT matrix at (q, λ, μ) (``statics_core``), None when singular; the last one is
         kept, and the last ``pin``ned one (a converged state's), so its stability count and the next step's
         predictor share one assembly, also after a failed (cut-back) step."""
         for last in self._last.values():
             if last[2] == mu and np.array_equal(last[0], q) and np.array_equal(last[1], lam):
                 return last[3]
-        parts, B = self.parts(q, lam, mu)
-        f = statics_core.KKTFactor(self.kkt, *self.kkt.assemble(parts, B))
+        if self.fast is not None:
+            f = self.fast.factor(q, lam, mu)
+        else:
+            parts, B = self.parts(q, lam, mu)
+            f = statics_core.KKTFactor(self.kkt, *self.kkt.assemble(parts, B))
         out = f if f.ok else None
         self._last["pinned" if pin else "recent"] = (np.array(q, copy=True), np.array(lam, copy=True), mu, out)
         return out
@@ -247,6 +263,8 @@ class _Equations:
 
     def perturb(self, q: FloatArray, dw: FloatArray) -> FloatArray:
         """The strain retraction (``strain_update``) anchored at the first supported node."""
+        if self.fast is not None:
+            return self.fast.perturb(q, dw)  # type: ignore[no-any-return]
         if isinstance(self.rod, tangents.SplitTangents):
             return self.rod.static_retraction(q, dw)
         return strain_update(self.rod, q, dw, self.anchor(self.rod))
@@ -329,7 +347,11 @@ def _solve(lu: Any, rhs: FloatArray) -> FloatArray | None:
 def _newton(eq: _Equations, q: FloatArray, lam: FloatArray, mu: float, *, tol: float, max_iter: int,
             line_search: bool, arc: tuple[FloatArray, float, float] | None = None) -> _Newton:
     """Newton on R = Φ = 0 at load factor μ (``arc`` None), or with μ free and the hyperplane constraint
-    c·d + c_μ (μ − μ₀) = 0 through the predictor, d the accumulated correction (``arc`` = (c, c_μ, μ₀))."""
+    c·d + c_μ (μ − μ₀) = 0 through the predictor, d the accumulated correction (``arc`` = (c, c_μ, μ₀)). A frame
+    with the compiled core runs the same iteration in one compiled call (``frames._statics_compiled.newton``)."""
+    if eq.fast is not None:
+        qn, lam_n, mu_n, status, it, res, d, reason = eq.fast.newton(q, lam, mu, tol, max_iter, line_search, arc)
+        return _Newton(qn, lam_n, mu_n, status == 0, it, res, reason, d=d if status == 0 else None)
     n = eq.n
     r, phi = eq.residual(q, lam, mu)
     res = eq.size(r, phi)
