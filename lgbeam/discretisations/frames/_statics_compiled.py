@@ -494,11 +494,17 @@ def _wnorm(x, w, n):  # type: ignore[no-untyped-def]
 
 
 @njit
-def newton(q, lam, mu, S, tol, max_iter, line_search, has_arc, c, c_mu, mu0):  # type: ignore[no-untyped-def]
-    """``rods.statics._newton`` in one call: (q, λ, μ, status, iterations, scaled residual, d) with status
-    CONVERGED or the failure's code (module constants), d the accumulated correction (n,)."""
+def newton(q, lam, mu, S, tol, max_iter, line_search, has_arc, c, c_mu, mu0,  # type: ignore[no-untyped-def]
+           theta_max, seed_lu, seed_s, seed_piv):
+    """``rods.statics._newton`` in one call: (q, λ, μ, status, iterations, scaled residual, d, factorisations) with
+    status CONVERGED or the failure's code (module constants), d the accumulated correction (n,).
+
+    ``theta_max`` = 0: Newton, the matrix at every iterate (the reference iteration). ``theta_max`` > 0: the matrix
+    is kept while the corrections contract, ‖δ_{k+1}‖ ≤ θ_max ‖δ_k‖ (weighted norm), and refactorised at the
+    current iterate otherwise, or where the kept matrix's correction fails the damping test or is not finite (a
+    fresh matrix is then damped as Newton's) (Deuflhard 2004 §2.1, the simplified-Newton contraction). A seed
+    (``seed_lu``, non-empty) is the kept matrix of the first iterate (the last converged state's)."""
     w, L, F, N_ab = S[30], S[31], S[32], S[33]
-    bw = S[26]
     nn = q.shape[0]
     n, m = 6 * nn, lam.shape[0]
     N = n + m
@@ -508,34 +514,44 @@ def newton(q, lam, mu, S, tol, max_iter, line_search, has_arc, c, c_mu, mu0):  #
     residual(q, lam, mu, S, r, phi)
     res = _size(r, phi, F, L)
     d = np.zeros(n)
-    ab, lu = np.empty((N_ab, N)), np.empty((N_ab, N))
-    sc, piv = np.empty(N), np.empty(N, np.int64)
+    ab = np.empty((N_ab, N))
+    if seed_lu.shape[0]:
+        lu, sc, piv = seed_lu.copy(), seed_s.copy(), seed_piv.copy()
+    else:
+        lu, sc, piv = np.empty((N_ab, N)), np.empty(N), np.empty(N, np.int64)
     rhs, x1, x2, xb, dx, xt = np.empty(N), np.empty(N), np.zeros(N), np.empty(N), np.empty(N), np.empty(N)
     f = np.empty((nn, 6))
     q1, r1, phi1, lam1 = np.empty_like(q), np.empty((nn, 6)), np.empty(m), np.empty(m)
     dwn = np.empty((nn, 6))
     sqn = np.sqrt(nn)
-    for it in range(max_iter + 1):
+    refresh = seed_lu.shape[0] == 0
+    fresh = False
+    prev = -1.0
+    it = 0
+    n_fact = 0
+    while True:
         a = 0.0
         if has_arc:
             for i in range(n):
                 a += c[i] * d[i]
             a += c_mu * (mu - mu0)
         if res <= tol and abs(a) <= tol:
-            return q, lam, mu, CONVERGED, it, res, d
+            return q, lam, mu, CONVERGED, it, res, d, n_fact
         if it == max_iter:
             break
-        if factor(q, lam, mu, S, ab, lu, sc, piv) != 0:
-            return q, lam, mu, SINGULAR, it, res, d
+        if refresh:
+            n_fact += 1
+            if factor(q, lam, mu, S, ab, lu, sc, piv) != 0:
+                return q, lam, mu, SINGULAR, it, res, d, n_fact
+            refresh, fresh, prev = False, True, -1.0
         rf = r.ravel()
         for i in range(n):
             rhs[i] = -rf[i]
         for i in range(m):
             rhs[n + i] = -phi[i]
         solve(lu, sc, piv, S, rhs, x1)
-        if not np.all(np.isfinite(x1)):
-            return q, lam, mu, SINGULAR, it, res, d
-        if has_arc:
+        bad = not np.all(np.isfinite(x1))
+        if has_arc and not bad:
             load_vector(q, S, f)
             ff = f.ravel()
             for i in range(n):
@@ -543,16 +559,28 @@ def newton(q, lam, mu, S, tol, max_iter, line_search, has_arc, c, c_mu, mu0):  #
             for i in range(m):
                 rhs[n + i] = 0.0
             solve(lu, sc, piv, S, rhs, x2)
-            if not np.all(np.isfinite(x2)):
-                return q, lam, mu, SINGULAR, it, res, d
-            den = c_mu
-            for i in range(n):
-                den += c[i] * x2[i]
-            if den == 0.0:
-                return q, lam, mu, ARC_TANGENT, it, res, d
+            bad = not np.all(np.isfinite(x2))
+            if not bad:
+                den = c_mu
+                for i in range(n):
+                    den += c[i] * x2[i]
+                if den == 0.0:
+                    if fresh:
+                        return q, lam, mu, ARC_TANGENT, it, res, d, n_fact
+                    refresh = True
+                    continue
+        if bad:
+            if fresh:
+                return q, lam, mu, SINGULAR, it, res, d, n_fact
+            refresh = True
+            continue
         dmu = _bordered(x1, x2, a, has_arc, c, c_mu, n, dx)
         size0 = _wnorm(dx, w, n)
+        if not fresh and prev > 0.0 and size0 > theta_max * prev:  # the kept matrix contracts too slowly
+            refresh = True
+            continue
         alpha = 1.0
+        stepped = True
         while True:
             for i in range(nn):
                 for j in range(6):
@@ -582,11 +610,17 @@ def newton(q, lam, mu, S, tol, max_iter, line_search, has_arc, c, c_mu, mu0):  #
                     ok = _wnorm(xt, w, n) <= (1.0 - 0.25 * alpha) * size0
             if ok or (not line_search and fin):
                 break
+            if not fresh:  # a kept matrix: refactorise here rather than damp its correction
+                stepped = False
+                break
             alpha *= 0.5
             if alpha < 1.0 / 64:
-                return q, lam, mu, DAMPING, it + 1, res, d
+                return q, lam, mu, DAMPING, it + 1, res, d, n_fact
+        if not stepped:
+            refresh = True
+            continue
         if not np.isfinite(_merit(r1, phi1, F, L)):
-            return q, lam, mu, NONFINITE, it + 1, res, d
+            return q, lam, mu, NONFINITE, it + 1, res, d, n_fact
         q, q1 = q1, q
         lam, lam1 = lam1, lam
         r, r1 = r1, r
@@ -597,9 +631,14 @@ def newton(q, lam, mu, S, tol, max_iter, line_search, has_arc, c, c_mu, mu0):  #
             d[i] += alpha * dx[i]
             big = max(big, abs(alpha * dx[i] * w[i]))
         res = _size(r, phi, F, L)
+        it += 1
+        fresh = False
+        prev = alpha * size0
+        if theta_max <= 0.0 or alpha < 1.0:
+            refresh = True
         if big * sqn < STEP_TOL and res <= 1e2 * tol:
-            return q, lam, mu, CONVERGED, it + 1, res, d
-    return q, lam, mu, MAX_ITER, max_iter, res, d
+            return q, lam, mu, CONVERGED, it, res, d, n_fact
+    return q, lam, mu, MAX_ITER, max_iter, res, d, n_fact
 
 
 # ---------------------------------------------------------------------- twins (tests/test_jit.py)

@@ -18,6 +18,7 @@ from lgbeam._typing import FloatArray
 
 from . import _statics_compiled as sc
 
+THETA_MAX = 0.25  # the Newton matrix is kept while each correction is at most this fraction of the last
 REASONS = {sc.SINGULAR: "singular tangent", sc.ARC_TANGENT: "arc-length constraint tangent to the path",
            sc.DAMPING: "damped Newton failed (the correction does not shrink)", sc.NONFINITE: "non-finite residual"}
 
@@ -95,6 +96,9 @@ class CompiledStatics:
         self.n = 6 * n_nodes
         self.N = self.n + m
         self.bw = int(S[26])
+        self._zero = np.zeros(self.n)
+        self._no_seed = (np.empty((0, 0)), np.empty(0), np.empty(0, np.int64))
+        self.factorisations = 0  # in Newton solves (profiling)
 
     @classmethod
     def build(cls, frame: Any, t: float, pos: np.ndarray, w: FloatArray, L: float, F: float) -> CompiledStatics | None:
@@ -151,13 +155,18 @@ class CompiledStatics:
         return CompiledFactor(self, self._q(q), np.ascontiguousarray(lam, dtype=float), mu)
 
     def newton(self, q: FloatArray, lam: FloatArray, mu: float, tol: float, max_iter: int, line_search: bool,
-               arc: tuple[FloatArray, float, float] | None) -> tuple[FloatArray, FloatArray, float, int, int, float,
-                                                                      FloatArray, str]:
-        """``_statics_compiled.newton``: (q, λ, μ, status, iterations, residual, d, reason)."""
-        c, c_mu, mu0 = (np.zeros(self.n), 0.0, 0.0) if arc is None else arc
+               arc: tuple[FloatArray, float, float] | None,
+               seed: CompiledFactor | None = None) -> tuple[FloatArray, FloatArray, float, int, int, float, FloatArray,
+                                                            str, int]:
+        """``_statics_compiled.newton`` (the matrix kept while the corrections contract by THETA_MAX, seeded with
+        ``seed``'s): (q, λ, μ, status, iterations, residual, d, reason,
+        factorisations)."""
+        c, c_mu, mu0 = (self._zero, 0.0, 0.0) if arc is None else arc
+        lu, s, piv = (seed.lu, seed.s, seed.piv) if seed is not None and seed.ok else self._no_seed
         out = sc.newton(self._q(q), np.ascontiguousarray(lam, dtype=float), float(mu), self.S, float(tol),
                         int(max_iter), bool(line_search), arc is not None, np.ascontiguousarray(c, dtype=float),
-                        float(c_mu), float(mu0))
-        qn, lam_n, mu_n, status, it, res, d = out
+                        float(c_mu), float(mu0), THETA_MAX, lu, s, piv)
+        qn, lam_n, mu_n, status, it, res, d, n_fact = out
+        self.factorisations += int(n_fact)
         reason = "" if status == sc.CONVERGED else REASONS.get(status, f"no convergence in {max_iter} iterations")
-        return qn, lam_n, float(mu_n), int(status), int(it), float(res), d, reason
+        return qn, lam_n, float(mu_n), int(status), int(it), float(res), d, reason, int(n_fact)
