@@ -57,9 +57,12 @@ class CompiledFactor:
         self.ok = sc.factor(q, lam, float(mu), S, self.ab, self.lu, self.s, self.piv) == 0
 
     def solve(self, rhs: FloatArray) -> FloatArray:
-        """A⁻¹ rhs (n + m,) in the original order."""
+        """A⁻¹ rhs in the original order (rhs: (n + m,) or (n + m, k))."""
+        b = np.asarray(rhs, dtype=float)
+        if b.ndim == 2:
+            return np.stack([self.solve(b[:, k]) for k in range(b.shape[1])], axis=1)  # a few columns
         out = np.empty(self.core.N)
-        sc.solve(self.lu, self.s, self.piv, self.core.S, np.ascontiguousarray(rhs, dtype=float), out)
+        sc.solve(self.lu, self.s, self.piv, self.core.S, np.ascontiguousarray(b), out)
         return out
 
     def inertia(self, mass: Callable[[], Any], K: Callable[[], tuple[Any, Any]]) -> tuple[int, int]:

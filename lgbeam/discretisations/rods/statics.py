@@ -63,6 +63,8 @@ BRACKET_SOLVES = 20  # ... or this many Newton solves (each from the last state 
 BIFURCATION_TOL = 1e-3  # |φ·f| / (|φ| |f|) below this: the critical mode is orthogonal to the loads (bifurcation)
 LIMIT_XTOL = 1e-7  # a limit point's path parameter (a fraction of its step) located to this
 LIMIT_SPREAD = 1e-3  # ... and the parabola's other two points at least this far from it on either side (Brent)
+CRITICAL_ITERS = 60  # inverse iterations for the critical mode (compiled core) before ARPACK takes over
+CRITICAL_RTOL = 1e-10  # ... converged when the eigenvalue estimate changes by less than this (relative)
 LIMIT_SOLVES = 12  # regula falsi on the slope dμ/dθ: at most this many solves per limit point
 STEP_TOL = 1e-11  # a Newton correction this small (rad, or length / L) is round-off: converged if R is near tol
 COMPILED_CORE = True  # a compiled corotational frame runs the compiled statics core (frames.compiled_statics)
@@ -562,7 +564,7 @@ class _Path:
             mu = 0.5 * (prev.load_factor + st.load_factor)
             kind, mode = "limit point", None
             try:
-                _, mode = critical_mode(self.eq.rod, st, self.eq.t)
+                _, mode = self.critical(st)
                 f = self.eq.load(st.q)
                 # at a bifurcation the critical mode is orthogonal to the loads; at a limit point it is not
                 if abs(float(mode @ f)) <= BIFURCATION_TOL * float(np.linalg.norm(mode) * np.linalg.norm(f)):
@@ -588,6 +590,27 @@ class _Path:
             self.events.append(PathEvent(kind, len(self.states) - 1, float(mu), mode, lower, upper, top))
             logger.info("%s between load factors %.6g and %.6g", kind, lo.load_factor, hi.load_factor)
         return st
+
+    def critical(self, st: StaticState) -> tuple[float, FloatArray]:
+        """(eigenvalue, mode) of K_t on ker B nearest zero at a converged state (``critical_mode``). With the compiled
+        core: inverse iteration on the state's KKT factorisation, [[K_t, Bᵀ], [B, 0]] [y; ·] = [M x; 0] (y ∈ ker B),
+        to a relative change of the Rayleigh estimate xᵀMx / yᵀMx below CRITICAL_RTOL (Golub & Van Loan 2013
+        §8.2.2) — no eigen-solve; ARPACK (``critical_mode``) where it does not converge in CRITICAL_ITERS."""
+        eq = self.eq
+        lu = eq.system(st.q, st.lam, st.load_factor) if eq.fast is not None else None
+        if lu is None:
+            return critical_mode(eq.rod, st, eq.t)
+        M = eq.rod.mass(st.q)
+        x, zero, prev = np.ones(eq.n), np.zeros(eq.m), np.nan
+        for _ in range(CRITICAL_ITERS):
+            mx = M @ x
+            y = lu.solve(np.concatenate([mx, zero]))[: eq.n]
+            value = float(x @ mx) / float(y @ mx)
+            x = y / float(np.max(np.abs(y)))
+            if abs(value - prev) <= CRITICAL_RTOL * abs(value):
+                return value, x / float(np.max(np.abs(x * eq.w)))
+            prev = value
+        return critical_mode(eq.rod, st, eq.t)
 
     def limit(self, a: StaticState, b: StaticState) -> tuple[float, StaticState] | None:
         """The limit point between converged states a and b: the extremum of the load factor along the path
