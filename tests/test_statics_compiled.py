@@ -56,7 +56,7 @@ def loaded() -> tuple:
 def test_the_compiled_kkt_band_is_the_numpy_cores(loaded):
     """The band assembled in one compiled pass equals BandedKKT's band of the protocol's CSR terms (K_e, −μ∂f/∂w,
     Z(λ) of supports and joints, B) to 1e-9 of its largest entry (Z by central differences: 1e-10)."""
-    frame, eq, q, lam, mu = loaded
+    _, eq, q, lam, mu = loaded
     fast = eq.fast
     assert fast is not None
     ab = np.empty((fast.S[33], fast.N))

@@ -9,7 +9,8 @@ stays the reference: ``tests/test_statics_compiled.py`` compares the two)."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import scipy.linalg as la
@@ -35,7 +36,7 @@ def _bandwidth(pos: np.ndarray, n: int, S: tuple[Any, ...]) -> int:
         p = pos[idx]
         return int(np.max(p.max(axis=1) - p.min(axis=1), initial=0))
 
-    dof = lambda nodes: 6 * nodes[:, None] + six  # noqa: E731
+    dof = lambda nodes: 6 * nodes[:, None] + six
     bw = spread(dof(ea), dof(eb)) if ea.size else 0
     if s_row.size:
         bw = max(bw, spread(dof(s_nodes[s_entry]), (n + s_row)[:, None]))
@@ -118,7 +119,7 @@ class CompiledStatics:
         el = fused["elements"]
         idx, vec, spatial = fused["loads"]
         time = -np.asarray(frame._load_scale(t, fused), dtype=float) if idx.size else np.zeros(0)
-        i64 = lambda a: c(a, dtype=np.int64)  # noqa: E731
+        i64 = lambda a: c(a, dtype=np.int64)
         S0 = (i64(el[0]), i64(el[1]), c(el[2]), c(el[3]), c(el[4]), c(el[5]),
               i64(fused["support_nodes"][0]), c(base.p, dtype=float), c(base.R, dtype=float), c(base.x, dtype=float),
               i64(fused["support_rows"][0]), c(fused["support_rows"][1], dtype=np.bool_),

@@ -179,7 +179,8 @@ class _Equations:
         self._last: dict[str, tuple[FloatArray, FloatArray, float, Any]] = {}
         self.fast: Any = None  # the compiled core (frames.compiled_statics.CompiledStatics), where it applies
         if COMPILED_CORE and getattr(rod, "_corot_fused", None) is not None:
-            cache = rod._cache  # one order and core per frame and time (critical_mode builds equations again)
+            cache: dict[Any, Any] = getattr(rod, "_cache")  # noqa: B009  # a CorotationalStructure's memo: one order and
+            # core per frame and time (critical_mode builds the equations again)
             hit = cache.get(("statics core", t))
             if hit is None:
                 from lgbeam.discretisations.frames.compiled_statics import CompiledStatics
