@@ -645,15 +645,17 @@ class _Path:
         if not slopes[0] * slopes[1] < 0.0:
             return None
         sense = 1.0 if slopes[0] > 0.0 else -1.0  # +1: a maximum of the load factor
+        seed = eq.system(a.q, a.lam, a.load_factor)  # the compiled core's first matrix: the last converged state's
         lo, hi = [0.0, 1.0 / slopes[0]], [1.0, 1.0 / slopes[1]]  # (θ, g for the secant): sense·g > 0 at lo
         pts: list[tuple[float, float, _Newton]] = []  # (θ, g, the solve there)
         side = 0
         for _ in range(LIMIT_SOLVES):
             theta = (lo[0] * hi[1] - hi[0] * lo[1]) / (hi[1] - lo[1])
-            nw = self._theta_solve(a, qa, d, c, b, theta)
+            nw = self._theta_solve(a, qa, d, c, b, theta, seed)
             x = self._load_solve(nw.q, nw.lam, nw.mu) if nw.converged else None
             if x is None:
                 return self.limit_brent(a, b, qa, d, c, sense)
+            seed = eq.system(nw.q, nw.lam, nw.mu)
             g = 1.0 / float(c @ x[: eq.n])
             pts.append((theta, g, nw))
             if g * sense > 0.0:
@@ -690,12 +692,13 @@ class _Path:
         return None if lu is None else _solve(lu, np.concatenate([eq.load(q), np.zeros(eq.m)]))
 
     def _theta_solve(self, a: StaticState, qa: FloatArray, d: FloatArray, c: FloatArray, b: StaticState,
-                     theta: float) -> _Newton:
-        """The equilibrium at θ inside the step a → b (``limit``): q_a ∘ exp(θ d) corrected with c·δ = 0."""
+                     theta: float, seed: Any = None) -> _Newton:
+        """The equilibrium at θ inside the step a → b (``limit``): q_a ∘ exp(θ d) corrected with c·δ = 0 (``seed``:
+        the compiled core's first matrix)."""
         G = self.eq.rod.G
         mu0 = a.load_factor + theta * (b.load_factor - a.load_factor)
         return _newton(self.eq, G.compose(qa, G.exp(theta * d)), a.lam + theta * (b.lam - a.lam), mu0, **self.kw,
-                       arc=(c, 0.0, mu0))
+                       arc=(c, 0.0, mu0), seed=seed)
 
     def limit_brent(self, a: StaticState, b: StaticState, qa: FloatArray, d: FloatArray, c: FloatArray,
                     sense: float) -> tuple[float, StaticState] | None:
@@ -898,7 +901,7 @@ class _ArcLength(_Path):
             cuts = 0
             crossing = (st.load_factor - target) * (nw.mu - target) <= 0.0 and nw.mu != st.load_factor
             if crossing:  # land on the target load factor with load control from the last state
-                nt = _newton(eq, st.q, st.lam, target, **self.kw)
+                nt = _newton(eq, st.q, st.lam, target, **self.kw, seed=eq.system(st.q, st.lam, st.load_factor))
                 if nt.converged and st.load_factor < target:
                     self.add(nt)
                     return self.finish()
