@@ -15,6 +15,7 @@ import pytest
 from lgbeam import _numba
 from lgbeam.discretisations.frames import _compiled as frame_compiled
 from lgbeam.discretisations.frames import _corot_compiled as corot_compiled
+from lgbeam.discretisations.frames import _statics_compiled as statics_compiled
 from lgbeam.discretisations.rods import _compiled as rod_compiled
 from lgbeam.discretisations.rods import kernels
 from lgbeam.groups import S3R3, Product
@@ -22,7 +23,8 @@ from lgbeam.groups.s3r3 import COMPILED_TWINS as GROUP_TWINS
 from lgbeam.integrators import _compiled as stage_compiled
 from lgbeam.models.heavy_top import HeavyTop
 
-TWINS = (*GROUP_TWINS, *rod_compiled.TWINS, *stage_compiled.TWINS, *corot_compiled.TWINS, *frame_compiled.TWINS)
+TWINS = (*GROUP_TWINS, *rod_compiled.TWINS, *stage_compiled.TWINS, *corot_compiled.TWINS, *frame_compiled.TWINS,
+         *statics_compiled.TWINS)
 
 
 def close(a, b, rtol=1e-13):  # type: ignore[no-untyped-def]

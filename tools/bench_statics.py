@@ -8,9 +8,11 @@ again on the far branch to μ = 1. Each code traces the whole path (to the state
 reports μ₁; its error is |μ₁ − μ₁_ref| / μ₁_ref against its OWN fine reference (lgbeam: 64 elements per member,
 arc length 0.01; OpenSees: 64 per member, 2000 displacement steps), so each is judged on its own discretisation.
 
-- lgbeam: ``solve_static(method="arc-length")`` on the frame built by ``lgbeam.apps.frame`` (Cosserat rods in
-  Kirchhoff form, joints as multipliers, stability count at every state, limit points located by Brent);
-  μ₁ = the first limit-point event's load factor.
+- lgbeam: ``solve_static(method="arc-length")`` on the frame built by ``lgbeam.apps.frame`` (its default element,
+  the corotational cubic beam of ``frames.corotational`` — OpenSees' element — joints and supports as multipliers,
+  the compiled statics core of ``frames.compiled_statics``, the stability count at every state, limit points
+  located by regula falsi on dμ/dθ); μ₁ = the first limit-point event's load factor. (An older tree runs what it
+  had: ``--before`` of a commit before the corotational default times its Cosserat rods.)
 - OpenSeesPy: 2-D ``elasticBeamColumn`` + ``geomTransf Corotational`` (Euler–Bernoulli, as the rods), the apex a
   shared node, ``DisplacementControl`` on the apex's vertical displacement in equal steps, ``BandGeneral`` + RCM,
   ``NormDispIncr`` 1e-10, Newton; μ₁ = the vertex of the parabola through the highest recorded state and its two
@@ -76,7 +78,7 @@ def lgbeam_child(n: int, arc: float, repeats: int) -> dict:
     assert path is not None
     lim = [e.load_factor for e in path.events if e.kind == "limit point"]
     return {"cpu": best, "states": path.n_steps, "iterations": int(sum(s.iterations for s in path.states)),
-            "limit": lim[0] if lim else float("nan"), "status": path.status}
+            "limit": lim[0] if lim else float("nan"), "status": path.status, "element": type(frame).__name__}
 
 
 def run_lgbeam(tree: Path, n: int, arc: float, repeats: int) -> dict:
@@ -161,7 +163,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.child:
         print(json.dumps(lgbeam_child(int(args.child[0]), float(args.child[1]), int(args.child[2]))))
         return
-    lg_grid = [(4, 0.2), (8, 0.2), (8, 0.1), (16, 0.2), (16, 0.1), (30, 0.05)]
+    lg_grid = [(4, 0.2), (8, 0.2), (8, 0.1), (16, 0.5), (16, 0.3), (16, 0.2), (16, 0.1), (30, 0.05)]
     os_grid = [(4, 50), (8, 50), (16, 25), (16, 50), (16, 100), (30, 50)]
     if args.quick:
         lg_grid, os_grid = lg_grid[:3], os_grid[:3]
@@ -202,7 +204,10 @@ def main(argv: list[str] | None = None) -> None:
     out = ROOT / "outputs" / "bench" / "statics_vs_opensees.csv"
     out.parent.mkdir(parents=True, exist_ok=True)
     cols = ["code", "tree", "per_member", "setting", "states", "iterations", "cpu", "ms_per_state", "limit", "error",
-            "status"]
+            "status", "element", "load_average"]
+    load = f"{os.getloadavg()[0]:.1f}"
+    for r in rows:
+        r["load_average"] = load
     with open(out, "w", newline="", encoding="utf-8") as fh:
         w = csv.DictWriter(fh, fieldnames=cols, extrasaction="ignore")
         w.writeheader()

@@ -50,6 +50,29 @@ def _qm(a0, a1, a2, a3, b0, b1, b2, b3):  # type: ignore[no-untyped-def]
 
 
 @njit
+def _sqrt(z):  # type: ignore[no-untyped-def]
+    """√z of a real z, or of a complex-step z = a + ib (|b| = O(h), h = 1e-30): √a + ib/(2√a), exact to round-off
+    (the O(b²) terms are 1e-60 of the value) and cheaper than the complex √."""
+    r = np.sqrt(z.real)
+    return r + (z - z.real) * (0.5 / r) if r > 0.0 else r + 0.0 * z
+
+
+@njit
+def _atan(z):  # type: ignore[no-untyped-def]
+    """atan z of a real or complex-step z (as ``_sqrt``): atan a + ib/(1 + a²)."""
+    a = z.real
+    return np.arctan(a) + (z - a) / (1.0 + a * a)
+
+
+@njit
+def _cot(z):  # type: ignore[no-untyped-def]
+    """cot z of a real or complex-step z (as ``_sqrt``): cot a − ib/sin²a."""
+    a = z.real
+    s = np.sin(a)
+    return np.cos(a) / s - (z - a) / (s * s)
+
+
+@njit
 def _rotmat(p0, p1, p2, p3, R):  # type: ignore[no-untyped-def]
     """R (3, 3) of a unit quaternion (any dtype)."""
     R[0, 0] = 1.0 - 2.0 * (p2 * p2 + p3 * p3)
@@ -67,20 +90,20 @@ def _rotmat(p0, p1, p2, p3, R):  # type: ignore[no-untyped-def]
 def _log_tinv(r0, r1, r2, r3, T):  # type: ignore[no-untyped-def]
     """θ = log r (Re r0 > 0; ``corotational.qlog``) and T = T_l(θ)⁻¹ = I − ½θ̂ + γθ̂² (3, 3)."""
     s2 = r1 * r1 + r2 * r2 + r3 * r3
-    if abs(s2) < _LOG_SERIES:
+    if abs(s2.real) < _LOG_SERIES:
         x = s2 / (r0 * r0)
         f = (1.0 - x / 3.0 + x * x / 5.0 - x * x * x / 7.0) / r0
     else:
-        s = np.sqrt(s2)
-        f = np.arctan(s / r0) / s
+        s = _sqrt(s2)
+        f = _atan(s / r0) / s
     t0, t1, t2 = 2.0 * f * r1, 2.0 * f * r2, 2.0 * f * r3
     th2 = t0 * t0 + t1 * t1 + t2 * t2
-    if abs(th2) < _GAMMA_SERIES:
+    if abs(th2.real) < _GAMMA_SERIES:
         gam = 1.0 / 12.0 + th2 / 720.0 + th2 * th2 / 30240.0
     else:
-        th = np.sqrt(th2)
+        th = _sqrt(th2)
         half = 0.5 * th
-        gam = (1.0 - half * np.cos(half) / np.sin(half)) / th2
+        gam = (1.0 - half * _cot(half)) / th2
     # θ̂² = θθᵀ − θ² I
     T[0, 0] = 1.0 + gam * (t0 * t0 - th2)
     T[1, 1] = 1.0 + gam * (t1 * t1 - th2)
@@ -103,17 +126,17 @@ def _element(pa, xa, pb, xb, ca, cb, l0, d, B, W):  # type: ignore[no-untyped-de
     if (ha[0] * hb[0] + ha[1] * hb[1] + ha[2] * hb[2] + ha[3] * hb[3]).real < 0.0:
         hb = (-hb[0], -hb[1], -hb[2], -hb[3])
     m0, m1, m2, m3 = ha[0] + hb[0], ha[1] + hb[1], ha[2] + hb[2], ha[3] + hb[3]
-    nm = np.sqrt(m0 * m0 + m1 * m1 + m2 * m2 + m3 * m3)
+    nm = _sqrt(m0 * m0 + m1 * m1 + m2 * m2 + m3 * m3)
     w, x, y, z = m0 / nm, m1 / nm, m2 / nm, m3 / nm
     g = _qm(ha[0], ha[1], ha[2], ha[3], w, -x, -y, -z)  # (c, v) = p̂_a p̄_m
     c, v0, v1, v2 = g[0], g[1], g[2], g[3]
     dx0, dx1, dx2 = xb[0] - xa[0], xb[1] - xa[1], xb[2] - xa[2]
-    length = np.sqrt(dx0 * dx0 + dx1 * dx1 + dx2 * dx2)
+    length = _sqrt(dx0 * dx0 + dx1 * dx1 + dx2 * dx2)
     e0, e1, e2 = dx0 / length, dx1 / length, dx2 / length
     n0, n1, n2 = 2.0 * (x * z + w * y), 2.0 * (y * z - w * x), 1.0 - 2.0 * (x * x + y * y)  # m₃
     cos1 = 1.0 + n0 * e0 + n1 * e1 + n2 * e2
     k0, k1, k2 = n1 * e2 - n2 * e1, n2 * e0 - n0 * e2, n0 * e1 - n1 * e0  # m₃ × e₃
-    ns = np.sqrt(cos1 * cos1 + k0 * k0 + k1 * k1 + k2 * k2)
+    ns = _sqrt(cos1 * cos1 + k0 * k0 + k1 * k1 + k2 * k2)
     pe = _qm(cos1 / ns, k0 / ns, k1 / ns, k2 / ns, w, x, y, z)
     ra = _qm(pe[0], -pe[1], -pe[2], -pe[3], ha[0], ha[1], ha[2], ha[3])
     rb = _qm(pe[0], -pe[1], -pe[2], -pe[3], hb[0], hb[1], hb[2], hb[3])

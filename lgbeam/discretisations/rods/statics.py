@@ -62,8 +62,12 @@ BRACKET_RTOL = 1e-3  # bisection of a change of stability down to this relative 
 BRACKET_SOLVES = 20  # ... or this many Newton solves (each from the last state with the old stability count)
 BIFURCATION_TOL = 1e-3  # |φ·f| / (|φ| |f|) below this: the critical mode is orthogonal to the loads (bifurcation)
 LIMIT_XTOL = 1e-7  # a limit point's path parameter (a fraction of its step) located to this
-LIMIT_SPREAD = 1e-3  # ... and the parabola's other two points at least this far from it on either side
+LIMIT_SPREAD = 1e-3  # ... and the parabola's other two points at least this far from it on either side (Brent)
+CRITICAL_ITERS = 60  # inverse iterations for the critical mode (compiled core) before ARPACK takes over
+CRITICAL_RTOL = 1e-10  # ... converged when the eigenvalue estimate changes by less than this (relative)
+LIMIT_SOLVES = 12  # regula falsi on the slope dμ/dθ: at most this many solves per limit point
 STEP_TOL = 1e-11  # a Newton correction this small (rad, or length / L) is round-off: converged if R is near tol
+COMPILED_CORE = True  # a compiled corotational frame runs the compiled statics core (frames.compiled_statics)
 
 
 @dataclass(frozen=True)
@@ -172,12 +176,30 @@ class _Equations:
         # norm weights: rotations in rad, translations / L, root mean square over the nodes (N-independent)
         self.w = np.tile(np.concatenate([np.ones(3), np.full(3, 1.0 / self.L)]), rod.n_nodes) / np.sqrt(rod.n_nodes)
         self.kkt = statics_core.BandedKKT(self.n, self.m)
-        self._last: dict[str, tuple[FloatArray, FloatArray, float, statics_core.KKTFactor | None]] = {}
+        self._last: dict[str, tuple[FloatArray, FloatArray, float, Any]] = {}
+        self.fast: Any = None  # the compiled core (frames.compiled_statics.CompiledStatics), where it applies
+        if COMPILED_CORE and getattr(rod, "_corot_fused", None) is not None:
+            cache: dict[Any, Any] = getattr(rod, "_cache")  # noqa: B009  # a CorotationalStructure's memo: one order and
+            # core per frame and time (critical_mode builds the equations again)
+            hit = cache.get(("statics core", t))
+            if hit is None:
+                from lgbeam.discretisations.frames.compiled_statics import CompiledStatics
+
+                q0 = np.asarray(rod.q_ref, dtype=float).reshape(rod.n_nodes, 7)
+                self.kkt.assemble(*self.parts(q0, np.zeros(self.m), 0.0))  # fixes the bandwidth-reducing order
+                assert self.kkt.pos is not None
+                hit = cache[("statics core", t)] = (self.kkt, CompiledStatics.build(rod, t, self.kkt.pos, self.w,
+                                                                                    self.L, self.F))
+            self.kkt, self.fast = hit
 
     def load(self, q: FloatArray) -> FloatArray:
+        if self.fast is not None:
+            return self.fast.load(q)  # type: ignore[no-any-return]
         return self.rod.external_forces(self.t, q)
 
     def residual(self, q: FloatArray, lam: FloatArray, mu: float) -> tuple[FloatArray, FloatArray]:
+        if self.fast is not None:
+            return self.fast.residual(q, lam, mu)  # type: ignore[no-any-return]
         rod = self.rod
         r = rod.forces(self.t, q, self.zero)  # g_int − f
         if rod.loads and mu != 1.0:
@@ -216,15 +238,18 @@ class _Equations:
             K = K + c * P
         return sp.csr_array(K).tocsr(), B
 
-    def system(self, q: FloatArray, lam: FloatArray, mu: float, pin: bool = False) -> statics_core.KKTFactor | None:
+    def system(self, q: FloatArray, lam: FloatArray, mu: float, pin: bool = False) -> Any:
         """The banded LU of the KKT matrix at (q, λ, μ) (``statics_core``), None when singular; the last one is
         kept, and the last ``pin``ned one (a converged state's), so its stability count and the next step's
         predictor share one assembly, also after a failed (cut-back) step."""
         for last in self._last.values():
             if last[2] == mu and np.array_equal(last[0], q) and np.array_equal(last[1], lam):
                 return last[3]
-        parts, B = self.parts(q, lam, mu)
-        f = statics_core.KKTFactor(self.kkt, *self.kkt.assemble(parts, B))
+        if self.fast is not None:
+            f = self.fast.factor(q, lam, mu)
+        else:
+            parts, B = self.parts(q, lam, mu)
+            f = statics_core.KKTFactor(self.kkt, *self.kkt.assemble(parts, B))
         out = f if f.ok else None
         self._last["pinned" if pin else "recent"] = (np.array(q, copy=True), np.array(lam, copy=True), mu, out)
         return out
@@ -247,6 +272,8 @@ class _Equations:
 
     def perturb(self, q: FloatArray, dw: FloatArray) -> FloatArray:
         """The strain retraction (``strain_update``) anchored at the first supported node."""
+        if self.fast is not None:
+            return self.fast.perturb(q, dw)  # type: ignore[no-any-return]
         if isinstance(self.rod, tangents.SplitTangents):
             return self.rod.static_retraction(q, dw)
         return strain_update(self.rod, q, dw, self.anchor(self.rod))
@@ -276,6 +303,13 @@ class _Newton:
     residual: float
     reason: str = ""
     d: FloatArray | None = None  # the accumulated correction (arc-length steps)
+    factorisations: int = -1  # Newton matrices factorised (the compiled core's kept-matrix iteration; -1: Newton's)
+
+    @property
+    def easy(self) -> bool:
+        """An easy step (the load or arc-length step may grow): at most 4 Newton iterations, or with the compiled
+        core's kept matrix at most one factorisation (its corrections contracted by THETA_MAX throughout)."""
+        return self.factorisations <= 1 if self.factorisations >= 0 else self.iterations <= 4
 
 
 def _prefix_products(G: Any, r: FloatArray) -> FloatArray:
@@ -327,9 +361,16 @@ def _solve(lu: Any, rhs: FloatArray) -> FloatArray | None:
 
 
 def _newton(eq: _Equations, q: FloatArray, lam: FloatArray, mu: float, *, tol: float, max_iter: int,
-            line_search: bool, arc: tuple[FloatArray, float, float] | None = None) -> _Newton:
+            line_search: bool, arc: tuple[FloatArray, float, float] | None = None, seed: Any = None) -> _Newton:
     """Newton on R = Φ = 0 at load factor μ (``arc`` None), or with μ free and the hyperplane constraint
-    c·d + c_μ (μ − μ₀) = 0 through the predictor, d the accumulated correction (``arc`` = (c, c_μ, μ₀))."""
+    c·d + c_μ (μ − μ₀) = 0 through the predictor, d the accumulated correction (``arc`` = (c, c_μ, μ₀)). A frame
+    with the compiled core runs it in one compiled call (``frames._statics_compiled.newton``), keeping the matrix
+    (first ``seed``'s, a converged state's factorisation) while the corrections contract."""
+    if eq.fast is not None:
+        qn, lam_n, mu_n, status, it, res, d, reason, n_fact = eq.fast.newton(q, lam, mu, tol, max_iter, line_search,
+                                                                             arc, seed)
+        return _Newton(qn, lam_n, mu_n, status == 0, it, res, reason, d=d if status == 0 else None,
+                       factorisations=n_fact)
     n = eq.n
     r, phi = eq.residual(q, lam, mu)
     res = eq.size(r, phi)
@@ -524,7 +565,7 @@ class _Path:
             mu = 0.5 * (prev.load_factor + st.load_factor)
             kind, mode = "limit point", None
             try:
-                _, mode = critical_mode(self.eq.rod, st, self.eq.t)
+                _, mode = self.critical(st)
                 f = self.eq.load(st.q)
                 # at a bifurcation the critical mode is orthogonal to the loads; at a limit point it is not
                 if abs(float(mode @ f)) <= BIFURCATION_TOL * float(np.linalg.norm(mode) * np.linalg.norm(f)):
@@ -551,17 +592,42 @@ class _Path:
             logger.info("%s between load factors %.6g and %.6g", kind, lo.load_factor, hi.load_factor)
         return st
 
+    def critical(self, st: StaticState) -> tuple[float, FloatArray]:
+        """(eigenvalue, mode) of K_t on ker B nearest zero at a converged state (``critical_mode``). With the compiled
+        core: inverse iteration on the state's KKT factorisation, [[K_t, Bᵀ], [B, 0]] [y; ·] = [M x; 0] (y ∈ ker B),
+        to a relative change of the Rayleigh estimate xᵀMx / yᵀMx below CRITICAL_RTOL (Golub & Van Loan 2013
+        §8.2.2) — no eigen-solve; ARPACK (``critical_mode``) where it does not converge in CRITICAL_ITERS."""
+        eq = self.eq
+        lu = eq.system(st.q, st.lam, st.load_factor) if eq.fast is not None else None
+        if lu is None:
+            return critical_mode(eq.rod, st, eq.t)
+        M = eq.rod.mass(st.q)
+        x, zero, prev = np.ones(eq.n), np.zeros(eq.m), np.nan
+        for _ in range(CRITICAL_ITERS):
+            mx = M @ x
+            y = lu.solve(np.concatenate([mx, zero]))[: eq.n]
+            value = float(x @ mx) / float(y @ mx)
+            x = y / float(np.max(np.abs(y)))
+            if abs(value - prev) <= CRITICAL_RTOL * abs(value):
+                return value, x / float(np.max(np.abs(x * eq.w)))
+            prev = value
+        return critical_mode(eq.rod, st, eq.t)
+
     def limit(self, a: StaticState, b: StaticState) -> tuple[float, StaticState] | None:
         """The limit point between converged states a and b: the extremum of the load factor along the path
         (issue 31 item 3). The path inside the step is parametrised by θ ∈ [0, 1]: the equilibrium (q, μ) with
         q = q_a ∘ exp(θ d + δ), d = log(q_a⁻¹ q_b) per node, and c·δ = 0 (c = d weighted as the arc length's
-        norm: the corrector of the normal plane, regular at a limit point, as in the arc-length steps).
-        dμ/dθ at θ = 0 has the sign of c·K_t⁻¹f (the path's tangent), which says maximum or minimum; Brent's
-        bounded search (scipy ``minimize_scalar``) locates the extremum to LIMIT_XTOL in θ, so μ to O(XTOL²).
-        Returns (the vertex of the parabola through the extreme converged state and its two neighbours, that
-        state), or None (the step holds no single extremum, or a solve failed: the caller keeps the midpoint)."""
-        from scipy.optimize import minimize_scalar
+        norm, c·d = 1: the corrector of the normal plane, regular at a limit point, as in the arc-length steps).
+        Differentiating K_t q' = f μ' with c·q' = 1 gives the slope
 
+            g(θ) = dμ/dθ = 1 / (c·K_t⁻¹f)          (at the converged state at θ; zero at the limit point)
+
+        from the factorisation the state's stability count needs anyway. Its root is bracketed by the signs at
+        a and b and found by regula falsi with the Illinois modification (issue 34 item 3: 4–6 solves, where
+        Brent's search on μ took about 12); it stops when the secant's next correction of θ is below LIMIT_XTOL.
+        The limit load is then the vertex μ_k − g_k²/(2g') of the best state k (g' the secant slope of g there),
+        μ to O(XTOL²). Returns (that vertex, the best state), or None (no sign change of g: the step holds no
+        single extremum); a failed solve falls back to Brent's search (``limit_brent``)."""
         eq, G = self.eq, self.eq.rod.G
         qa = np.asarray(a.q).reshape(-1, 7)
         d = G.log(G.compose(G.inverse(qa), np.asarray(b.q).reshape(-1, 7)))
@@ -572,20 +638,79 @@ class _Path:
         c = c / cd
         slopes = []
         for st in (a, b):
-            lu = eq.system(st.q, st.lam, st.load_factor)
-            x = None if lu is None else _solve(lu, np.concatenate([eq.load(st.q), np.zeros(eq.m)]))
+            x = self._load_solve(st.q, st.lam, st.load_factor)
             if x is None:
                 return None
             slopes.append(float(c @ x[: eq.n]))
         if not slopes[0] * slopes[1] < 0.0:
             return None
         sense = 1.0 if slopes[0] > 0.0 else -1.0  # +1: a maximum of the load factor
+        seed = eq.system(a.q, a.lam, a.load_factor)  # the compiled core's first matrix: the last converged state's
+        lo, hi = [0.0, 1.0 / slopes[0]], [1.0, 1.0 / slopes[1]]  # (θ, g for the secant): sense·g > 0 at lo
+        pts: list[tuple[float, float, _Newton]] = []  # (θ, g, the solve there)
+        side = 0
+        for _ in range(LIMIT_SOLVES):
+            theta = (lo[0] * hi[1] - hi[0] * lo[1]) / (hi[1] - lo[1])
+            nw = self._theta_solve(a, qa, d, c, b, theta, seed)
+            x = self._load_solve(nw.q, nw.lam, nw.mu) if nw.converged else None
+            if x is None:
+                return self.limit_brent(a, b, qa, d, c, sense)
+            seed = eq.system(nw.q, nw.lam, nw.mu)
+            g = 1.0 / float(c @ x[: eq.n])
+            pts.append((theta, g, nw))
+            if g * sense > 0.0:
+                lo = [theta, g]
+                if side == 1:
+                    hi[1] *= 0.5
+                side = 1
+            else:
+                hi = [theta, g]
+                if side == -1:
+                    lo[1] *= 0.5
+                side = -1
+            if len(pts) >= 2:
+                (t0, g0, _), (t1, g1, _) = sorted(pts, key=lambda p: abs(p[1]))[:2]
+                slope = (g1 - g0) / (t1 - t0) if t1 != t0 else 0.0
+                if slope * sense < 0.0 and abs(g0 / slope) < LIMIT_XTOL:
+                    break
+        t0, g0, best_nw = min(pts, key=lambda p: abs(p[1]))
+        best = _state(eq, best_nw, self.branch, self.check)
+        mu = best.load_factor
+        others = [p for p in pts if p[0] != t0] or [(0.0, 1.0 / slopes[0], best_nw)]
+        t1, g1, _ = min(others, key=lambda p: abs(p[0] - t0))
+        slope = (g1 - g0) / (t1 - t0)
+        if slope * sense < 0.0:
+            mu = float(mu - g0 * g0 / (2.0 * slope))
+        logger.info("limit point at load factor %.10g (converged state at %.10g, %d solves)", mu, best.load_factor,
+                    len(pts))
+        return mu, best
+
+    def _load_solve(self, q: FloatArray, lam: FloatArray, mu: float) -> FloatArray | None:
+        """K_t⁻¹f on ker B (the KKT solve with [f; 0]) at a converged state, None when singular."""
+        eq = self.eq
+        lu = eq.system(q, lam, mu)
+        return None if lu is None else _solve(lu, np.concatenate([eq.load(q), np.zeros(eq.m)]))
+
+    def _theta_solve(self, a: StaticState, qa: FloatArray, d: FloatArray, c: FloatArray, b: StaticState,
+                     theta: float, seed: Any = None) -> _Newton:
+        """The equilibrium at θ inside the step a → b (``limit``): q_a ∘ exp(θ d) corrected with c·δ = 0 (``seed``:
+        the compiled core's first matrix)."""
+        G = self.eq.rod.G
+        mu0 = a.load_factor + theta * (b.load_factor - a.load_factor)
+        return _newton(self.eq, G.compose(qa, G.exp(theta * d)), a.lam + theta * (b.lam - a.lam), mu0, **self.kw,
+                       arc=(c, 0.0, mu0), seed=seed)
+
+    def limit_brent(self, a: StaticState, b: StaticState, qa: FloatArray, d: FloatArray, c: FloatArray,
+                    sense: float) -> tuple[float, StaticState] | None:
+        """``limit`` by Brent's bounded search on −sense·μ(θ) (scipy ``minimize_scalar``, to LIMIT_XTOL in θ) and the
+        vertex of the parabola through the extreme state and a tried state on either side (at least LIMIT_SPREAD
+        apart): the fallback where a regula-falsi solve fails (a failed trial counts as worse than both ends)."""
+        from scipy.optimize import minimize_scalar
+
         tried: dict[float, _Newton] = {}
 
         def minus_mu(theta: float) -> float:
-            mu0 = a.load_factor + theta * (b.load_factor - a.load_factor)
-            nw = _newton(eq, G.compose(qa, G.exp(theta * d)), a.lam + theta * (b.lam - a.lam), mu0, **self.kw,
-                         arc=(c, 0.0, mu0))
+            nw = self._theta_solve(a, qa, d, c, b, theta)
             if not nw.converged:
                 return -sense * min(a.load_factor, b.load_factor, key=lambda m: sense * m)  # worse than both ends
             tried[theta] = nw
@@ -597,7 +722,7 @@ class _Path:
         th = np.array(sorted(tried))
         mus = np.array([tried[t].mu for t in th])
         k = int(np.argmax(sense * mus))
-        best = _state(eq, tried[th[k]], self.branch, self.check)
+        best = _state(self.eq, tried[th[k]], self.branch, self.check)
         mu = best.load_factor
         left, right = th[th <= th[k] - LIMIT_SPREAD], th[th >= th[k] + LIMIT_SPREAD]
         if left.size and right.size:  # the parabola through it and a tried state on each side, far enough apart
@@ -609,8 +734,8 @@ class _Path:
             C = m1 - A * t1**2 - Bc * t1
             if sense * A < 0.0 and t0 <= -Bc / (2.0 * A) <= t2:
                 mu = float(C - Bc**2 / (4.0 * A))
-        logger.info("limit point at load factor %.10g (converged state at %.10g, %d solves)", mu, best.load_factor,
-                    len(tried))
+        logger.info("limit point at load factor %.10g (converged state at %.10g, %d solves, Brent)", mu,
+                    best.load_factor, len(tried))
         return mu, best
 
     def bracket(self, a: StaticState, b: StaticState) -> tuple[StaticState, StaticState]:
@@ -719,7 +844,7 @@ class _LoadControl(_Path):
                     nt = _newton(eq, self.states[-1].q, self.states[-1].lam, target, **self.kw)
                     if nt.converged:
                         self.add(nt, detect=False)
-            if nw.iterations <= 4:
+            if nw.easy:
                 dmu = min(1.5 * dmu, d0)
         return self.finish()
 
@@ -753,7 +878,7 @@ class _ArcLength(_Path):
             t_w, t_mu = tg
             c = t_w * eq.w**2
             nw = _newton(eq, eq.perturb(st.q, ds * t_w), st.lam, st.load_factor + ds * t_mu, **self.kw,
-                         arc=(c, t_mu, st.load_factor + ds * t_mu))
+                         arc=(c, t_mu, st.load_factor + ds * t_mu), seed=eq.system(st.q, st.lam, st.load_factor))
             if not nw.converged:
                 cuts += 1
                 self.cutbacks += 1
@@ -776,7 +901,7 @@ class _ArcLength(_Path):
             cuts = 0
             crossing = (st.load_factor - target) * (nw.mu - target) <= 0.0 and nw.mu != st.load_factor
             if crossing:  # land on the target load factor with load control from the last state
-                nt = _newton(eq, st.q, st.lam, target, **self.kw)
+                nt = _newton(eq, st.q, st.lam, target, **self.kw, seed=eq.system(st.q, st.lam, st.load_factor))
                 if nt.converged and st.load_factor < target:
                     self.add(nt)
                     return self.finish()
@@ -786,7 +911,7 @@ class _ArcLength(_Path):
                 switched = self.switch_branch(0.05)
                 if switched:
                     prev = None
-            if nw.iterations <= 4:
+            if nw.easy:
                 ds = min(1.5 * ds, ds0)
         return self.finish("failed", f"max_steps = {self.max_steps} arc-length steps reached at load factor "
                            f"{self.states[-1].load_factor:.6g} before the target {target:g}; raise analysis.max_steps "
