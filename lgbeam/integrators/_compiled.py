@@ -5,7 +5,7 @@
 the numpy paths of ``_linear.SaddlePointSolver`` in one call (``SaddlePointSolver(compiled=...)`` picks);
 ``band_scatter``/``band_lu_apply`` the band storage and the substitution of ``_banded.BandedLU`` (dgbtrs with the
 permutation folded in); ``ga_iterate``/``ga_rhs``/``ga_update`` the arithmetic of one generalized-α Newton
-iteration (``generalized_alpha``). ``TWINS`` pairs kernels with numpy/LAPACK references for ``tests/test_jit.py``
+iteration (``generalized_alpha``), ``ga_solve_update`` the banded solve and the update in one call. ``TWINS`` pairs kernels with numpy/LAPACK references for ``tests/test_jit.py``
 (``_accumulate`` is checked through ``comb_rows``/``axpy_rows``).
 """
 
@@ -30,6 +30,7 @@ __all__ = [
     "dense_stage_solve",
     "ga_iterate",
     "ga_rhs",
+    "ga_solve_update",
     "ga_update",
     "schur_stage_solve",
 ]
@@ -264,6 +265,21 @@ def ga_update(dx, th, lam1, nu, Bnu, bn_ptr, bn_idx, bn_val, s, m, idx2):  # typ
     return th_new, lam_new, nu_new, Bnu_new, np.abs(d_th).max(), d_lam, lam_max, d_bnu
 
 
+
+@njit
+def ga_solve_update(lub, kl, ku, piv, perm, rhs, th, lam1, nu, Bnu, bn_ptr, bn_idx, bn_val, s, m, idx2):  # type: ignore[no-untyped-def]
+    """One generalized-α correction in one call: dx = A⁻¹ rhs from the band LU (``band_lu_apply``), then
+    ``ga_update``; returns (all of dx finite, *ga_update's results). Reference: ``ga_solve_update_numpy``."""
+    dx = band_lu_apply(lub, kl, ku, piv, perm, rhs)
+    finite = True
+    for i in range(dx.shape[0]):
+        if not np.isfinite(dx[i]):
+            finite = False
+            break
+    th_new, lam_new, nu_new, Bnu_new, d_th, d_lam, lam_max, d_bnu = ga_update(dx, th, lam1, nu, Bnu, bn_ptr, bn_idx,
+                                                                             bn_val, s, m, idx2)
+    return finite, th_new, lam_new, nu_new, Bnu_new, d_th, d_lam, lam_max, d_bnu
+
 # --------------------------------------------------------------------------- kernel / reference pairs
 def _stage_sums(rng: np.random.Generator) -> tuple:  # type: ignore[type-arg]
     c = rng.normal(size=7)
@@ -371,6 +387,12 @@ def ga_update_numpy(dx: FloatArray, th: FloatArray, lam1: FloatArray, nu: FloatA
             float(np.abs(lam).max()), float(np.abs(dB).max()) if idx2 else 0.0)
 
 
+def ga_solve_update_numpy(lub: FloatArray, kl: int, ku: int, piv: np.ndarray, perm: np.ndarray, rhs: FloatArray,
+                          *update: object) -> tuple[object, ...]:
+    """Reference of ``ga_solve_update``: LAPACK's dgbtrs (``band_lu_apply_lapack``), then ``ga_update_numpy``."""
+    dx = band_lu_apply_lapack(lub, kl, ku, piv, perm, rhs)
+    return (bool(np.isfinite(dx).all()), *ga_update_numpy(dx, *update))  # type: ignore[arg-type]
+
 def _ga_iterate_sample(rng: np.random.Generator) -> tuple:  # type: ignore[type-arg]
     return (rng.normal(size=42), rng.normal(size=42), rng.normal(size=42), 0.3e-6, rng.normal(size=42), 0.7e3,
             rng.normal(size=42), 1.1e6)
@@ -390,6 +412,12 @@ def _ga_update_sample(rng: np.random.Generator, idx2: bool) -> tuple:  # type: i
             rng.normal(size=n), B.indptr.astype(np.int64), B.indices.astype(np.int64), B.data.copy(), 0.37, m, idx2)
 
 
+def _ga_solve_update_sample(rng: np.random.Generator, idx2: bool) -> tuple:  # type: ignore[type-arg]
+    """Band LU factors of a random matrix of the size of the update's dx (42 + 15 (+ 15)) and an update sample."""
+    dx, *update = _ga_update_sample(rng, idx2)
+    lub, kl, ku, piv, perm, _ = _band_factors(rng, n=dx.size)
+    return (lub, kl, ku, piv, perm, dx, *update)
+
 TWINS: tuple[Twin, ...] = (
     Twin("comb_rows", comb_rows, lambda c, S, k: c[:k] @ S[:k], _stage_sums),
     Twin("axpy_rows", lambda c, S, k: axpy_rows(S[-1], c, S, k), lambda c, S, k: S[-1] + c[:k] @ S[:k], _stage_sums),
@@ -402,6 +430,10 @@ TWINS: tuple[Twin, ...] = (
     Twin("ga_rhs (index 2)", ga_rhs, ga_rhs_numpy, lambda rng: _ga_rhs_sample(rng, True)),
     Twin("ga_update (index 3)", ga_update, ga_update_numpy, lambda rng: _ga_update_sample(rng, False)),
     Twin("ga_update (index 2)", ga_update, ga_update_numpy, lambda rng: _ga_update_sample(rng, True)),
+    Twin("ga_solve_update (index 3)", ga_solve_update, ga_solve_update_numpy,
+         lambda rng: _ga_solve_update_sample(rng, False), 1e-11),
+    Twin("ga_solve_update (index 2)", ga_solve_update, ga_solve_update_numpy,
+         lambda rng: _ga_solve_update_sample(rng, True), 1e-11),
 )
 """Kernels with numpy or LAPACK references (``schur_stage_solve`` is compared with the numpy path of
 ``SaddlePointSolver`` in ``tests/test_jit.py``, with the operands that path builds)."""

@@ -47,6 +47,7 @@ logger = logging.getLogger(__name__)
 
 DENSE_LIMIT = 60  # unknowns below which dense LU and dense finite differences are used
 FD_EPS = 1e-6  # central-difference step (truncation ~ε² relative)
+NONFINITE_SOLVE = "the Newton solve gave non-finite values (singular matrix)"
 
 
 class SingularNewtonMatrix(RuntimeError):
@@ -66,10 +67,13 @@ def _sparse(A: Any) -> sp.csr_array:
 
 @dataclass(frozen=True)
 class KKTFactor:
-    """LU factors of the block matrix [[A, E], [F, G]] (any of E, F, G may be None: empty blocks)."""
+    """LU factors of the block matrix [[A, E], [F, G]] (any of E, F, G may be None: empty blocks); ``band``: the
+    banded LU behind ``solve_fn`` where there is one (a caller may fuse its substitution with its own arithmetic,
+    ``_compiled.ga_solve_update``)."""
 
     n: int
     solve_fn: Callable[[FloatArray], FloatArray]
+    band: BandedLU | None = None
 
     @staticmethod
     def build(blocks: list[list[Any]], block: int = 6) -> KKTFactor:
@@ -93,7 +97,7 @@ class KKTFactor:
             raise SingularNewtonMatrix("the Newton matrix has non-finite entries")
         banded = _banded_factor(r, c, v, n, blocks[0][0].shape[0], block)
         if banded is not None:
-            return KKTFactor(n, banded.solve)
+            return KKTFactor(n, banded.solve, banded)
         K = sp.csc_array((v, (r, c)), shape=(n, n))
         try:
             lu = spla.splu(K, permc_spec="COLAMD")
@@ -109,7 +113,7 @@ class KKTFactor:
     def solve(self, rhs: FloatArray) -> FloatArray:
         x = self.solve_fn(rhs)
         if not np.all(np.isfinite(x)):
-            raise SingularNewtonMatrix("the Newton solve gave non-finite values (singular matrix)")
+            raise SingularNewtonMatrix(NONFINITE_SOLVE)
         return x
 
 
@@ -361,6 +365,7 @@ def tangent_blocks(G: LieGroup, theta: FloatArray) -> sp.csr_array:
 __all__ = [
     "DENSE_LIMIT",
     "FD_EPS",
+    "NONFINITE_SOLVE",
     "STAGNATION",
     "BlockDiagonalGroup",
     "FiniteDifferenceTangents",

@@ -64,14 +64,16 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 import scipy.sparse as sp
 
 from lgbeam._typing import FloatArray
-from lgbeam.integrators._compiled import ga_iterate, ga_rhs, ga_update
+from lgbeam.integrators._compiled import ga_iterate, ga_rhs, ga_solve_update, ga_update
 from lgbeam.integrators._implicit import (
+    NONFINITE_SOLVE,
     FiniteDifferenceTangents,
     KKTFactor,
     SingularNewtonMatrix,
@@ -96,12 +98,23 @@ from lgbeam.integrators.mechanics import (
     residuals,
     stage_solver,
 )
-from lgbeam.systems import ConstrainedMechanicalSystem, MechanicalState, is_rheonomic
+from lgbeam.systems import ConstrainedMechanicalSystem, MechanicalState, is_rheonomic, supports
 
 INDEX_FORMS = ("3", "2-stabilised")
 
 
 _NO_CSR = (np.zeros(1, np.int32), np.zeros(0, np.int32), np.zeros(0))
+
+
+@runtime_checkable
+class HasGAEvaluator(Protocol):
+    """Optional capability of a system with a diagonal mass matrix: one generalized-α residual evaluation in one
+    compiled call (``CosseratRod``: ``rods._compiled.ga_rod_evaluate``). ``ga_evaluator(t_{n+1}, q_n)`` returns
+    ``evaluate(λ, θ̃, B_nᵀν, base, βh², v_base, hγ, v̇_base, (1 − α_m)/(1 − α_f), diag M, 1/β', γ', m, index 2)``
+    → (θ, v_{n+1}, v̇_{n+1}, q_{n+1}, scaled right-hand side, max|g|, max|M v̇|, max|θ|), equal to the protocol
+    path of ``GeneralizedAlpha._step`` (``newton_residual``) to round-off, or None where it has none."""
+
+    def ga_evaluator(self, t: float, q: FloatArray) -> Callable[..., tuple[Any, ...]] | None: ...
 
 
 @functools.cache
@@ -328,13 +341,18 @@ class GeneralizedAlpha:
         c_v, c_vd = h * ga, (1 - am) / (1 - af)
         mv = _ones(n) if mdiag is None else mdiag
 
+        fused = (system.ga_evaluator(t1, q) if mdiag is not None and not cache.rheonomic
+                 and supports(system, HasGAEvaluator) else None)
+
         def evaluate(th: FloatArray) -> tuple[Any, ...]:
-            """(θ, v_{n+1}, v̇_{n+1}, q_{n+1}, scaled right-hand side, max|g|, max|M v̇|) at the iterate θ̃."""
+            """(θ, v_{n+1}, v̇_{n+1}, q_{n+1}, scaled right-hand side, max|g|, max|M v̇|, max|θ|) at the iterate θ̃."""
+            if fused is not None:  # the system's one compiled call (``HasGAEvaluator``), the same arithmetic
+                return fused(lam1, th, Bnu, base, bh2, v_base, c_v, vd_base, c_vd, mv, s, gp, m, idx2)
             theta, v1, vd1 = ga_iterate(th, Bnu, base, bh2, v_base, c_v, vd_base, c_vd)
             q1 = G.retract(q, theta)
             g1, btl, ph, bv = residual(t1, q1, v1, lam1)
             mvd = vd1 if mdiag is not None else np.asarray(M @ vd1, dtype=float)  # non-diagonal M: M v̇ first
-            return (theta, v1, vd1, q1, *ga_rhs(mv, mvd, g1, btl, ph, bv, s, gp, m, idx2))
+            return (theta, v1, vd1, q1, *ga_rhs(mv, mvd, g1, btl, ph, bv, s, gp, m, idx2), float(np.abs(theta).max()))
 
         # predictor: the better by scaled residual of v̇_{n+1} = v̇_n and θ = 0 (module docstring)
         start = evaluate(th)
@@ -347,18 +365,24 @@ class GeneralizedAlpha:
             if first is None:
                 first = evaluate(th)
                 n_eval += 1
-            theta, v1, vd1, q1, rhs, g_max, mvd_max = first
+            theta, v1, vd1, q1, rhs, g_max, mvd_max, th_max = first
             first = None
             if factor is None:
                 B1 = jac(system, t1, q1) if m else None
                 factor, force_floor = self._matrix(system, cache, t1, q1, v1, lam1, theta, B1, Bn, s, gp)
                 newton.built()
                 n_fact += 1
-            dx = factor.solve(rhs)
-            th, lam1, nu, Bnu, d_th, d_lam, lam_max, d_bnu = ga_update(dx, th, lam1, nu, Bnu, *bn, s, m, idx2)
+            if (band := factor.band) is not None:  # substitution and update in one compiled call
+                finite, th, lam1, nu, Bnu, d_th, d_lam, lam_max, d_bnu = ga_solve_update(
+                    band.lub, band.kl, band.ku, band.piv, band.perm, rhs, th, lam1, nu, Bnu, *bn, s, m, idx2)
+                if not finite:
+                    raise SingularNewtonMatrix(NONFINITE_SOLVE)
+            else:
+                dx = factor.solve(rhs)
+                th, lam1, nu, Bnu, d_th, d_lam, lam_max, d_bnu = ga_update(dx, th, lam1, nu, Bnu, *bn, s, m, idx2)
             # relative to the increment θ and to the force level, above the round-off floor of the solve; for λ
             # the floor is the round-off of λ = μ/s from the scaled solve (measured up to ~1e-10 relative)
-            allowed_th = self.tol * float(np.abs(theta).max()) + floor
+            allowed_th = self.tol * th_max + floor
             corr, allowed = [d_th], [allowed_th]
             if m:
                 corr.append(d_lam)
@@ -407,4 +431,4 @@ class GeneralizedAlpha:
         )
 
 
-__all__ = ["INDEX_FORMS", "GACache", "GeneralizedAlpha", "chung_hulbert"]
+__all__ = ["INDEX_FORMS", "GACache", "GeneralizedAlpha", "HasGAEvaluator", "chung_hulbert"]

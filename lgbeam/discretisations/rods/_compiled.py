@@ -23,6 +23,10 @@ The step core (each one compiled loop over all rows or edges, no Python per node
     the support rows) and B v (without Φ_t), from the edge kinematics (xi, JJ) and the support rows' Φ and B
     entries, without assembling B. The internal rows of edge e are rows ``rows`` of JJ_e = [Jm | Jp].
 
+``ga_rod_evaluate(q, λ, θ̃, ...)``
+    One generalized-α residual evaluation in one call: the iterate of ``integrators._compiled.ga_iterate``, the
+    retraction q_n ∘ exp(θ), ``rod_residual`` and the scaled right-hand side ``ga_rhs`` (``CosseratRod.ga_evaluator``).
+
 ``jacobian_data``, ``pair_H`` (∂(JJᵀ s)/∂q blocks of the tangent), ``band_ldl_pivots`` (stability.py).
 
 Numpy references (``*_numpy`` below, ``kernels``, ``loads``) sit beside them; ``qmul``, ``product_log``,
@@ -40,8 +44,11 @@ from lgbeam._numba import Twin, njit
 from lgbeam._typing import FloatArray
 from lgbeam.groups import compiled_kernels as gk
 from lgbeam.groups.base import quat_conj, quat_mul, quat_to_matrix
+from lgbeam.groups.s3r3 import retract_s3r3
 from lgbeam.groups.so3 import quat_log, tangent_inv_so3
 from lgbeam.groups.tangent_derivatives import coefficients, tangent_inv_transpose_derivative
+
+from lgbeam.integrators._compiled import ga_iterate, ga_iterate_numpy, ga_rhs, ga_rhs_numpy
 
 from . import kernels, loads
 
@@ -295,6 +302,25 @@ def rod_residual(q, V, lam, ia, in_edge, in_comp, in_row, in_ref, s_nodes, base_
     return newton_residual(xi, JJ, V, lam, ia, in_edge, in_comp, in_row, in_ref, s_phi, s_data, s_node, s_row,
                            C_ds, Cw0, Cd_ds, damped, J, mass, q, load_idx, load_vec, load_spatial, load_scale)
 
+
+
+@njit
+def ga_rod_evaluate(q, lam, th, Bnu, base, bh2, v_base, c_v, vd_base, c_vd, mdiag, s, gp, m, idx2,  # type: ignore[no-untyped-def]
+                    ia, in_edge, in_comp, in_row, in_ref, s_nodes, base_p, base_R, base_x, row_entry, row_rot,
+                    row_dir, s_node, s_row, C_ds, Cw0, Cd_ds, damped, J, mass, load_idx, load_vec, load_spatial,
+                    load_scale):
+    """One generalized-α residual evaluation of a rod in one call (``CosseratRod.ga_evaluator``): the iterate
+    (θ, v_{n+1}, v̇_{n+1}) = ``ga_iterate``, q_{n+1} = q_n ∘ exp(θ) (``s3r3_retract``), (g, Bᵀλ, Φ, B v) =
+    ``rod_residual`` at (q_{n+1}, v_{n+1}, λ) and the scaled right-hand side ``ga_rhs`` (diagonal M); returns
+    (θ, v_{n+1}, v̇_{n+1}, q_{n+1}, rhs, max|g|, max|M v̇|, max|θ|). Reference: ``ga_rod_evaluate_numpy``."""
+    theta, v1, vd1 = ga_iterate(th, Bnu, base, bh2, v_base, c_v, vd_base, c_vd)
+    nn = q.shape[0]
+    q1 = gk.s3r3_retract(q, theta.reshape((nn, 6)))
+    g, f, phi, bv = rod_residual(q1, v1.reshape((nn, 6)), lam, ia, in_edge, in_comp, in_row, in_ref, s_nodes, base_p,
+                                 base_R, base_x, row_entry, row_rot, row_dir, s_node, s_row, C_ds, Cw0, Cd_ds, damped,
+                                 J, mass, load_idx, load_vec, load_spatial, load_scale)
+    rhs, g_max, mvd_max = ga_rhs(mdiag, vd1, g.ravel(), f.ravel(), phi, bv, s, gp, m, idx2)
+    return theta, v1, vd1, q1, rhs, g_max, mvd_max, np.abs(theta).max()
 
 @njit
 def jacobian_data(JJ, rows, s_data, perm):  # type: ignore[no-untyped-def]
@@ -550,6 +576,19 @@ def rod_residual_numpy(q: FloatArray, V: FloatArray, lam: FloatArray, ia: np.nda
                                  C_ds, Cw0, Cd_ds, damped, J, mass, q, load_idx, load_vec, load_spatial, load_scale)
 
 
+def ga_rod_evaluate_numpy(q: FloatArray, lam: FloatArray, th: FloatArray, Bnu: FloatArray, base: FloatArray,
+                          bh2: float, v_base: FloatArray, c_v: float, vd_base: FloatArray, c_vd: float,
+                          mdiag: FloatArray, s: float, gp: float, m: int, idx2: bool,
+                          *rod: object) -> tuple[object, ...]:
+    """``ga_rod_evaluate``: ``ga_iterate_numpy``, ``groups.s3r3.retract_s3r3``, ``rod_residual_numpy``,
+    ``ga_rhs_numpy``."""
+    theta, v1, vd1 = ga_iterate_numpy(th, Bnu, base, bh2, v_base, c_v, vd_base, c_vd)
+    nn = q.shape[0]
+    q1 = retract_s3r3(q, theta.reshape(nn, 6))
+    g, f, phi, bv = rod_residual_numpy(q1, v1.reshape(nn, 6), lam, *rod)  # type: ignore[arg-type]
+    rhs, g_max, mvd_max = ga_rhs_numpy(mdiag, vd1, g.ravel(), f.ravel(), phi, bv, s, gp, m, idx2)
+    return theta, v1, vd1, q1, rhs, g_max, mvd_max, float(np.abs(theta).max())
+
 def jacobian_data_numpy(JJ: FloatArray, rows: np.ndarray, s_data: FloatArray, perm: np.ndarray) -> FloatArray:
     """``jacobian_data``: [JJ_e[rows] for every edge, then the support entries], gathered by ``perm``."""
     return np.concatenate([JJ[:, rows, :].ravel(), s_data.ravel()])[perm]
@@ -666,6 +705,14 @@ def _rod_residual_sample(rng: np.random.Generator) -> tuple:  # type: ignore[typ
             a["mass"], a["load_idx"], a["load_vec"], a["load_spatial"], a["load_scale"])
 
 
+def _ga_rod_sample(rng: np.random.Generator, idx2: bool) -> tuple:  # type: ignore[type-arg]
+    """A bent rod with supports (``_rod_residual_sample``) and a generalized-α iterate of ~1e-2 rad per node."""
+    q, _, lam, *rod = _rod_residual_sample(rng)
+    n, m = 6 * q.shape[0], lam.size
+    th, base = 1e-2 * rng.normal(size=n), 1e-2 * rng.normal(size=n)
+    return (q, lam, th, 1e-3 * rng.normal(size=n), base, 2.3e-6, rng.normal(size=n), 4.1e-3, rng.normal(size=n),
+            1.05, rng.uniform(0.5, 2.0, n), 0.37, 0.81, m, idx2, *rod)
+
 def _jacobian_sample(rng: np.random.Generator) -> tuple:  # type: ignore[type-arg]
     _, JJ = kernels.edge_kinematics(_configuration(rng))
     rows = np.array([3, 4, 5], dtype=np.int64)
@@ -702,6 +749,10 @@ TWINS: tuple[Twin, ...] = (
     Twin("support_eval", support_eval, support_eval_numpy, _support_sample, 1e-12),
     Twin("newton_residual", newton_residual, newton_residual_numpy, _newton_sample, 1e-12),
     Twin("rod_residual", rod_residual, rod_residual_numpy, _rod_residual_sample, 1e-12),
+    Twin("ga_rod_evaluate (index 3)", ga_rod_evaluate, ga_rod_evaluate_numpy, lambda rng: _ga_rod_sample(rng, False),
+         1e-12),
+    Twin("ga_rod_evaluate (index 2)", ga_rod_evaluate, ga_rod_evaluate_numpy, lambda rng: _ga_rod_sample(rng, True),
+         1e-12),
     Twin("jacobian_data", jacobian_data, jacobian_data_numpy, _jacobian_sample),
     Twin("pair_H", pair_H, pair_H_numpy, lambda rng: _pair_H_sample(rng, 1.0), 1e-12),
     Twin("pair_H (small angles)", pair_H, pair_H_numpy, lambda rng: _pair_H_sample(rng, 1e-3), 1e-12),

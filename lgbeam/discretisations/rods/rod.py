@@ -18,6 +18,7 @@ Symbols (seed 004 §4, eqs. (23)–(25); Table 3 in /work/shared/notes/beam-refe
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -386,6 +387,27 @@ class CosseratRod:
         if sr.rheonomic:
             bv[self.n_internal:] += sr.rate(t, q)
         return g.ravel(), f.ravel(), phi, bv
+
+    def ga_evaluator(self, t: float, q: FloatArray) -> Callable[..., tuple[Any, ...]] | None:
+        """The residual of a generalized-α iterate at t = t_{n+1} from q_n in one compiled call
+        (``_compiled.ga_rod_evaluate``: iterate, q_n ∘ exp(θ), ``rod_residual``, scaled right-hand side), bound to
+        this step's constants; None where ``newton_residual`` needs the reference path or Φ depends on t."""
+        fused = self._fused
+        sr = self.support_rows
+        if fused is None or sr.rheonomic:
+            return None
+        b = sr.base(t)
+        scale = np.array([-ld.time(t) for ld in self._nodal_only]) if self.loads else fused["no_scale"]
+        tail = (*fused["rows"], sr.nodes, b.p, b.R, b.x, sr.row_entry, sr.row_rot, sr.row_dir, fused["s_node"],
+                fused["s_row"], *fused["kv"], *fused["loads"], scale)
+        qn, kernel = self._q(q), _compiled.ga_rod_evaluate
+
+        def evaluate(*iterate: Any) -> tuple[Any, ...]:
+            """(θ, v_{n+1}, v̇_{n+1}, q_{n+1}, rhs, max|g|, max|M v̇|, max|θ|) of (λ, θ̃, B_nᵀν, base, βh², v_base,
+            hγ, v̇_base, (1 − α_m)/(1 − α_f), diag M, 1/β', γ', m, index 2) (``generalized_alpha``)."""
+            return kernel(qn, *iterate, *tail)  # type: ignore[no-any-return]
+
+        return evaluate
 
     @cached_property
     def _fused(self) -> dict[str, Any] | None:
