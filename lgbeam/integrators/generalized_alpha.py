@@ -63,8 +63,8 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, replace
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np

@@ -47,7 +47,6 @@ from lgbeam.groups.base import quat_conj, quat_mul, quat_to_matrix
 from lgbeam.groups.s3r3 import retract_s3r3
 from lgbeam.groups.so3 import quat_log, tangent_inv_so3
 from lgbeam.groups.tangent_derivatives import coefficients, tangent_inv_transpose_derivative
-
 from lgbeam.integrators._compiled import ga_iterate, ga_iterate_numpy, ga_rhs, ga_rhs_numpy
 
 from . import kernels, loads
