@@ -61,6 +61,55 @@ class BlockDiagonalGroup(LieGroup, Protocol):
     def block_diag(self, blocks: FloatArray) -> sp.csr_array: ...
 
 
+
+@runtime_checkable
+class HasChainTangentBlocks(Protocol):
+    """Optional capability of a system whose nodes form a chain (edge e joins nodes e and e + 1, six unknowns per
+    node: ``CosseratRod``): its exact tangents K + Z and C as (edge blocks (N, 12, 12), node blocks (N+1, 6, 6)) each,
+    or None where it cannot (the sparse matrices of ``HasTangents`` then)."""
+
+    def chain_tangent_blocks(self, t: float, q: FloatArray, v: FloatArray,
+                             lam: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray] | None: ...
+
+
+_CHAIN_PLANS: dict[tuple[Any, ...], tuple[np.ndarray, np.ndarray, int, int] | None] = {}
+
+
+def chain_band_plan(n_nodes: int, B1: sp.csr_array, Bn: sp.csr_array | None,
+                    idx2: bool) -> tuple[np.ndarray, np.ndarray, int, int] | None:
+    """(perm, inverse perm, kl, ku) of the banded order (``_banded.band_order``) of the generalized-α iteration matrix
+    of a node chain with constraint rows of the patterns of B(q_{n+1}) and B(q_n) (``generalized_alpha``), from the
+    structural pattern (every block entry that can be non-zero: all-ones blocks multiplied, no cancellation); None
+    when the band is too wide (``BandedLU.fits``). Kept per pattern."""
+    m = B1.shape[0]
+    Bs = Bn if (idx2 and Bn is not None) else B1
+    key = (n_nodes, m, idx2, _fingerprint(B1.indptr, B1.indices), _fingerprint(Bs.indptr, Bs.indices))
+    if key in _CHAIN_PLANS:
+        return _CHAIN_PLANS[key]
+    n = 6 * n_nodes
+    ones = np.ones((6, 6))
+    chain = sp.diags_array([np.ones(n_nodes - 1), np.ones(n_nodes), np.ones(n_nodes - 1)], offsets=[-1, 0, 1])
+    K = sp.csr_array(sp.kron(chain, ones))
+    KT = K @ sp.csr_array(sp.kron(sp.eye_array(n_nodes), ones))
+    blocks: list[list[Any]] = [[KT]]
+    if m:
+        P1 = sp.csr_array((np.ones(B1.indices.size), B1.indices, B1.indptr), shape=B1.shape)
+        PnT = sp.csr_array((np.ones(Bs.indices.size), Bs.indices, Bs.indptr), shape=Bs.shape).T
+        BT = P1 @ sp.csr_array(sp.kron(sp.eye_array(n_nodes), ones))
+        blocks = [[KT, KT @ PnT, P1.T], [BT, BT @ PnT, None], [P1, None, None]] if idx2 else [[KT, P1.T], [BT, None]]
+    r, c, v, N = _coo_blocks(blocks)
+    perm = band_order(sp.csr_array((v, (r, c)), shape=(N, N)), n, 6)
+    kl, ku = band_width(r, c, perm)
+    plan = None
+    if BandedLU.fits(N, kl, ku):
+        inv = np.empty(N, np.int64)
+        inv[perm] = np.arange(N)
+        plan = (np.ascontiguousarray(perm, dtype=np.int64), inv, kl, ku)
+    if len(_CHAIN_PLANS) >= 8:
+        del _CHAIN_PLANS[next(iter(_CHAIN_PLANS))]
+    _CHAIN_PLANS[key] = plan
+    return plan
+
 def _sparse(A: Any) -> sp.csr_array:
     return A if isinstance(A, sp.csr_array) else sp.csr_array(A)
 
@@ -369,10 +418,12 @@ __all__ = [
     "STAGNATION",
     "BlockDiagonalGroup",
     "FiniteDifferenceTangents",
+    "HasChainTangentBlocks",
     "KKTFactor",
     "SingularNewtonMatrix",
     "at_round_off",
     "block_size",
+    "chain_band_plan",
     "dense_if_small",
     "position_tangent",
     "tangent_blocks",

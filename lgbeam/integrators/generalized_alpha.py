@@ -71,14 +71,18 @@ import numpy as np
 import scipy.sparse as sp
 
 from lgbeam._typing import FloatArray
-from lgbeam.integrators._compiled import ga_iterate, ga_rhs, ga_solve_update, ga_update
+from lgbeam.integrators._banded import BandedLU
+from lgbeam.integrators._compiled import ga_band_matrix, ga_iterate, ga_rhs, ga_solve_update, ga_update
 from lgbeam.integrators._implicit import (
+    DENSE_LIMIT,
     NONFINITE_SOLVE,
     FiniteDifferenceTangents,
+    HasChainTangentBlocks,
     KKTFactor,
     SingularNewtonMatrix,
     abs_max,
     block_size,
+    chain_band_plan,
     dense_if_small,
     position_tangent,
     tangent_blocks,
@@ -291,6 +295,9 @@ class GeneralizedAlpha:
                 gp: float) -> tuple[KKTFactor, float]:
         """Factorise the scaled iteration matrix at the current iterate (module docstring); also return the
         round-off level of the forces, 1e-14 max|K_t| max(1, |q|), below which λ corrections are noise."""
+        fast = self._chain_matrix(system, cache, t1, q1, v1, lam1, theta, B1, Bn, s, gp)
+        if fast is not None:
+            return fast
         T = tangent_blocks(system.group, theta)
         KT = position_tangent(system, cache.fd, t1, q1, v1, lam1) @ T
         floor = 1e-14 * abs_max(KT) * max(1.0, np.abs(q1).max())
@@ -304,6 +311,39 @@ class GeneralizedAlpha:
             return KKTFactor.build([[A, B1.T], [BT, None]], bs), floor
         BnT = sp.csr_array(Bn).T
         return KKTFactor.build([[A, s * (KT @ BnT), B1.T], [BT, BT @ BnT, None], [B1, None, None]], bs), floor
+
+    def _chain_matrix(self, system: ConstrainedMechanicalSystem, cache: GACache, t1: float, q1: FloatArray,
+                      v1: FloatArray, lam1: FloatArray, theta: FloatArray, B1: Any, Bn: Any, s: float,
+                      gp: float) -> tuple[KKTFactor, float] | None:
+        """``_matrix`` of a node chain with exact tangent blocks (``HasChainTangentBlocks``) and a diagonal M: the
+        matrix straight into band storage in one compiled pass (``_compiled.ga_band_matrix``) and LAPACK's dgbtrf;
+        None where that does not apply (the sparse assembly then)."""
+        mdiag = getattr(cache, "mdiag", None)
+        if cache.fd is not None or mdiag is None or not supports(system, HasChainTangentBlocks):
+            return None
+        T = np.asarray(system.group.tangent(theta), dtype=float)
+        n, m = mdiag.size, system.n_constraints
+        if T.ndim != 3 or T.shape[1:] != (6, 6) or 6 * T.shape[0] != n:
+            return None
+        idx2 = self.index == "2-stabilised" and m > 0
+        B1c = sp.csr_array(B1) if m else None
+        Bnc = sp.csr_array(Bn) if idx2 else B1c
+        if n + m + (m if idx2 else 0) <= DENSE_LIMIT:
+            return None
+        plan = chain_band_plan(T.shape[0], B1c if B1c is not None else sp.csr_array((0, n)), Bnc, idx2)
+        blocks = system.chain_tangent_blocks(t1, q1, v1, lam1) if plan is not None else None
+        if plan is None or blocks is None:
+            return None
+        perm, inv, kl, ku = plan
+        b1 = (B1c.indptr, B1c.indices, np.ascontiguousarray(B1c.data, dtype=float)) if B1c is not None else _NO_CSR
+        bn = (Bnc.indptr, Bnc.indices, np.ascontiguousarray(Bnc.data, dtype=float)) if Bnc is not None else _NO_CSR
+        ab, ok, kt_max = ga_band_matrix(*blocks, T, mdiag, s, s * gp, *b1, *bn, m, idx2, inv, kl, ku)
+        if not ok:  # an entry outside the band, or not finite: the sparse path (which names the latter)
+            return None
+        band = BandedLU.from_band(ab, perm.size, perm, kl, ku)
+        if band is None:
+            raise SingularNewtonMatrix("the Newton matrix is singular (zero pivot in the banded LU)")
+        return KKTFactor(perm.size, band.solve, band), 1e-14 * kt_max * max(1.0, float(np.abs(q1).max()))
 
     def _step(self, system: ConstrainedMechanicalSystem, t: float, h: float, y: MechanicalState,
               cache: GACache) -> Step[MechanicalState, GACache]:

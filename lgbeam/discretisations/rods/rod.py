@@ -441,6 +441,35 @@ class CosseratRod:
         """Z w = d/dε B(t, q ∘ exp(εw))ᵀ λ|₀, CSR (analytic for the internal rows and the support kinds)."""
         return tangents.constraint_stiffness(self, t, q, lam)
 
+    def chain_tangent_blocks(self, t: float, q: FloatArray, v: FloatArray,
+                             lam: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray] | None:
+        """The exact tangents as blocks of the node chain (edge e joins nodes e and e + 1): (K + Z edge blocks
+        (N, 12, 12), K + Z node blocks (N+1, 6, 6), D edge blocks, D node blocks), equal to ``stiffness`` +
+        ``constraint_stiffness`` and ``damping`` to round-off; None with spring supports or numpy kernels (the
+        sparse matrices then). ``generalized_alpha`` assembles its iteration matrix from them in one compiled pass
+        (``integrators._compiled.ga_band_matrix``)."""
+        if not self.compiled or self.support_rows.has_springs:
+            return None
+        q = self._q(q)
+        lam = np.asarray(lam, dtype=float)
+        nr, n_int = len(self.internal_rows), self.n_internal
+        Eq = tangents.element_stiffness(self, q, v)
+        xi, JJ = self._edges(q)
+        if nr:
+            s_lam = np.zeros((self.mesh.n_elements, 6))
+            s_lam[:, self._rows_index] = lam[:n_int].reshape(-1, nr)
+            Eq = Eq + tangents._pair_H(xi, s_lam, JJ, True)
+        loads = tangents.load_node_blocks(self, t, q)
+        Nq = np.zeros((self.n_nodes, 6, 6)) if loads is None else -loads
+        if self.n_constraints > n_int:
+            sr = self.support_rows
+            np.add.at(Nq, sr.nodes, sr.constraint_stiffness_blocks(t, q, lam[n_int:]))
+        _, _, Cd_ds, J, m = self._kv
+        Nd = tangents.gyroscopic_blocks(np.asarray(v, dtype=float).reshape(self.n_nodes, 6), J, m)
+        Ed = (np.zeros((self.mesh.n_elements, 12, 12)) if Cd_ds is None
+              else np.swapaxes(JJ, 1, 2) @ (Cd_ds[:, :, None] * JJ))
+        return Eq, Nq, Ed, Nd
+
     # ------------------------------------------------------------------ energies, invariants
     def strains(self, q: FloatArray) -> FloatArray:
         """Edge strains w = (K, Γ), (N, 6)."""
