@@ -192,22 +192,23 @@ def band_lu_apply(lub, kl, ku, piv, perm, b):  # type: ignore[no-untyped-def]
     kv = kl + ku
     for j in range(n - 1):  # L: row interchanges and the multipliers below the diagonal
         lp = piv[j]
+        xj = x[lp]
         if lp != j:
-            tmp = x[lp]
             x[lp] = x[j]
-            x[j] = tmp
-        xj = x[j]
-        if xj != 0.0:
-            lm = min(kl, n - 1 - j)
-            for i in range(1, lm + 1):
-                x[j + i] -= lub[kv + i, j] * xj
+            x[j] = xj
+        lm = min(kl, n - 1 - j)
+        col = lub[kv + 1:kv + 1 + lm, j]  # contiguous views: the loops below vectorise
+        xs = x[j + 1:j + 1 + lm]
+        for i in range(lm):
+            xs[i] -= col[i] * xj
     for j in range(n - 1, -1, -1):  # U: kl + ku superdiagonals
         xj = x[j] / lub[kv, j]
         x[j] = xj
-        if xj != 0.0:
-            i0 = max(0, j - kv)
-            for i in range(i0, j):
-                x[i] -= lub[kv + i - j, j] * xj
+        i0 = max(0, j - kv)
+        col = lub[kv - (j - i0):kv, j]
+        xs = x[i0:j]
+        for i in range(j - i0):
+            xs[i] -= col[i] * xj
     out = np.empty(n)
     for i in range(n):
         out[perm[i]] = x[i]
