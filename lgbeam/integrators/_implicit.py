@@ -66,10 +66,13 @@ class BlockDiagonalGroup(LieGroup, Protocol):
 class HasChainTangentBlocks(Protocol):
     """Optional capability of a system whose nodes form a chain (edge e joins nodes e and e + 1, six unknowns per
     node: ``CosseratRod``): its exact tangents K + Z and C as (edge blocks (N, 12, 12), node blocks (N+1, 6, 6)) each,
-    or None where it cannot (the sparse matrices of ``HasTangents`` then)."""
+    or None where it cannot (the sparse matrices of ``HasTangents`` then), and the blocks of T(θ)."""
 
     def chain_tangent_blocks(self, t: float, q: FloatArray, v: FloatArray,
                              lam: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray] | None: ...
+
+    def node_tangent_blocks(self, theta: FloatArray) -> FloatArray:
+        """The blocks (N+1, 6, 6) of the block-diagonal T(θ) of the system's group."""
 
 
 _CHAIN_PLANS: dict[tuple[Any, ...], tuple[np.ndarray, np.ndarray, int, int] | None] = {}

@@ -321,13 +321,13 @@ class GeneralizedAlpha:
         mdiag = getattr(cache, "mdiag", None)
         if cache.fd is not None or mdiag is None or not supports(system, HasChainTangentBlocks):
             return None
-        T = np.asarray(system.group.tangent(theta), dtype=float)
+        T = system.node_tangent_blocks(theta)
         n, m = mdiag.size, system.n_constraints
         if T.ndim != 3 or T.shape[1:] != (6, 6) or 6 * T.shape[0] != n:
             return None
         idx2 = self.index == "2-stabilised" and m > 0
-        B1c = sp.csr_array(B1) if m else None
-        Bnc = sp.csr_array(Bn) if idx2 else B1c
+        B1c = (B1 if type(B1) is sp.csr_array else sp.csr_array(B1)) if m else None
+        Bnc = (Bn if type(Bn) is sp.csr_array else sp.csr_array(Bn)) if idx2 else B1c
         if n + m + (m if idx2 else 0) <= DENSE_LIMIT:
             return None
         plan = chain_band_plan(T.shape[0], B1c if B1c is not None else sp.csr_array((0, n)), Bnc, idx2)

@@ -27,7 +27,7 @@ The step core (each one compiled loop over all rows or edges, no Python per node
     One generalized-α residual evaluation in one call: the iterate of ``integrators._compiled.ga_iterate``, the
     retraction q_n ∘ exp(θ), ``rod_residual`` and the scaled right-hand side ``ga_rhs`` (``CosseratRod.ga_evaluator``).
 
-``jacobian_data``, ``pair_H`` (∂(JJᵀ s)/∂q blocks of the tangent), ``band_ldl_pivots`` (stability.py).
+``s3r3_tangent_blocks`` (T(θ) per node, the blocks of the gen-alpha iteration matrix), ``jacobian_data``, ``pair_H`` (∂(JJᵀ s)/∂q blocks of the tangent), ``band_ldl_pivots`` (stability.py).
 
 Numpy references (``*_numpy`` below, ``kernels``, ``loads``) sit beside them; ``qmul``, ``product_log``,
 ``internal_rows``, ``node_rows``, ``_hat_into``, ``_parts``, ``_hat_entry``, ``_edge_forces`` are helpers called
@@ -42,9 +42,11 @@ import numpy as np
 
 from lgbeam._numba import Twin, njit
 from lgbeam._typing import FloatArray
+from lgbeam.groups import _series as sr
 from lgbeam.groups import compiled_kernels as gk
 from lgbeam.groups.base import quat_conj, quat_mul, quat_to_matrix
 from lgbeam.groups.s3r3 import retract_s3r3
+from lgbeam.groups.se3 import tangent_se3
 from lgbeam.groups.so3 import quat_log, tangent_inv_so3
 from lgbeam.groups.tangent_derivatives import coefficients, tangent_inv_transpose_derivative
 from lgbeam.integrators._compiled import ga_iterate, ga_iterate_numpy, ga_rhs, ga_rhs_numpy
@@ -320,6 +322,75 @@ def ga_rod_evaluate(q, lam, th, Bnu, base, bh2, v_base, c_v, vd_base, c_vd, mdia
                                  J, mass, load_idx, load_vec, load_spatial, load_scale)
     rhs, g_max, mvd_max = ga_rhs(mdiag, vd1, g.ravel(), f.ravel(), phi, bv, s, gp, m, idx2)
     return theta, v1, vd1, q1, rhs, g_max, mvd_max, np.abs(theta).max()
+
+
+_C_C4 = np.array(sr.COEFFS["two_2cos_xsin_x4"])
+_C_C5 = np.array(sr.COEFFS["x2cos_3sin_x5"])
+_SW_C4, _SW_C5 = sr.switch_point("two_2cos_xsin_x4"), sr.switch_point("x2cos_3sin_x5")
+
+
+@njit
+def _two_2cos_xsin_x4(x):  # type: ignore[no-untyped-def]
+    """(2 − 2cos x − x sin x)/x⁴ (``groups._series.two_2cos_xsin_x4``)."""
+    x = abs(x)
+    if x < _SW_C4:
+        return gk.horner(_C_C4, x * x)
+    h = math.sin(0.5 * x)
+    return (4.0 * h * h - x * math.sin(x)) / x**4
+
+
+@njit
+def _x2cos_3sin_x5(x):  # type: ignore[no-untyped-def]
+    """(x(2 + cos x) − 3 sin x)/x⁵ (``groups._series.x2cos_3sin_x5``)."""
+    x = abs(x)
+    if x < _SW_C5:
+        return gk.horner(_C_C5, x * x)
+    return (x * (2.0 + math.cos(x)) - 3.0 * math.sin(x)) / x**5
+
+
+@njit
+def s3r3_tangent_blocks(theta):  # type: ignore[no-untyped-def]
+    """T(Ω, U) (K, 6, 6) of the rows θ_k = (Ω, U) (K, 6) (seed 004 eqs. (19)–(20), ``groups.se3.tangent_se3``):
+    [[T(Ω), 0], [C₁(Ω, U), T(Ω)]], T(Ω) = I + a Ω̃ + b Ω̃², C₁ = a Ũ + b (ŨΩ̃ + Ω̃Ũ) + (Ω·U)(c Ω̃ − d Ω̃²) with
+    a = (cos ω − 1)/ω², b = (ω − sin ω)/ω³, c = (2 − 2cos ω − ω sin ω)/ω⁴, d = (ω(2 + cos ω) − 3 sin ω)/ω⁵."""
+    K = theta.shape[0]
+    out = np.zeros((K, 6, 6))
+    W = np.empty(3)
+    U = np.empty(3)
+    for k in range(K):
+        for i in range(3):
+            W[i] = theta[k, i]
+            U[i] = theta[k, 3 + i]
+        n2 = W[0] * W[0] + W[1] * W[1] + W[2] * W[2]
+        n = math.sqrt(n2)
+        sh = gk.sinc_half(n)
+        a = -0.5 * sh * sh
+        b = gk.x_sin_x3(n)
+        c = _two_2cos_xsin_x4(n)
+        d = _x2cos_3sin_x5(n)
+        wu = W[0] * U[0] + W[1] * U[1] + W[2] * U[2]
+        for i in range(3):
+            for j in range(3):
+                dij = 1.0 if i == j else 0.0
+                w2 = W[i] * W[j] - n2 * dij  # Ω̃²
+                uw = W[i] * U[j] + U[i] * W[j] - 2.0 * wu * dij  # ŨΩ̃ + Ω̃Ũ
+                t = dij + a * _hat(W, i, j) + b * w2
+                out[k, i, j] = t
+                out[k, 3 + i, 3 + j] = t
+                out[k, 3 + i, j] = a * _hat(U, i, j) + b * uw + wu * (c * _hat(W, i, j) - d * w2)
+    return out
+
+
+@njit
+def _hat(v, i, j):  # type: ignore[no-untyped-def]
+    """(ṽ)_ij."""
+    if i == j:
+        return 0.0
+    if i == 0:
+        return -v[2] if j == 1 else v[1]
+    if i == 1:
+        return v[2] if j == 0 else -v[0]
+    return -v[1] if j == 0 else v[0]
 
 @njit
 def jacobian_data(JJ, rows, s_data, perm):  # type: ignore[no-untyped-def]
@@ -752,6 +823,8 @@ TWINS: tuple[Twin, ...] = (
          1e-12),
     Twin("ga_rod_evaluate (index 2)", ga_rod_evaluate, ga_rod_evaluate_numpy, lambda rng: _ga_rod_sample(rng, True),
          1e-12),
+    Twin("s3r3_tangent_blocks", s3r3_tangent_blocks, tangent_se3,
+         lambda rng: (gk.tangents(rng),)),
     Twin("jacobian_data", jacobian_data, jacobian_data_numpy, _jacobian_sample),
     Twin("pair_H", pair_H, pair_H_numpy, lambda rng: _pair_H_sample(rng, 1.0), 1e-12),
     Twin("pair_H (small angles)", pair_H, pair_H_numpy, lambda rng: _pair_H_sample(rng, 1e-3), 1e-12),

@@ -18,6 +18,7 @@ Symbols (seed 004 §4, eqs. (23)–(25); Table 3 in /work/shared/notes/beam-refe
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -453,12 +454,12 @@ class CosseratRod:
         q = self._q(q)
         lam = np.asarray(lam, dtype=float)
         nr, n_int = len(self.internal_rows), self.n_internal
-        Eq = tangents.element_stiffness(self, q, v)
-        xi, JJ = self._edges(q)
-        if nr:
+        s_lam = None
+        if nr:  # Z_e of the internal rows = [H(−ξ, s_λ); H(ξ, s_λ)] JJ, linear in s: one pass with σ + s_λ
             s_lam = np.zeros((self.mesh.n_elements, 6))
             s_lam[:, self._rows_index] = lam[:n_int].reshape(-1, nr)
-            Eq = Eq + tangents._pair_H(xi, s_lam, JJ, True)
+        Eq = tangents.element_stiffness(self, q, v, s_lam)
+        _, JJ = self._edges(q)
         loads = tangents.load_node_blocks(self, t, q)
         Nq = np.zeros((self.n_nodes, 6, 6)) if loads is None else -loads
         if self.n_constraints > n_int:
@@ -469,6 +470,12 @@ class CosseratRod:
         Ed = (np.zeros((self.mesh.n_elements, 12, 12)) if Cd_ds is None
               else np.swapaxes(JJ, 1, 2) @ (Cd_ds[:, :, None] * JJ))
         return Eq, Nq, Ed, Nd
+
+    def node_tangent_blocks(self, theta: FloatArray) -> FloatArray:
+        """T(θ) of the group, one (6, 6) block per node (N+1, 6, 6) (``groups.se3.tangent_se3``; compiled:
+        ``_compiled.s3r3_tangent_blocks``)."""
+        rows = np.ascontiguousarray(theta, dtype=float).reshape(self.n_nodes, 6)
+        return _compiled.s3r3_tangent_blocks(rows) if self.compiled else np.asarray(self.group.tangent(rows.ravel()))
 
     # ------------------------------------------------------------------ energies, invariants
     def strains(self, q: FloatArray) -> FloatArray:
@@ -504,6 +511,24 @@ class CosseratRod:
         V = np.ascontiguousarray(v, dtype=float).reshape(self.n_nodes, 6)
         return fused(xi, JJ, q, V, self._rows_index, self._phi_ref, self.mesh.ds, self.w0, self.material.stiffness,
                      self._mass_diag, self.node_mass, g)
+
+    def step_invariants(self, t: float, q: FloatArray, v: FloatArray) -> tuple[float, float] | None:
+        """(‖Φ‖, energy) in one compiled pass plus the support rows' Φ (``_compiled.support_eval``): what the driver's
+        blow-up check reads after every step (``HasStepInvariants``), also with supports; None with spring supports
+        or the numpy kernels."""
+        fused = self._kernels.step_residuals
+        if fused is None or self.support_rows.has_springs:
+            return None
+        q = self._q(q)
+        xi, JJ = self._edges(q)
+        g = sum((ld.acceleration for ld in self.loads if isinstance(ld, Gravity)), np.zeros(3))
+        V = np.ascontiguousarray(v, dtype=float).reshape(self.n_nodes, 6)
+        phi, _, energy = fused(xi, JJ, q, V, self._rows_index, self._phi_ref, self.mesh.ds, self.w0,
+                               self.material.stiffness, self._mass_diag, self.node_mass, g)
+        if self.support_rows.n_rows:
+            ps = self.support_rows.evaluate(t, q)[0]
+            phi = math.sqrt(phi * phi + float(ps @ ps))
+        return float(phi), float(energy)
 
     def element_rotation(self, q: FloatArray) -> float:
         """The largest rotation angle (rad, in [0, π]) between the two nodes of one element: arccos((tr(R_iᵀ R_{i+1})
