@@ -112,13 +112,17 @@ _NO_CSR = (np.zeros(1, np.int32), np.zeros(0, np.int32), np.zeros(0))
 
 @runtime_checkable
 class HasGAEvaluator(Protocol):
-    """Optional capability of a system with a diagonal mass matrix: one generalized-α residual evaluation in one
-    compiled call (``CosseratRod``: ``rods._compiled.ga_rod_evaluate``). ``ga_evaluator(t_{n+1}, q_n)`` returns
+    """Optional capability of a system with a diagonal mass matrix: a generalized-α residual evaluation, and a whole
+    Newton iteration, each in one compiled call (``CosseratRod``: ``rods._compiled.ga_rod_evaluate``,
+    ``ga_rod_iterate``). ``ga_evaluator(t_{n+1}, q_n)`` returns (``evaluate``, ``iterate``):
     ``evaluate(λ, θ̃, B_nᵀν, base, βh², v_base, hγ, v̇_base, (1 − α_m)/(1 − α_f), diag M, 1/β', γ', m, index 2)``
     → (θ, v_{n+1}, v̇_{n+1}, q_{n+1}, scaled right-hand side, max|g|, max|M v̇|, max|θ|), equal to the protocol
-    path of ``GeneralizedAlpha._step`` (``newton_residual``) to round-off, or None where it has none."""
+    path of ``GeneralizedAlpha._step`` (``newton_residual``) to round-off; ``iterate(lub, kl, ku, piv, perm, rhs,
+    θ̃, λ, ν, B_nᵀν, B_n's CSR arrays, base, …, index 2)`` → ``_compiled.ga_solve_update``'s results followed by
+    ``evaluate``'s at the corrected iterate. None where the system has none."""
 
-    def ga_evaluator(self, t: float, q: FloatArray) -> Callable[..., tuple[Any, ...]] | None: ...
+    def ga_evaluator(self, t: float, q: FloatArray) -> tuple[Callable[..., tuple[Any, ...]],
+                                                              Callable[..., tuple[Any, ...]]] | None: ...
 
 
 @functools.cache
@@ -381,13 +385,14 @@ class GeneralizedAlpha:
         c_v, c_vd = h * ga, (1 - am) / (1 - af)
         mv = _ones(n) if mdiag is None else mdiag
 
-        fused = (system.ga_evaluator(t1, q) if mdiag is not None and not cache.rheonomic
-                 and supports(system, HasGAEvaluator) else None)
+        kernels = (system.ga_evaluator(t1, q) if mdiag is not None and not cache.rheonomic
+                   and supports(system, HasGAEvaluator) else None)
+        consts = (base, bh2, v_base, c_v, vd_base, c_vd, mv, s, gp, m, idx2)
 
         def evaluate(th: FloatArray) -> tuple[Any, ...]:
             """(θ, v_{n+1}, v̇_{n+1}, q_{n+1}, scaled right-hand side, max|g|, max|M v̇|, max|θ|) at the iterate θ̃."""
-            if fused is not None:  # the system's one compiled call (``HasGAEvaluator``), the same arithmetic
-                return fused(lam1, th, Bnu, base, bh2, v_base, c_v, vd_base, c_vd, mv, s, gp, m, idx2)
+            if kernels is not None:  # the system's one compiled call (``HasGAEvaluator``), the same arithmetic
+                return kernels[0](lam1, th, Bnu, *consts)
             theta, v1, vd1 = ga_iterate(th, Bnu, base, bh2, v_base, c_v, vd_base, c_vd)
             q1 = G.retract(q, theta)
             g1, btl, ph, bv = residual(t1, q1, v1, lam1)
@@ -412,7 +417,14 @@ class GeneralizedAlpha:
                 factor, force_floor = self._matrix(system, cache, t1, q1, v1, lam1, theta, B1, Bn, s, gp)
                 newton.built()
                 n_fact += 1
-            if (band := factor.band) is not None:  # substitution and update in one compiled call
+            if (band := factor.band) is not None and kernels is not None:  # the whole iteration in one call:
+                finite, th, lam1, nu, Bnu, d_th, d_lam, lam_max, d_bnu, *after = kernels[1](  # correct, evaluate
+                    band.lub, band.kl, band.ku, band.piv, band.perm, rhs, th, lam1, nu, Bnu, *bn, *consts)
+                if not finite:
+                    raise SingularNewtonMatrix(NONFINITE_SOLVE)
+                first = tuple(after)  # the evaluation at the corrected iterate (also the step's end if converged)
+                n_eval += 1
+            elif band is not None:  # substitution and update in one compiled call
                 finite, th, lam1, nu, Bnu, d_th, d_lam, lam_max, d_bnu = ga_solve_update(
                     band.lub, band.kl, band.ku, band.piv, band.perm, rhs, th, lam1, nu, Bnu, *bn, s, m, idx2)
                 if not finite:
@@ -450,9 +462,12 @@ class GeneralizedAlpha:
                 )
             if verdict is Verdict.REFRESH:
                 factor = None
-        theta, v1, vd1 = ga_iterate(th, Bnu, base, bh2, v_base, c_v, vd_base, c_vd)
+        if first is not None:  # evaluated at the converged iterate by the fused iteration: the same arithmetic
+            theta, v1, vd1, q1 = first[:4]
+        else:
+            theta, v1, vd1 = ga_iterate(th, Bnu, base, bh2, v_base, c_v, vd_base, c_vd)
+            q1 = G.retract(q, theta)
         a1 = (th - base) / bh2
-        q1 = G.retract(q, theta)
         new_cache = replace(cache, a=a1, vdot=vd1, factor=factor, factor_h=h, n_factorisations=n_fact,
                             force_floor=force_floor)
         error = (be - 1.0 / 6.0) * h * h * (a1 - a_n)

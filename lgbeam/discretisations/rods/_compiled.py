@@ -25,7 +25,9 @@ The step core (each one compiled loop over all rows or edges, no Python per node
 
 ``ga_rod_evaluate(q, λ, θ̃, ...)``
     One generalized-α residual evaluation in one call: the iterate of ``integrators._compiled.ga_iterate``, the
-    retraction q_n ∘ exp(θ), ``rod_residual`` and the scaled right-hand side ``ga_rhs`` (``CosseratRod.ga_evaluator``).
+    retraction q_n ∘ exp(θ), ``rod_residual`` and the scaled right-hand side ``ga_rhs`` (``CosseratRod.ga_evaluator``);
+    ``ga_rod_iterate`` a whole Newton iteration: the banded correction (``integrators._compiled.ga_solve_update``) and
+    the evaluation at the corrected iterate.
 
 ``s3r3_tangent_blocks`` (T(θ) per node, the blocks of the gen-alpha iteration matrix), ``jacobian_data``, ``pair_H`` (∂(JJᵀ s)/∂q blocks of the tangent), ``band_ldl_pivots`` (stability.py).
 
@@ -49,7 +51,15 @@ from lgbeam.groups.s3r3 import retract_s3r3
 from lgbeam.groups.se3 import tangent_se3
 from lgbeam.groups.so3 import quat_log, tangent_inv_so3
 from lgbeam.groups.tangent_derivatives import coefficients, tangent_inv_transpose_derivative
-from lgbeam.integrators._compiled import ga_iterate, ga_iterate_numpy, ga_rhs, ga_rhs_numpy
+from lgbeam.integrators._compiled import (
+    _band_factors,
+    ga_iterate,
+    ga_iterate_numpy,
+    ga_rhs,
+    ga_rhs_numpy,
+    ga_solve_update,
+    ga_solve_update_numpy,
+)
 
 from . import kernels, loads
 
@@ -323,6 +333,24 @@ def ga_rod_evaluate(q, lam, th, Bnu, base, bh2, v_base, c_v, vd_base, c_vd, mdia
     rhs, g_max, mvd_max = ga_rhs(mdiag, vd1, g.ravel(), f.ravel(), phi, bv, s, gp, m, idx2)
     return theta, v1, vd1, q1, rhs, g_max, mvd_max, np.abs(theta).max()
 
+
+
+@njit
+def ga_rod_iterate(lub, kl, ku, piv, perm, rhs, th, lam1, nu, Bnu, bn_ptr, bn_idx, bn_val, q, base, bh2, v_base,  # type: ignore[no-untyped-def]
+                   c_v, vd_base, c_vd, mdiag, s, gp, m, idx2, ia, in_edge, in_comp, in_row, in_ref, s_nodes, base_p,
+                   base_R, base_x, row_entry, row_rot, row_dir, s_node, s_row, C_ds, Cw0, Cd_ds, damped, J, mass,
+                   load_idx, load_vec, load_spatial, load_scale):
+    """One whole generalized-α Newton iteration of a rod in one call: the correction (``ga_solve_update``, band LU)
+    and the evaluation at the corrected iterate (``ga_rod_evaluate``); returns ga_solve_update's 9 results then
+    ga_rod_evaluate's 8. Reference: ``ga_rod_iterate_numpy``."""
+    finite, th2, lam2, nu2, Bnu2, d_th, d_lam, lam_max, d_bnu = ga_solve_update(
+        lub, kl, ku, piv, perm, rhs, th, lam1, nu, Bnu, bn_ptr, bn_idx, bn_val, s, m, idx2)
+    theta, v1, vd1, q1, rhs2, g_max, mvd_max, th_max = ga_rod_evaluate(
+        q, lam2, th2, Bnu2, base, bh2, v_base, c_v, vd_base, c_vd, mdiag, s, gp, m, idx2, ia, in_edge, in_comp,
+        in_row, in_ref, s_nodes, base_p, base_R, base_x, row_entry, row_rot, row_dir, s_node, s_row, C_ds, Cw0, Cd_ds,
+        damped, J, mass, load_idx, load_vec, load_spatial, load_scale)
+    return (finite, th2, lam2, nu2, Bnu2, d_th, d_lam, lam_max, d_bnu, theta, v1, vd1, q1, rhs2, g_max, mvd_max,
+            th_max)
 
 _C_C4 = np.array(sr.COEFFS["two_2cos_xsin_x4"])
 _C_C5 = np.array(sr.COEFFS["x2cos_3sin_x5"])
@@ -659,6 +687,17 @@ def ga_rod_evaluate_numpy(q: FloatArray, lam: FloatArray, th: FloatArray, Bnu: F
     rhs, g_max, mvd_max = ga_rhs_numpy(mdiag, vd1, g.ravel(), f.ravel(), phi, bv, s, gp, m, idx2)
     return theta, v1, vd1, q1, rhs, g_max, mvd_max, float(np.abs(theta).max())
 
+def ga_rod_iterate_numpy(lub: FloatArray, kl: int, ku: int, piv: np.ndarray, perm: np.ndarray, rhs: FloatArray,
+                         th: FloatArray, lam1: FloatArray, nu: FloatArray, Bnu: FloatArray, bn_ptr: np.ndarray,
+                         bn_idx: np.ndarray, bn_val: FloatArray, q: FloatArray, base: FloatArray, bh2: float,
+                         v_base: FloatArray, c_v: float, vd_base: FloatArray, c_vd: float, mdiag: FloatArray, s: float,
+                         gp: float, m: int, idx2: bool, *rod: object) -> tuple[object, ...]:
+    """``ga_rod_iterate``: ``ga_solve_update_numpy`` then ``ga_rod_evaluate_numpy``."""
+    corr = ga_solve_update_numpy(lub, kl, ku, piv, perm, rhs, th, lam1, nu, Bnu, bn_ptr, bn_idx, bn_val, s, m, idx2)
+    _, th2, lam2, _, Bnu2 = corr[:5]
+    return (*corr, *ga_rod_evaluate_numpy(q, lam2, th2, Bnu2, base, bh2, v_base, c_v, vd_base, c_vd,  # type: ignore[arg-type]
+                                          mdiag, s, gp, m, idx2, *rod))
+
 def jacobian_data_numpy(JJ: FloatArray, rows: np.ndarray, s_data: FloatArray, perm: np.ndarray) -> FloatArray:
     """``jacobian_data``: [JJ_e[rows] for every edge, then the support entries], gathered by ``perm``."""
     return np.concatenate([JJ[:, rows, :].ravel(), s_data.ravel()])[perm]
@@ -783,6 +822,18 @@ def _ga_rod_sample(rng: np.random.Generator, idx2: bool) -> tuple:  # type: igno
     return (q, lam, th, 1e-3 * rng.normal(size=n), base, 2.3e-6, rng.normal(size=n), 4.1e-3, rng.normal(size=n),
             1.05, rng.uniform(0.5, 2.0, n), 0.37, 0.81, m, idx2, *rod)
 
+def _ga_rod_iterate_sample(rng: np.random.Generator, idx2: bool) -> tuple:  # type: ignore[type-arg]
+    """Band LU factors of a random matrix of the size of the rod's unknowns, B_n's CSR arrays and a rod iterate."""
+    q, lam, th, Bnu, base, bh2, v_base, c_v, vd_base, c_vd, mdiag, s, gp, m, idx2, *rod = _ga_rod_sample(rng, idx2)
+    n = th.size
+    B = np.where(rng.random((m, n)) < 0.2, rng.normal(size=(m, n)), 0.0)
+    ptr = np.concatenate([[0], np.cumsum((B != 0).sum(axis=1))]).astype(np.int64)
+    idx = np.nonzero(B)[1].astype(np.int64)
+    lub, kl, ku, piv, perm, _ = _band_factors(rng, n=n + m + (m if idx2 else 0))
+    rhs = 1e-3 * rng.normal(size=perm.size)
+    return (lub, kl, ku, piv, perm, rhs, th, lam, rng.normal(size=m), Bnu, ptr, idx, B[B != 0], q, base, bh2, v_base,
+            c_v, vd_base, c_vd, mdiag, s, gp, m, idx2, *rod)
+
 def _jacobian_sample(rng: np.random.Generator) -> tuple:  # type: ignore[type-arg]
     _, JJ = kernels.edge_kinematics(_configuration(rng))
     rows = np.array([3, 4, 5], dtype=np.int64)
@@ -823,6 +874,10 @@ TWINS: tuple[Twin, ...] = (
          1e-12),
     Twin("ga_rod_evaluate (index 2)", ga_rod_evaluate, ga_rod_evaluate_numpy, lambda rng: _ga_rod_sample(rng, True),
          1e-12),
+    Twin("ga_rod_iterate (index 3)", ga_rod_iterate, ga_rod_iterate_numpy, lambda rng: _ga_rod_iterate_sample(rng, False),
+         1e-10),
+    Twin("ga_rod_iterate (index 2)", ga_rod_iterate, ga_rod_iterate_numpy, lambda rng: _ga_rod_iterate_sample(rng, True),
+         1e-10),
     Twin("s3r3_tangent_blocks", s3r3_tangent_blocks, tangent_se3,
          lambda rng: (gk.tangents(rng),)),
     Twin("jacobian_data", jacobian_data, jacobian_data_numpy, _jacobian_sample),

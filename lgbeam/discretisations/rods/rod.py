@@ -389,10 +389,13 @@ class CosseratRod:
             bv[self.n_internal:] += sr.rate(t, q)
         return g.ravel(), f.ravel(), phi, bv
 
-    def ga_evaluator(self, t: float, q: FloatArray) -> Callable[..., tuple[Any, ...]] | None:
-        """The residual of a generalized-α iterate at t = t_{n+1} from q_n in one compiled call
-        (``_compiled.ga_rod_evaluate``: iterate, q_n ∘ exp(θ), ``rod_residual``, scaled right-hand side), bound to
-        this step's constants; None where ``newton_residual`` needs the reference path or Φ depends on t."""
+    def ga_evaluator(self, t: float, q: FloatArray) -> tuple[Callable[..., tuple[Any, ...]],
+                                                              Callable[..., tuple[Any, ...]]] | None:
+        """A generalized-α step's compiled calls at t = t_{n+1} from q_n, bound to this step's constants
+        (``generalized_alpha.HasGAEvaluator``): ``evaluate`` (``_compiled.ga_rod_evaluate``: iterate, q_n ∘ exp(θ),
+        ``rod_residual``, scaled right-hand side) and ``iterate`` (``_compiled.ga_rod_iterate``: banded correction, then
+        ``evaluate`` at the corrected iterate); None where ``newton_residual`` needs the reference path or Φ depends
+        on t."""
         fused = self._fused
         sr = self.support_rows
         if fused is None or sr.rheonomic:
@@ -401,14 +404,19 @@ class CosseratRod:
         scale = np.array([-ld.time(t) for ld in self._nodal_only]) if self.loads else fused["no_scale"]
         tail = (*fused["rows"], sr.nodes, b.p, b.R, b.x, sr.row_entry, sr.row_rot, sr.row_dir, fused["s_node"],
                 fused["s_row"], *fused["kv"], *fused["loads"], scale)
-        qn, kernel = self._q(q), _compiled.ga_rod_evaluate
+        qn, ev_kernel, it_kernel = self._q(q), _compiled.ga_rod_evaluate, _compiled.ga_rod_iterate
 
-        def evaluate(*iterate: Any) -> tuple[Any, ...]:
+        def evaluate(lam: FloatArray, th: FloatArray, *consts: Any) -> tuple[Any, ...]:
             """(θ, v_{n+1}, v̇_{n+1}, q_{n+1}, rhs, max|g|, max|M v̇|, max|θ|) of (λ, θ̃, B_nᵀν, base, βh², v_base,
             hγ, v̇_base, (1 − α_m)/(1 − α_f), diag M, 1/β', γ', m, index 2) (``generalized_alpha``)."""
-            return kernel(qn, *iterate, *tail)  # type: ignore[no-any-return]
+            return ev_kernel(qn, lam, th, *consts, *tail)  # type: ignore[no-any-return]
 
-        return evaluate
+        def iterate(*correction: Any) -> tuple[Any, ...]:
+            """``ga_rod_iterate`` of (lub, kl, ku, piv, perm, rhs, θ̃, λ, ν, B_nᵀν, B_n's CSR arrays, base, βh², v_base,
+            hγ, v̇_base, (1 − α_m)/(1 − α_f), diag M, 1/β', γ', m, index 2)."""
+            return it_kernel(*correction[:13], qn, *correction[13:], *tail)  # type: ignore[no-any-return]
+
+        return evaluate, iterate
 
     @cached_property
     def _fused(self) -> dict[str, Any] | None:
