@@ -122,6 +122,16 @@ class BandedLU:
             return None
         return BandedLU(n, kl, ku, lub, np.ascontiguousarray(piv, dtype=np.int64), np.ascontiguousarray(perm, dtype=np.int64))
 
+    @staticmethod
+    def from_band(ab: FloatArray, n: int, perm: np.ndarray, kl: int, ku: int) -> BandedLU | None:
+        """Factorise the matrix already in band storage ``ab`` (2kl + ku + 1, n), Fortran order, unknowns in the
+        order ``perm`` (overwritten); None when LAPACK reports a zero pivot."""
+        lub, piv, info = lapack.dgbtrf(ab, kl, ku, overwrite_ab=1)
+        if info != 0:
+            return None
+        return BandedLU(n, kl, ku, lub, np.ascontiguousarray(piv, dtype=np.int64),
+                        np.ascontiguousarray(perm, dtype=np.int64))
+
     def solve(self, b: FloatArray) -> FloatArray:
         return band_lu_apply(self.lub, self.kl, self.ku, self.piv, self.perm, np.ascontiguousarray(b, dtype=float))
 

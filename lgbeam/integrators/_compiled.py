@@ -5,7 +5,8 @@
 the numpy paths of ``_linear.SaddlePointSolver`` in one call (``SaddlePointSolver(compiled=...)`` picks);
 ``band_scatter``/``band_lu_apply`` the band storage and the substitution of ``_banded.BandedLU`` (dgbtrs with the
 permutation folded in); ``ga_iterate``/``ga_rhs``/``ga_update`` the arithmetic of one generalized-α Newton
-iteration (``generalized_alpha``). ``TWINS`` pairs kernels with numpy/LAPACK references for ``tests/test_jit.py``
+iteration (``generalized_alpha``), ``ga_solve_update`` the banded solve and the update in one call, ``ga_band_matrix`` the iteration matrix of
+a chain of nodes straight into band storage. ``TWINS`` pairs kernels with numpy/LAPACK references for ``tests/test_jit.py``
 (``_accumulate`` is checked through ``comb_rows``/``axpy_rows``).
 """
 
@@ -28,8 +29,10 @@ __all__ = [
     "band_scatter_numpy",
     "comb_rows",
     "dense_stage_solve",
+    "ga_band_matrix",
     "ga_iterate",
     "ga_rhs",
+    "ga_solve_update",
     "ga_update",
     "schur_stage_solve",
 ]
@@ -189,22 +192,23 @@ def band_lu_apply(lub, kl, ku, piv, perm, b):  # type: ignore[no-untyped-def]
     kv = kl + ku
     for j in range(n - 1):  # L: row interchanges and the multipliers below the diagonal
         lp = piv[j]
+        xj = x[lp]
         if lp != j:
-            tmp = x[lp]
             x[lp] = x[j]
-            x[j] = tmp
-        xj = x[j]
-        if xj != 0.0:
-            lm = min(kl, n - 1 - j)
-            for i in range(1, lm + 1):
-                x[j + i] -= lub[kv + i, j] * xj
+            x[j] = xj
+        lm = min(kl, n - 1 - j)
+        col = lub[kv + 1:kv + 1 + lm, j]  # contiguous views: the loops below vectorise
+        xs = x[j + 1:j + 1 + lm]
+        for i in range(lm):
+            xs[i] -= col[i] * xj
     for j in range(n - 1, -1, -1):  # U: kl + ku superdiagonals
         xj = x[j] / lub[kv, j]
         x[j] = xj
-        if xj != 0.0:
-            i0 = max(0, j - kv)
-            for i in range(i0, j):
-                x[i] -= lub[kv + i - j, j] * xj
+        i0 = max(0, j - kv)
+        col = lub[kv - (j - i0):kv, j]
+        xs = x[i0:j]
+        for i in range(j - i0):
+            xs[i] -= col[i] * xj
     out = np.empty(n)
     for i in range(n):
         out[perm[i]] = x[i]
@@ -263,6 +267,170 @@ def ga_update(dx, th, lam1, nu, Bnu, bn_ptr, bn_idx, bn_val, s, m, idx2):  # typ
         d_bnu = np.abs(dB).max()
     return th_new, lam_new, nu_new, Bnu_new, np.abs(d_th).max(), d_lam, lam_max, d_bnu
 
+
+
+@njit
+def ga_solve_update(lub, kl, ku, piv, perm, rhs, th, lam1, nu, Bnu, bn_ptr, bn_idx, bn_val, s, m, idx2):  # type: ignore[no-untyped-def]
+    """One generalized-α correction in one call: dx = A⁻¹ rhs from the band LU (``band_lu_apply``), then
+    ``ga_update``; returns (all of dx finite, *ga_update's results). Reference: ``ga_solve_update_numpy``."""
+    dx = band_lu_apply(lub, kl, ku, piv, perm, rhs)
+    finite = True
+    for i in range(dx.shape[0]):
+        if not np.isfinite(dx[i]):
+            finite = False
+            break
+    th_new, lam_new, nu_new, Bnu_new, d_th, d_lam, lam_max, d_bnu = ga_update(dx, th, lam1, nu, Bnu, bn_ptr, bn_idx,
+                                                                             bn_val, s, m, idx2)
+    return finite, th_new, lam_new, nu_new, Bnu_new, d_th, d_lam, lam_max, d_bnu
+
+
+# --------------------------------------------------------------------------- generalized-α matrix in band storage
+@njit
+def _band_add(flat, inv, kl, ku, ldab, r, c, val):  # type: ignore[no-untyped-def]
+    """flat[(kl + ku + i − j) + ldab·j] += val with (i, j) = (inv[r], inv[c]); False when (r, c) lies outside
+    the band or val is not finite."""
+    i = inv[r]
+    j = inv[c]
+    d = i - j
+    if d > kl or -d > ku or not np.isfinite(val):
+        return False
+    flat[kl + ku + d + ldab * j] += val
+    return True
+
+
+@njit
+def _chain_blocks(node, edge):  # type: ignore[no-untyped-def]
+    """(diagonal (n, 6, 6), upper (n − 1, 6, 6), lower (n − 1, 6, 6)) blocks of the block-tridiagonal matrix with
+    node blocks ``node`` and edge blocks ``edge`` (n − 1, 12, 12) joining nodes e and e + 1."""
+    d = node.copy()
+    ne = edge.shape[0]
+    up = np.empty((ne, 6, 6))
+    lo = np.empty((ne, 6, 6))
+    for e in range(ne):
+        for a in range(6):
+            for b in range(6):
+                d[e, a, b] += edge[e, a, b]
+                d[e + 1, a, b] += edge[e, 6 + a, 6 + b]
+                up[e, a, b] = edge[e, a, 6 + b]
+                lo[e, a, b] = edge[e, 6 + a, b]
+    return d, up, lo
+
+
+@njit
+def _times_T(blocks, T, shift):  # type: ignore[no-untyped-def]
+    """blocks[k] @ T[k + shift] for every k."""
+    out = np.zeros_like(blocks)
+    for k in range(blocks.shape[0]):
+        for a in range(6):
+            for c in range(6):
+                x = blocks[k, a, c]
+                if x != 0.0:
+                    for b in range(6):
+                        out[k, a, b] += x * T[k + shift, c, b]
+    return out
+
+
+@njit
+def ga_band_matrix(Eq, Nq, Ed, Nd, T, mdiag, s, sgp, b1_ptr, b1_idx, b1_val, bn_ptr, bn_idx, bn_val, m, idx2,  # type: ignore[no-untyped-def]
+                   inv, kl, ku):
+    """The scaled generalized-α iteration matrix of a chain of nodes (``generalized_alpha``, module docstring)
+    straight into LAPACK band storage (2kl + ku + 1, N), Fortran order, unknowns in the order ``inv`` (inverse
+    permutation). K_t = K + Z and C_t are block tridiagonal: node blocks Nq, Nd (n, 6, 6) and edge blocks Eq, Ed
+    (n − 1, 12, 12) joining nodes e and e + 1; T (n, 6, 6) the blocks of T(θ); M = diag(mdiag); B(q_{n+1}) and
+    B(q_n) as CSR arrays. With s = 1/β', sgp = γ'/β':
+
+        [ M + sgp C_t + s K_t T    s K_t T B_nᵀ    Bᵀ ]
+        [ B T                      B T B_nᵀ        0  ]      (index 2; index 3: the first and last block
+        [ B                        0               0  ]       columns, the first two block rows)
+
+    Returns (ab, ok, max|K_t T|): ok False when an entry falls outside the band or is not finite.
+    Reference: ``ga_band_matrix_numpy`` (scipy.sparse products)."""
+    nn = T.shape[0]
+    n = 6 * nn
+    N = n + m + (m if idx2 else 0)
+    ldab = 2 * kl + ku + 1
+    flat = np.zeros(ldab * N)
+    ok = True
+    Kd, Ku, Kl = _chain_blocks(Nq, Eq)
+    Cd, Cu, Cl = _chain_blocks(Nd, Ed)
+    KTd = _times_T(Kd, T, 0)
+    KTu = _times_T(Ku, T, 1)  # row node e, column node e + 1
+    KTl = _times_T(Kl, T, 0)  # row node e + 1, column node e
+    kt_max = 0.0
+    for blocks in (KTd, KTu, KTl):
+        for x in blocks.ravel():
+            kt_max = max(kt_max, abs(x))
+    for i in range(nn):  # A = M + sgp C + s K T
+        for a in range(6):
+            for b in range(6):
+                r, c = 6 * i + a, 6 * i + b
+                x = sgp * Cd[i, a, b]
+                if a == b:
+                    x = mdiag[r] + x
+                ok &= _band_add(flat, inv, kl, ku, ldab, r, c, x + s * KTd[i, a, b])
+                if i < nn - 1:
+                    ok &= _band_add(flat, inv, kl, ku, ldab, r, c + 6, sgp * Cu[i, a, b] + s * KTu[i, a, b])
+                    ok &= _band_add(flat, inv, kl, ku, ldab, r + 6, c, sgp * Cl[i, a, b] + s * KTl[i, a, b])
+    if m == 0:
+        return flat.reshape((N, ldab)).T, ok, kt_max
+    lam0 = n + m if idx2 else n  # first λ column
+    cnt = np.zeros(n + 1, np.int64)  # B_n by columns (CSC), for the products with B_nᵀ
+    for p in range(bn_idx.shape[0]):
+        cnt[bn_idx[p] + 1] += 1
+    for k in range(n):
+        cnt[k + 1] += cnt[k]
+    col_row = np.empty(bn_idx.shape[0], np.int64)
+    col_val = np.empty(bn_idx.shape[0])
+    fill = cnt[:-1].copy()
+    for r in range(m):
+        for p in range(bn_ptr[r], bn_ptr[r + 1]):
+            k = bn_idx[p]
+            col_row[fill[k]] = r
+            col_val[fill[k]] = bn_val[p]
+            fill[k] += 1
+    if idx2:  # s K T B_nᵀ: column ν_r gets s (K T)[:, k] B_n[r, k] from the three block rows around node k // 6
+        for r in range(m):
+            for p in range(bn_ptr[r], bn_ptr[r + 1]):
+                k = bn_idx[p]
+                beta, kk, bv = k // 6, k % 6, bn_val[p]
+                for al in range(max(beta - 1, 0), min(beta + 2, nn)):
+                    for ii in range(6):
+                        if al == beta:
+                            x = KTd[beta, ii, kk]
+                        elif al == beta - 1:
+                            x = KTu[al, ii, kk]
+                        else:
+                            x = KTl[beta, ii, kk]
+                        ok &= _band_add(flat, inv, kl, ku, ldab, 6 * al + ii, n + r, s * (x * bv))
+    row = np.zeros(n)
+    seen = np.zeros(nn, np.bool_)
+    nodes = np.empty(nn, np.int64)
+    for r in range(m):  # the row B T (and B T B_nᵀ), Bᵀ's column, B's row
+        nt = 0
+        for p in range(b1_ptr[r], b1_ptr[r + 1]):
+            k = b1_idx[p]
+            beta, kk, bv = k // 6, k % 6, b1_val[p]
+            if not seen[beta]:
+                seen[beta] = True
+                nodes[nt] = beta
+                nt += 1
+            for j in range(6):
+                row[6 * beta + j] += bv * T[beta, kk, j]
+            ok &= _band_add(flat, inv, kl, ku, ldab, k, lam0 + r, bv)
+            if idx2:
+                ok &= _band_add(flat, inv, kl, ku, ldab, n + m + r, k, bv)
+        for t in range(nt):
+            beta = nodes[t]
+            for j in range(6):
+                k = 6 * beta + j
+                x = row[k]
+                ok &= _band_add(flat, inv, kl, ku, ldab, n + r, k, x)
+                if idx2:
+                    for p in range(cnt[k], cnt[k + 1]):
+                        ok &= _band_add(flat, inv, kl, ku, ldab, n + r, n + col_row[p], x * col_val[p])
+                row[k] = 0.0
+            seen[beta] = False
+    return flat.reshape((N, ldab)).T, ok, kt_max
 
 # --------------------------------------------------------------------------- kernel / reference pairs
 def _stage_sums(rng: np.random.Generator) -> tuple:  # type: ignore[type-arg]
@@ -371,6 +539,49 @@ def ga_update_numpy(dx: FloatArray, th: FloatArray, lam1: FloatArray, nu: FloatA
             float(np.abs(lam).max()), float(np.abs(dB).max()) if idx2 else 0.0)
 
 
+def ga_solve_update_numpy(lub: FloatArray, kl: int, ku: int, piv: np.ndarray, perm: np.ndarray, rhs: FloatArray,
+                          *update: object) -> tuple[object, ...]:
+    """Reference of ``ga_solve_update``: LAPACK's dgbtrs (``band_lu_apply_lapack``), then ``ga_update_numpy``."""
+    dx = band_lu_apply_lapack(lub, kl, ku, piv, perm, rhs)
+    return (bool(np.isfinite(dx).all()), *ga_update_numpy(dx, *update))  # type: ignore[arg-type]
+
+def ga_band_matrix_numpy(Eq: FloatArray, Nq: FloatArray, Ed: FloatArray, Nd: FloatArray, T: FloatArray,
+                         mdiag: FloatArray, s: float, sgp: float, b1_ptr: np.ndarray, b1_idx: np.ndarray,
+                         b1_val: FloatArray, bn_ptr: np.ndarray, bn_idx: np.ndarray, bn_val: FloatArray, m: int,
+                         idx2: bool, inv: np.ndarray, kl: int, ku: int) -> tuple[FloatArray, bool, float]:
+    """Reference of ``ga_band_matrix``: the blocks assembled and multiplied by scipy.sparse (as
+    ``GeneralizedAlpha._matrix`` does), the entries put into band storage through ``inv``."""
+    nn = T.shape[0]
+    n = 6 * nn
+
+    def chain(node: FloatArray, edge: FloatArray) -> sp.csr_array:
+        dense = np.zeros((n, n))
+        for i in range(nn):
+            dense[6 * i:6 * i + 6, 6 * i:6 * i + 6] += node[i]
+        for e in range(nn - 1):
+            dense[6 * e:6 * e + 12, 6 * e:6 * e + 12] += edge[e]
+        return sp.csr_array(dense)
+
+    Tm = sp.block_diag(list(T), format="csr")
+    KT = chain(Nq, Eq) @ Tm
+    A = sp.diags_array(mdiag) + sgp * chain(Nd, Ed) + s * KT
+    blocks: list[list[object]] = [[A]]
+    if m:
+        B1 = sp.csr_array((b1_val, b1_idx, b1_ptr), shape=(m, n))
+        BnT = sp.csr_array((bn_val, bn_idx, bn_ptr), shape=(m, n)).T
+        BT = B1 @ Tm
+        blocks = ([[A, s * (KT @ BnT), B1.T], [BT, BT @ BnT, None], [B1, None, None]] if idx2
+                  else [[A, B1.T], [BT, None]])
+    K = sp.coo_array(sp.block_array(blocks))
+    N = K.shape[0]
+    ldab = 2 * kl + ku + 1
+    i, j = inv[K.row], inv[K.col]
+    inside = (i - j <= kl) & (j - i <= ku)
+    flat = np.zeros(ldab * N)
+    np.add.at(flat, (kl + ku + i - j + ldab * j)[inside], K.data[inside])
+    ok = bool(inside.all() and np.isfinite(K.data).all())
+    return flat.reshape((N, ldab)).T, ok, float(np.abs(KT.data).max(initial=0.0))
+
 def _ga_iterate_sample(rng: np.random.Generator) -> tuple:  # type: ignore[type-arg]
     return (rng.normal(size=42), rng.normal(size=42), rng.normal(size=42), 0.3e-6, rng.normal(size=42), 0.7e3,
             rng.normal(size=42), 1.1e6)
@@ -390,6 +601,32 @@ def _ga_update_sample(rng: np.random.Generator, idx2: bool) -> tuple:  # type: i
             rng.normal(size=n), B.indptr.astype(np.int64), B.indices.astype(np.int64), B.data.copy(), 0.37, m, idx2)
 
 
+def _ga_solve_update_sample(rng: np.random.Generator, idx2: bool) -> tuple:  # type: ignore[type-arg]
+    """Band LU factors of a random matrix of the size of the update's dx (42 + 15 (+ 15)) and an update sample."""
+    dx, *update = _ga_update_sample(rng, idx2)
+    lub, kl, ku, piv, perm, _ = _band_factors(rng, n=dx.size)
+    return (lub, kl, ku, piv, perm, dx, *update)
+
+def _ga_band_matrix_sample(rng: np.random.Generator, m: int, idx2: bool) -> tuple:  # type: ignore[type-arg]
+    """A chain of 7 nodes: random node and edge blocks, T blocks, a mass diagonal, m constraint rows on one or two
+    neighbouring nodes (B and B_n of one pattern), the unknowns reversed in pairs, the full band."""
+    nn = 7
+    n = 6 * nn
+    rows = []
+    for r in range(m):
+        a = int(rng.integers(0, nn - 1))
+        cols = np.sort(rng.choice(np.arange(6 * a, 6 * a + (12 if r % 2 else 6)), size=5, replace=False))
+        rows.append(cols)
+    ptr = np.concatenate([[0], np.cumsum([len(c) for c in rows])]).astype(np.int64)
+    idx = np.concatenate(rows).astype(np.int64) if rows else np.zeros(0, np.int64)
+    N = n + m + (m if idx2 else 0)
+    perm = np.arange(N).reshape(-1, 1)[::-1].ravel() if N % 2 else np.arange(N).reshape(-1, 2)[:, ::-1].ravel()
+    inv = np.empty(N, np.int64)
+    inv[perm] = np.arange(N)
+    return (rng.normal(size=(nn - 1, 12, 12)), rng.normal(size=(nn, 6, 6)), rng.normal(size=(nn - 1, 12, 12)),
+            rng.normal(size=(nn, 6, 6)), rng.normal(size=(nn, 6, 6)), rng.uniform(1.0, 2.0, n), 0.37, 0.81, ptr, idx,
+            rng.normal(size=idx.size), ptr, idx, rng.normal(size=idx.size), m, idx2, inv, N - 1, N - 1)
+
 TWINS: tuple[Twin, ...] = (
     Twin("comb_rows", comb_rows, lambda c, S, k: c[:k] @ S[:k], _stage_sums),
     Twin("axpy_rows", lambda c, S, k: axpy_rows(S[-1], c, S, k), lambda c, S, k: S[-1] + c[:k] @ S[:k], _stage_sums),
@@ -402,6 +639,16 @@ TWINS: tuple[Twin, ...] = (
     Twin("ga_rhs (index 2)", ga_rhs, ga_rhs_numpy, lambda rng: _ga_rhs_sample(rng, True)),
     Twin("ga_update (index 3)", ga_update, ga_update_numpy, lambda rng: _ga_update_sample(rng, False)),
     Twin("ga_update (index 2)", ga_update, ga_update_numpy, lambda rng: _ga_update_sample(rng, True)),
+    Twin("ga_band_matrix (unconstrained)", ga_band_matrix, ga_band_matrix_numpy,
+         lambda rng: _ga_band_matrix_sample(rng, 0, False), 1e-12),
+    Twin("ga_band_matrix (index 3)", ga_band_matrix, ga_band_matrix_numpy,
+         lambda rng: _ga_band_matrix_sample(rng, 9, False), 1e-12),
+    Twin("ga_band_matrix (index 2)", ga_band_matrix, ga_band_matrix_numpy,
+         lambda rng: _ga_band_matrix_sample(rng, 9, True), 1e-12),
+    Twin("ga_solve_update (index 3)", ga_solve_update, ga_solve_update_numpy,
+         lambda rng: _ga_solve_update_sample(rng, False), 1e-11),
+    Twin("ga_solve_update (index 2)", ga_solve_update, ga_solve_update_numpy,
+         lambda rng: _ga_solve_update_sample(rng, True), 1e-11),
 )
 """Kernels with numpy or LAPACK references (``schur_stage_solve`` is compared with the numpy path of
 ``SaddlePointSolver`` in ``tests/test_jit.py``, with the operands that path builds)."""

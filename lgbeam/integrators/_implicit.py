@@ -47,6 +47,7 @@ logger = logging.getLogger(__name__)
 
 DENSE_LIMIT = 60  # unknowns below which dense LU and dense finite differences are used
 FD_EPS = 1e-6  # central-difference step (truncation ~ε² relative)
+NONFINITE_SOLVE = "the Newton solve gave non-finite values (singular matrix)"
 
 
 class SingularNewtonMatrix(RuntimeError):
@@ -60,16 +61,71 @@ class BlockDiagonalGroup(LieGroup, Protocol):
     def block_diag(self, blocks: FloatArray) -> sp.csr_array: ...
 
 
+
+@runtime_checkable
+class HasChainTangentBlocks(Protocol):
+    """Optional capability of a system whose nodes form a chain (edge e joins nodes e and e + 1, six unknowns per
+    node: ``CosseratRod``): its exact tangents K + Z and C as (edge blocks (N, 12, 12), node blocks (N+1, 6, 6)) each,
+    or None where it cannot (the sparse matrices of ``HasTangents`` then), and the blocks of T(θ)."""
+
+    def chain_tangent_blocks(self, t: float, q: FloatArray, v: FloatArray,
+                             lam: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray] | None: ...
+
+    def node_tangent_blocks(self, theta: FloatArray) -> FloatArray:
+        """The blocks (N+1, 6, 6) of the block-diagonal T(θ) of the system's group."""
+
+
+_CHAIN_PLANS: dict[tuple[Any, ...], tuple[np.ndarray, np.ndarray, int, int] | None] = {}
+
+
+def chain_band_plan(n_nodes: int, B1: sp.csr_array, Bn: sp.csr_array | None,
+                    idx2: bool) -> tuple[np.ndarray, np.ndarray, int, int] | None:
+    """(perm, inverse perm, kl, ku) of the banded order (``_banded.band_order``) of the generalized-α iteration matrix
+    of a node chain with constraint rows of the patterns of B(q_{n+1}) and B(q_n) (``generalized_alpha``), from the
+    structural pattern (every block entry that can be non-zero: all-ones blocks multiplied, no cancellation); None
+    when the band is too wide (``BandedLU.fits``). Kept per pattern."""
+    m = B1.shape[0]
+    Bs = Bn if (idx2 and Bn is not None) else B1
+    key = (n_nodes, m, idx2, _fingerprint(B1.indptr, B1.indices), _fingerprint(Bs.indptr, Bs.indices))
+    if key in _CHAIN_PLANS:
+        return _CHAIN_PLANS[key]
+    n = 6 * n_nodes
+    ones = np.ones((6, 6))
+    chain = sp.diags_array([np.ones(n_nodes - 1), np.ones(n_nodes), np.ones(n_nodes - 1)], offsets=[-1, 0, 1])
+    K = sp.csr_array(sp.kron(chain, ones))
+    KT = K @ sp.csr_array(sp.kron(sp.eye_array(n_nodes), ones))
+    blocks: list[list[Any]] = [[KT]]
+    if m:
+        P1 = sp.csr_array((np.ones(B1.indices.size), B1.indices, B1.indptr), shape=B1.shape)
+        PnT = sp.csr_array((np.ones(Bs.indices.size), Bs.indices, Bs.indptr), shape=Bs.shape).T
+        BT = P1 @ sp.csr_array(sp.kron(sp.eye_array(n_nodes), ones))
+        blocks = [[KT, KT @ PnT, P1.T], [BT, BT @ PnT, None], [P1, None, None]] if idx2 else [[KT, P1.T], [BT, None]]
+    r, c, v, N = _coo_blocks(blocks)
+    perm = band_order(sp.csr_array((v, (r, c)), shape=(N, N)), n, 6)
+    kl, ku = band_width(r, c, perm)
+    plan = None
+    if BandedLU.fits(N, kl, ku):
+        inv = np.empty(N, np.int64)
+        inv[perm] = np.arange(N)
+        plan = (np.ascontiguousarray(perm, dtype=np.int64), inv, kl, ku)
+    if len(_CHAIN_PLANS) >= 8:
+        del _CHAIN_PLANS[next(iter(_CHAIN_PLANS))]
+    _CHAIN_PLANS[key] = plan
+    return plan
+
 def _sparse(A: Any) -> sp.csr_array:
     return A if isinstance(A, sp.csr_array) else sp.csr_array(A)
 
 
 @dataclass(frozen=True)
 class KKTFactor:
-    """LU factors of the block matrix [[A, E], [F, G]] (any of E, F, G may be None: empty blocks)."""
+    """LU factors of the block matrix [[A, E], [F, G]] (any of E, F, G may be None: empty blocks); ``band``: the
+    banded LU behind ``solve_fn`` where there is one (a caller may fuse its substitution with its own arithmetic,
+    ``_compiled.ga_solve_update``)."""
 
     n: int
     solve_fn: Callable[[FloatArray], FloatArray]
+    band: BandedLU | None = None
 
     @staticmethod
     def build(blocks: list[list[Any]], block: int = 6) -> KKTFactor:
@@ -93,7 +149,7 @@ class KKTFactor:
             raise SingularNewtonMatrix("the Newton matrix has non-finite entries")
         banded = _banded_factor(r, c, v, n, blocks[0][0].shape[0], block)
         if banded is not None:
-            return KKTFactor(n, banded.solve)
+            return KKTFactor(n, banded.solve, banded)
         K = sp.csc_array((v, (r, c)), shape=(n, n))
         try:
             lu = spla.splu(K, permc_spec="COLAMD")
@@ -109,7 +165,7 @@ class KKTFactor:
     def solve(self, rhs: FloatArray) -> FloatArray:
         x = self.solve_fn(rhs)
         if not np.all(np.isfinite(x)):
-            raise SingularNewtonMatrix("the Newton solve gave non-finite values (singular matrix)")
+            raise SingularNewtonMatrix(NONFINITE_SOLVE)
         return x
 
 
@@ -361,13 +417,16 @@ def tangent_blocks(G: LieGroup, theta: FloatArray) -> sp.csr_array:
 __all__ = [
     "DENSE_LIMIT",
     "FD_EPS",
+    "NONFINITE_SOLVE",
     "STAGNATION",
     "BlockDiagonalGroup",
     "FiniteDifferenceTangents",
+    "HasChainTangentBlocks",
     "KKTFactor",
     "SingularNewtonMatrix",
     "at_round_off",
     "block_size",
+    "chain_band_plan",
     "dense_if_small",
     "position_tangent",
     "tangent_blocks",

@@ -63,20 +63,26 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 import scipy.sparse as sp
 
 from lgbeam._typing import FloatArray
-from lgbeam.integrators._compiled import ga_iterate, ga_rhs, ga_update
+from lgbeam.integrators._banded import BandedLU
+from lgbeam.integrators._compiled import ga_band_matrix, ga_iterate, ga_rhs, ga_solve_update, ga_update
 from lgbeam.integrators._implicit import (
+    DENSE_LIMIT,
+    NONFINITE_SOLVE,
     FiniteDifferenceTangents,
+    HasChainTangentBlocks,
     KKTFactor,
     SingularNewtonMatrix,
     abs_max,
     block_size,
+    chain_band_plan,
     dense_if_small,
     position_tangent,
     tangent_blocks,
@@ -96,12 +102,27 @@ from lgbeam.integrators.mechanics import (
     residuals,
     stage_solver,
 )
-from lgbeam.systems import ConstrainedMechanicalSystem, MechanicalState, is_rheonomic
+from lgbeam.systems import ConstrainedMechanicalSystem, MechanicalState, is_rheonomic, supports
 
 INDEX_FORMS = ("3", "2-stabilised")
 
 
 _NO_CSR = (np.zeros(1, np.int32), np.zeros(0, np.int32), np.zeros(0))
+
+
+@runtime_checkable
+class HasGAEvaluator(Protocol):
+    """Optional capability of a system with a diagonal mass matrix: a generalized-α residual evaluation, and a whole
+    Newton iteration, each in one compiled call (``CosseratRod``: ``rods._compiled.ga_rod_evaluate``,
+    ``ga_rod_iterate``). ``ga_evaluator(t_{n+1}, q_n)`` returns (``evaluate``, ``iterate``):
+    ``evaluate(λ, θ̃, B_nᵀν, base, βh², v_base, hγ, v̇_base, (1 − α_m)/(1 − α_f), diag M, 1/β', γ', m, index 2)``
+    → (θ, v_{n+1}, v̇_{n+1}, q_{n+1}, scaled right-hand side, max|g|, max|M v̇|, max|θ|), equal to the protocol
+    path of ``GeneralizedAlpha._step`` (``newton_residual``) to round-off; ``iterate(lub, kl, ku, piv, perm, rhs,
+    θ̃, λ, ν, B_nᵀν, B_n's CSR arrays, base, …, index 2)`` → ``_compiled.ga_solve_update``'s results followed by
+    ``evaluate``'s at the corrected iterate. None where the system has none."""
+
+    def ga_evaluator(self, t: float, q: FloatArray) -> tuple[Callable[..., tuple[Any, ...]],
+                                                              Callable[..., tuple[Any, ...]]] | None: ...
 
 
 @functools.cache
@@ -278,6 +299,9 @@ class GeneralizedAlpha:
                 gp: float) -> tuple[KKTFactor, float]:
         """Factorise the scaled iteration matrix at the current iterate (module docstring); also return the
         round-off level of the forces, 1e-14 max|K_t| max(1, |q|), below which λ corrections are noise."""
+        fast = self._chain_matrix(system, cache, t1, q1, v1, lam1, theta, B1, Bn, s, gp)
+        if fast is not None:
+            return fast
         T = tangent_blocks(system.group, theta)
         KT = position_tangent(system, cache.fd, t1, q1, v1, lam1) @ T
         floor = 1e-14 * abs_max(KT) * max(1.0, np.abs(q1).max())
@@ -291,6 +315,39 @@ class GeneralizedAlpha:
             return KKTFactor.build([[A, B1.T], [BT, None]], bs), floor
         BnT = sp.csr_array(Bn).T
         return KKTFactor.build([[A, s * (KT @ BnT), B1.T], [BT, BT @ BnT, None], [B1, None, None]], bs), floor
+
+    def _chain_matrix(self, system: ConstrainedMechanicalSystem, cache: GACache, t1: float, q1: FloatArray,
+                      v1: FloatArray, lam1: FloatArray, theta: FloatArray, B1: Any, Bn: Any, s: float,
+                      gp: float) -> tuple[KKTFactor, float] | None:
+        """``_matrix`` of a node chain with exact tangent blocks (``HasChainTangentBlocks``) and a diagonal M: the
+        matrix straight into band storage in one compiled pass (``_compiled.ga_band_matrix``) and LAPACK's dgbtrf;
+        None where that does not apply (the sparse assembly then)."""
+        mdiag = getattr(cache, "mdiag", None)
+        if cache.fd is not None or mdiag is None or not supports(system, HasChainTangentBlocks):
+            return None
+        T = system.node_tangent_blocks(theta)
+        n, m = mdiag.size, system.n_constraints
+        if T.ndim != 3 or T.shape[1:] != (6, 6) or 6 * T.shape[0] != n:
+            return None
+        idx2 = self.index == "2-stabilised" and m > 0
+        B1c = (B1 if type(B1) is sp.csr_array else sp.csr_array(B1)) if m else None
+        Bnc = (Bn if type(Bn) is sp.csr_array else sp.csr_array(Bn)) if idx2 else B1c
+        if n + m + (m if idx2 else 0) <= DENSE_LIMIT:
+            return None
+        plan = chain_band_plan(T.shape[0], B1c if B1c is not None else sp.csr_array((0, n)), Bnc, idx2)
+        blocks = system.chain_tangent_blocks(t1, q1, v1, lam1) if plan is not None else None
+        if plan is None or blocks is None:
+            return None
+        perm, inv, kl, ku = plan
+        b1 = (B1c.indptr, B1c.indices, np.ascontiguousarray(B1c.data, dtype=float)) if B1c is not None else _NO_CSR
+        bn = (Bnc.indptr, Bnc.indices, np.ascontiguousarray(Bnc.data, dtype=float)) if Bnc is not None else _NO_CSR
+        ab, ok, kt_max = ga_band_matrix(*blocks, T, mdiag, s, s * gp, *b1, *bn, m, idx2, inv, kl, ku)
+        if not ok:  # an entry outside the band, or not finite: the sparse path (which names the latter)
+            return None
+        band = BandedLU.from_band(ab, perm.size, perm, kl, ku)
+        if band is None:
+            raise SingularNewtonMatrix("the Newton matrix is singular (zero pivot in the banded LU)")
+        return KKTFactor(perm.size, band.solve, band), 1e-14 * kt_max * max(1.0, float(np.abs(q1).max()))
 
     def _step(self, system: ConstrainedMechanicalSystem, t: float, h: float, y: MechanicalState,
               cache: GACache) -> Step[MechanicalState, GACache]:
@@ -328,13 +385,19 @@ class GeneralizedAlpha:
         c_v, c_vd = h * ga, (1 - am) / (1 - af)
         mv = _ones(n) if mdiag is None else mdiag
 
+        kernels = (system.ga_evaluator(t1, q) if mdiag is not None and not cache.rheonomic
+                   and supports(system, HasGAEvaluator) else None)
+        consts = (base, bh2, v_base, c_v, vd_base, c_vd, mv, s, gp, m, idx2)
+
         def evaluate(th: FloatArray) -> tuple[Any, ...]:
-            """(θ, v_{n+1}, v̇_{n+1}, q_{n+1}, scaled right-hand side, max|g|, max|M v̇|) at the iterate θ̃."""
+            """(θ, v_{n+1}, v̇_{n+1}, q_{n+1}, scaled right-hand side, max|g|, max|M v̇|, max|θ|) at the iterate θ̃."""
+            if kernels is not None:  # the system's one compiled call (``HasGAEvaluator``), the same arithmetic
+                return kernels[0](lam1, th, Bnu, *consts)
             theta, v1, vd1 = ga_iterate(th, Bnu, base, bh2, v_base, c_v, vd_base, c_vd)
             q1 = G.retract(q, theta)
             g1, btl, ph, bv = residual(t1, q1, v1, lam1)
             mvd = vd1 if mdiag is not None else np.asarray(M @ vd1, dtype=float)  # non-diagonal M: M v̇ first
-            return (theta, v1, vd1, q1, *ga_rhs(mv, mvd, g1, btl, ph, bv, s, gp, m, idx2))
+            return (theta, v1, vd1, q1, *ga_rhs(mv, mvd, g1, btl, ph, bv, s, gp, m, idx2), float(np.abs(theta).max()))
 
         # predictor: the better by scaled residual of v̇_{n+1} = v̇_n and θ = 0 (module docstring)
         start = evaluate(th)
@@ -347,18 +410,31 @@ class GeneralizedAlpha:
             if first is None:
                 first = evaluate(th)
                 n_eval += 1
-            theta, v1, vd1, q1, rhs, g_max, mvd_max = first
+            theta, v1, vd1, q1, rhs, g_max, mvd_max, th_max = first
             first = None
             if factor is None:
                 B1 = jac(system, t1, q1) if m else None
                 factor, force_floor = self._matrix(system, cache, t1, q1, v1, lam1, theta, B1, Bn, s, gp)
                 newton.built()
                 n_fact += 1
-            dx = factor.solve(rhs)
-            th, lam1, nu, Bnu, d_th, d_lam, lam_max, d_bnu = ga_update(dx, th, lam1, nu, Bnu, *bn, s, m, idx2)
+            if (band := factor.band) is not None and kernels is not None:  # the whole iteration in one call:
+                finite, th, lam1, nu, Bnu, d_th, d_lam, lam_max, d_bnu, *after = kernels[1](  # correct, evaluate
+                    band.lub, band.kl, band.ku, band.piv, band.perm, rhs, th, lam1, nu, Bnu, *bn, *consts)
+                if not finite:
+                    raise SingularNewtonMatrix(NONFINITE_SOLVE)
+                first = tuple(after)  # the evaluation at the corrected iterate (also the step's end if converged)
+                n_eval += 1
+            elif band is not None:  # substitution and update in one compiled call
+                finite, th, lam1, nu, Bnu, d_th, d_lam, lam_max, d_bnu = ga_solve_update(
+                    band.lub, band.kl, band.ku, band.piv, band.perm, rhs, th, lam1, nu, Bnu, *bn, s, m, idx2)
+                if not finite:
+                    raise SingularNewtonMatrix(NONFINITE_SOLVE)
+            else:
+                dx = factor.solve(rhs)
+                th, lam1, nu, Bnu, d_th, d_lam, lam_max, d_bnu = ga_update(dx, th, lam1, nu, Bnu, *bn, s, m, idx2)
             # relative to the increment θ and to the force level, above the round-off floor of the solve; for λ
             # the floor is the round-off of λ = μ/s from the scaled solve (measured up to ~1e-10 relative)
-            allowed_th = self.tol * float(np.abs(theta).max()) + floor
+            allowed_th = self.tol * th_max + floor
             corr, allowed = [d_th], [allowed_th]
             if m:
                 corr.append(d_lam)
@@ -386,9 +462,12 @@ class GeneralizedAlpha:
                 )
             if verdict is Verdict.REFRESH:
                 factor = None
-        theta, v1, vd1 = ga_iterate(th, Bnu, base, bh2, v_base, c_v, vd_base, c_vd)
+        if first is not None:  # evaluated at the converged iterate by the fused iteration: the same arithmetic
+            theta, v1, vd1, q1 = first[:4]
+        else:
+            theta, v1, vd1 = ga_iterate(th, Bnu, base, bh2, v_base, c_v, vd_base, c_vd)
+            q1 = G.retract(q, theta)
         a1 = (th - base) / bh2
-        q1 = G.retract(q, theta)
         new_cache = replace(cache, a=a1, vdot=vd1, factor=factor, factor_h=h, n_factorisations=n_fact,
                             force_floor=force_floor)
         error = (be - 1.0 / 6.0) * h * h * (a1 - a_n)
@@ -407,4 +486,4 @@ class GeneralizedAlpha:
         )
 
 
-__all__ = ["INDEX_FORMS", "GACache", "GeneralizedAlpha", "chung_hulbert"]
+__all__ = ["INDEX_FORMS", "GACache", "GeneralizedAlpha", "HasGAEvaluator", "chung_hulbert"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -183,6 +183,15 @@ def norm(x: FloatArray) -> float:
     return math.sqrt(float(np.einsum("i,i->", x, x))) if x.ndim == 1 else float(np.linalg.norm(x))
 
 
+@runtime_checkable
+class HasStepInvariants(Protocol):
+    """Optional capability: (‖Φ‖, energy) after a step in one pass, or None to fall back (the driver's always-on
+    blow-up check, ``residuals(..., velocity=False)``; ``CosseratRod`` with supports, where ``HasStepResiduals``
+    declines)."""
+
+    def step_invariants(self, t: float, q: FloatArray, v: FloatArray) -> tuple[float, float] | None: ...
+
+
 def residuals(system: ConstrainedMechanicalSystem, t: float, q: FloatArray, v: FloatArray,
               lin: SaddlePointSolver | None = None, rheonomic: bool | None = None,
               velocity: bool = True) -> dict[str, float]:
@@ -196,6 +205,9 @@ def residuals(system: ConstrainedMechanicalSystem, t: float, q: FloatArray, v: F
         and (fused := system.step_residuals(t, q, v)) is not None
     ):
         return {"phi": fused[0], "bv": fused[1], "energy": fused[2]}
+    if not velocity and not rheo and supports(system, HasStepInvariants) and (
+            pair := system.step_invariants(t, q, v)) is not None:
+        return {"phi": pair[0], "energy": pair[1]}
     driven = system if rheo and supports(system, RheonomicConstraints) else None
     res = bv = 0.0
     if system.n_constraints:
@@ -255,6 +267,6 @@ def initial_step(system: ConstrainedMechanicalSystem, lin: SaddlePointSolver, t0
     return float(min(100 * h0, h1, h_max))
 
 
-__all__ = ["check_finite", "consistent_initial_state", "consistent_multiplier", "curvature_term", "hermite",
+__all__ = ["HasStepInvariants", "check_finite", "consistent_initial_state", "consistent_multiplier", "curvature_term", "hermite",
            "hidden", "initial_step", "jac", "multipliers", "newton_residual_fn", "phi", "project",
            "residuals", "stage_solver"]

@@ -23,7 +23,13 @@ The step core (each one compiled loop over all rows or edges, no Python per node
     the support rows) and B v (without Φ_t), from the edge kinematics (xi, JJ) and the support rows' Φ and B
     entries, without assembling B. The internal rows of edge e are rows ``rows`` of JJ_e = [Jm | Jp].
 
-``jacobian_data``, ``pair_H`` (∂(JJᵀ s)/∂q blocks of the tangent), ``band_ldl_pivots`` (stability.py).
+``ga_rod_evaluate(q, λ, θ̃, ...)``
+    One generalized-α residual evaluation in one call: the iterate of ``integrators._compiled.ga_iterate``, the
+    retraction q_n ∘ exp(θ), ``rod_residual`` and the scaled right-hand side ``ga_rhs`` (``CosseratRod.ga_evaluator``);
+    ``ga_rod_iterate`` a whole Newton iteration: the banded correction (``integrators._compiled.ga_solve_update``) and
+    the evaluation at the corrected iterate.
+
+``s3r3_tangent_blocks`` (T(θ) per node, the blocks of the gen-alpha iteration matrix), ``jacobian_data``, ``pair_H`` (∂(JJᵀ s)/∂q blocks of the tangent), ``band_ldl_pivots`` (stability.py).
 
 Numpy references (``*_numpy`` below, ``kernels``, ``loads``) sit beside them; ``qmul``, ``product_log``,
 ``internal_rows``, ``node_rows``, ``_hat_into``, ``_parts``, ``_hat_entry``, ``_edge_forces`` are helpers called
@@ -38,10 +44,22 @@ import numpy as np
 
 from lgbeam._numba import Twin, njit
 from lgbeam._typing import FloatArray
+from lgbeam.groups import _series as sr
 from lgbeam.groups import compiled_kernels as gk
 from lgbeam.groups.base import quat_conj, quat_mul, quat_to_matrix
+from lgbeam.groups.s3r3 import retract_s3r3
+from lgbeam.groups.se3 import tangent_se3
 from lgbeam.groups.so3 import quat_log, tangent_inv_so3
 from lgbeam.groups.tangent_derivatives import coefficients, tangent_inv_transpose_derivative
+from lgbeam.integrators._compiled import (
+    _band_factors,
+    ga_iterate,
+    ga_iterate_numpy,
+    ga_rhs,
+    ga_rhs_numpy,
+    ga_solve_update,
+    ga_solve_update_numpy,
+)
 
 from . import kernels, loads
 
@@ -295,6 +313,112 @@ def rod_residual(q, V, lam, ia, in_edge, in_comp, in_row, in_ref, s_nodes, base_
     return newton_residual(xi, JJ, V, lam, ia, in_edge, in_comp, in_row, in_ref, s_phi, s_data, s_node, s_row,
                            C_ds, Cw0, Cd_ds, damped, J, mass, q, load_idx, load_vec, load_spatial, load_scale)
 
+
+
+@njit
+def ga_rod_evaluate(q, lam, th, Bnu, base, bh2, v_base, c_v, vd_base, c_vd, mdiag, s, gp, m, idx2,  # type: ignore[no-untyped-def]
+                    ia, in_edge, in_comp, in_row, in_ref, s_nodes, base_p, base_R, base_x, row_entry, row_rot,
+                    row_dir, s_node, s_row, C_ds, Cw0, Cd_ds, damped, J, mass, load_idx, load_vec, load_spatial,
+                    load_scale):
+    """One generalized-α residual evaluation of a rod in one call (``CosseratRod.ga_evaluator``): the iterate
+    (θ, v_{n+1}, v̇_{n+1}) = ``ga_iterate``, q_{n+1} = q_n ∘ exp(θ) (``s3r3_retract``), (g, Bᵀλ, Φ, B v) =
+    ``rod_residual`` at (q_{n+1}, v_{n+1}, λ) and the scaled right-hand side ``ga_rhs`` (diagonal M); returns
+    (θ, v_{n+1}, v̇_{n+1}, q_{n+1}, rhs, max|g|, max|M v̇|, max|θ|). Reference: ``ga_rod_evaluate_numpy``."""
+    theta, v1, vd1 = ga_iterate(th, Bnu, base, bh2, v_base, c_v, vd_base, c_vd)
+    nn = q.shape[0]
+    q1 = gk.s3r3_retract(q, theta.reshape((nn, 6)))
+    g, f, phi, bv = rod_residual(q1, v1.reshape((nn, 6)), lam, ia, in_edge, in_comp, in_row, in_ref, s_nodes, base_p,
+                                 base_R, base_x, row_entry, row_rot, row_dir, s_node, s_row, C_ds, Cw0, Cd_ds, damped,
+                                 J, mass, load_idx, load_vec, load_spatial, load_scale)
+    rhs, g_max, mvd_max = ga_rhs(mdiag, vd1, g.ravel(), f.ravel(), phi, bv, s, gp, m, idx2)
+    return theta, v1, vd1, q1, rhs, g_max, mvd_max, np.abs(theta).max()
+
+
+
+@njit
+def ga_rod_iterate(lub, kl, ku, piv, perm, rhs, th, lam1, nu, Bnu, bn_ptr, bn_idx, bn_val, q, base, bh2, v_base,  # type: ignore[no-untyped-def]
+                   c_v, vd_base, c_vd, mdiag, s, gp, m, idx2, ia, in_edge, in_comp, in_row, in_ref, s_nodes, base_p,
+                   base_R, base_x, row_entry, row_rot, row_dir, s_node, s_row, C_ds, Cw0, Cd_ds, damped, J, mass,
+                   load_idx, load_vec, load_spatial, load_scale):
+    """One whole generalized-α Newton iteration of a rod in one call: the correction (``ga_solve_update``, band LU)
+    and the evaluation at the corrected iterate (``ga_rod_evaluate``); returns ga_solve_update's 9 results then
+    ga_rod_evaluate's 8. Reference: ``ga_rod_iterate_numpy``."""
+    finite, th2, lam2, nu2, Bnu2, d_th, d_lam, lam_max, d_bnu = ga_solve_update(
+        lub, kl, ku, piv, perm, rhs, th, lam1, nu, Bnu, bn_ptr, bn_idx, bn_val, s, m, idx2)
+    theta, v1, vd1, q1, rhs2, g_max, mvd_max, th_max = ga_rod_evaluate(
+        q, lam2, th2, Bnu2, base, bh2, v_base, c_v, vd_base, c_vd, mdiag, s, gp, m, idx2, ia, in_edge, in_comp,
+        in_row, in_ref, s_nodes, base_p, base_R, base_x, row_entry, row_rot, row_dir, s_node, s_row, C_ds, Cw0, Cd_ds,
+        damped, J, mass, load_idx, load_vec, load_spatial, load_scale)
+    return (finite, th2, lam2, nu2, Bnu2, d_th, d_lam, lam_max, d_bnu, theta, v1, vd1, q1, rhs2, g_max, mvd_max,
+            th_max)
+
+_C_C4 = np.array(sr.COEFFS["two_2cos_xsin_x4"])
+_C_C5 = np.array(sr.COEFFS["x2cos_3sin_x5"])
+_SW_C4, _SW_C5 = sr.switch_point("two_2cos_xsin_x4"), sr.switch_point("x2cos_3sin_x5")
+
+
+@njit
+def _two_2cos_xsin_x4(x):  # type: ignore[no-untyped-def]
+    """(2 − 2cos x − x sin x)/x⁴ (``groups._series.two_2cos_xsin_x4``)."""
+    x = abs(x)
+    if x < _SW_C4:
+        return gk.horner(_C_C4, x * x)
+    h = math.sin(0.5 * x)
+    return (4.0 * h * h - x * math.sin(x)) / x**4
+
+
+@njit
+def _x2cos_3sin_x5(x):  # type: ignore[no-untyped-def]
+    """(x(2 + cos x) − 3 sin x)/x⁵ (``groups._series.x2cos_3sin_x5``)."""
+    x = abs(x)
+    if x < _SW_C5:
+        return gk.horner(_C_C5, x * x)
+    return (x * (2.0 + math.cos(x)) - 3.0 * math.sin(x)) / x**5
+
+
+@njit
+def s3r3_tangent_blocks(theta):  # type: ignore[no-untyped-def]
+    """T(Ω, U) (K, 6, 6) of the rows θ_k = (Ω, U) (K, 6) (seed 004 eqs. (19)–(20), ``groups.se3.tangent_se3``):
+    [[T(Ω), 0], [C₁(Ω, U), T(Ω)]], T(Ω) = I + a Ω̃ + b Ω̃², C₁ = a Ũ + b (ŨΩ̃ + Ω̃Ũ) + (Ω·U)(c Ω̃ − d Ω̃²) with
+    a = (cos ω − 1)/ω², b = (ω − sin ω)/ω³, c = (2 − 2cos ω − ω sin ω)/ω⁴, d = (ω(2 + cos ω) − 3 sin ω)/ω⁵."""
+    K = theta.shape[0]
+    out = np.zeros((K, 6, 6))
+    W = np.empty(3)
+    U = np.empty(3)
+    for k in range(K):
+        for i in range(3):
+            W[i] = theta[k, i]
+            U[i] = theta[k, 3 + i]
+        n2 = W[0] * W[0] + W[1] * W[1] + W[2] * W[2]
+        n = math.sqrt(n2)
+        sh = gk.sinc_half(n)
+        a = -0.5 * sh * sh
+        b = gk.x_sin_x3(n)
+        c = _two_2cos_xsin_x4(n)
+        d = _x2cos_3sin_x5(n)
+        wu = W[0] * U[0] + W[1] * U[1] + W[2] * U[2]
+        for i in range(3):
+            for j in range(3):
+                dij = 1.0 if i == j else 0.0
+                w2 = W[i] * W[j] - n2 * dij  # Ω̃²
+                uw = W[i] * U[j] + U[i] * W[j] - 2.0 * wu * dij  # ŨΩ̃ + Ω̃Ũ
+                t = dij + a * _hat(W, i, j) + b * w2
+                out[k, i, j] = t
+                out[k, 3 + i, 3 + j] = t
+                out[k, 3 + i, j] = a * _hat(U, i, j) + b * uw + wu * (c * _hat(W, i, j) - d * w2)
+    return out
+
+
+@njit
+def _hat(v, i, j):  # type: ignore[no-untyped-def]
+    """(ṽ)_ij."""
+    if i == j:
+        return 0.0
+    if i == 0:
+        return -v[2] if j == 1 else v[1]
+    if i == 1:
+        return v[2] if j == 0 else -v[0]
+    return -v[1] if j == 0 else v[0]
 
 @njit
 def jacobian_data(JJ, rows, s_data, perm):  # type: ignore[no-untyped-def]
@@ -550,6 +674,30 @@ def rod_residual_numpy(q: FloatArray, V: FloatArray, lam: FloatArray, ia: np.nda
                                  C_ds, Cw0, Cd_ds, damped, J, mass, q, load_idx, load_vec, load_spatial, load_scale)
 
 
+def ga_rod_evaluate_numpy(q: FloatArray, lam: FloatArray, th: FloatArray, Bnu: FloatArray, base: FloatArray,
+                          bh2: float, v_base: FloatArray, c_v: float, vd_base: FloatArray, c_vd: float,
+                          mdiag: FloatArray, s: float, gp: float, m: int, idx2: bool,
+                          *rod: object) -> tuple[object, ...]:
+    """``ga_rod_evaluate``: ``ga_iterate_numpy``, ``groups.s3r3.retract_s3r3``, ``rod_residual_numpy``,
+    ``ga_rhs_numpy``."""
+    theta, v1, vd1 = ga_iterate_numpy(th, Bnu, base, bh2, v_base, c_v, vd_base, c_vd)
+    nn = q.shape[0]
+    q1 = retract_s3r3(q, theta.reshape(nn, 6))
+    g, f, phi, bv = rod_residual_numpy(q1, v1.reshape(nn, 6), lam, *rod)  # type: ignore[arg-type]
+    rhs, g_max, mvd_max = ga_rhs_numpy(mdiag, vd1, g.ravel(), f.ravel(), phi, bv, s, gp, m, idx2)
+    return theta, v1, vd1, q1, rhs, g_max, mvd_max, float(np.abs(theta).max())
+
+def ga_rod_iterate_numpy(lub: FloatArray, kl: int, ku: int, piv: np.ndarray, perm: np.ndarray, rhs: FloatArray,
+                         th: FloatArray, lam1: FloatArray, nu: FloatArray, Bnu: FloatArray, bn_ptr: np.ndarray,
+                         bn_idx: np.ndarray, bn_val: FloatArray, q: FloatArray, base: FloatArray, bh2: float,
+                         v_base: FloatArray, c_v: float, vd_base: FloatArray, c_vd: float, mdiag: FloatArray, s: float,
+                         gp: float, m: int, idx2: bool, *rod: object) -> tuple[object, ...]:
+    """``ga_rod_iterate``: ``ga_solve_update_numpy`` then ``ga_rod_evaluate_numpy``."""
+    corr = ga_solve_update_numpy(lub, kl, ku, piv, perm, rhs, th, lam1, nu, Bnu, bn_ptr, bn_idx, bn_val, s, m, idx2)
+    _, th2, lam2, _, Bnu2 = corr[:5]
+    return (*corr, *ga_rod_evaluate_numpy(q, lam2, th2, Bnu2, base, bh2, v_base, c_v, vd_base, c_vd,  # type: ignore[arg-type]
+                                          mdiag, s, gp, m, idx2, *rod))
+
 def jacobian_data_numpy(JJ: FloatArray, rows: np.ndarray, s_data: FloatArray, perm: np.ndarray) -> FloatArray:
     """``jacobian_data``: [JJ_e[rows] for every edge, then the support entries], gathered by ``perm``."""
     return np.concatenate([JJ[:, rows, :].ravel(), s_data.ravel()])[perm]
@@ -666,6 +814,26 @@ def _rod_residual_sample(rng: np.random.Generator) -> tuple:  # type: ignore[typ
             a["mass"], a["load_idx"], a["load_vec"], a["load_spatial"], a["load_scale"])
 
 
+def _ga_rod_sample(rng: np.random.Generator, idx2: bool) -> tuple:  # type: ignore[type-arg]
+    """A bent rod with supports (``_rod_residual_sample``) and a generalized-α iterate of ~1e-2 rad per node."""
+    q, _, lam, *rod = _rod_residual_sample(rng)
+    n, m = 6 * q.shape[0], lam.size
+    th, base = 1e-2 * rng.normal(size=n), 1e-2 * rng.normal(size=n)
+    return (q, lam, th, 1e-3 * rng.normal(size=n), base, 2.3e-6, rng.normal(size=n), 4.1e-3, rng.normal(size=n),
+            1.05, rng.uniform(0.5, 2.0, n), 0.37, 0.81, m, idx2, *rod)
+
+def _ga_rod_iterate_sample(rng: np.random.Generator, idx2: bool) -> tuple:  # type: ignore[type-arg]
+    """Band LU factors of a random matrix of the size of the rod's unknowns, B_n's CSR arrays and a rod iterate."""
+    q, lam, th, Bnu, base, bh2, v_base, c_v, vd_base, c_vd, mdiag, s, gp, m, idx2, *rod = _ga_rod_sample(rng, idx2)
+    n = th.size
+    B = np.where(rng.random((m, n)) < 0.2, rng.normal(size=(m, n)), 0.0)
+    ptr = np.concatenate([[0], np.cumsum((B != 0).sum(axis=1))]).astype(np.int64)
+    idx = np.nonzero(B)[1].astype(np.int64)
+    lub, kl, ku, piv, perm, _ = _band_factors(rng, n=n + m + (m if idx2 else 0))
+    rhs = 1e-3 * rng.normal(size=perm.size)
+    return (lub, kl, ku, piv, perm, rhs, th, lam, rng.normal(size=m), Bnu, ptr, idx, B[B != 0], q, base, bh2, v_base,
+            c_v, vd_base, c_vd, mdiag, s, gp, m, idx2, *rod)
+
 def _jacobian_sample(rng: np.random.Generator) -> tuple:  # type: ignore[type-arg]
     _, JJ = kernels.edge_kinematics(_configuration(rng))
     rows = np.array([3, 4, 5], dtype=np.int64)
@@ -702,6 +870,16 @@ TWINS: tuple[Twin, ...] = (
     Twin("support_eval", support_eval, support_eval_numpy, _support_sample, 1e-12),
     Twin("newton_residual", newton_residual, newton_residual_numpy, _newton_sample, 1e-12),
     Twin("rod_residual", rod_residual, rod_residual_numpy, _rod_residual_sample, 1e-12),
+    Twin("ga_rod_evaluate (index 3)", ga_rod_evaluate, ga_rod_evaluate_numpy, lambda rng: _ga_rod_sample(rng, False),
+         1e-12),
+    Twin("ga_rod_evaluate (index 2)", ga_rod_evaluate, ga_rod_evaluate_numpy, lambda rng: _ga_rod_sample(rng, True),
+         1e-12),
+    Twin("ga_rod_iterate (index 3)", ga_rod_iterate, ga_rod_iterate_numpy, lambda rng: _ga_rod_iterate_sample(rng, False),
+         1e-10),
+    Twin("ga_rod_iterate (index 2)", ga_rod_iterate, ga_rod_iterate_numpy, lambda rng: _ga_rod_iterate_sample(rng, True),
+         1e-10),
+    Twin("s3r3_tangent_blocks", s3r3_tangent_blocks, tangent_se3,
+         lambda rng: (gk.tangents(rng),)),
     Twin("jacobian_data", jacobian_data, jacobian_data_numpy, _jacobian_sample),
     Twin("pair_H", pair_H, pair_H_numpy, lambda rng: _pair_H_sample(rng, 1.0), 1e-12),
     Twin("pair_H (small angles)", pair_H, pair_H_numpy, lambda rng: _pair_H_sample(rng, 1e-3), 1e-12),

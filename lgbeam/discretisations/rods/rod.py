@@ -18,6 +18,8 @@ Symbols (seed 004 §4, eqs. (23)–(25); Table 3 in /work/shared/notes/beam-refe
 from __future__ import annotations
 
 import logging
+import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -387,6 +389,35 @@ class CosseratRod:
             bv[self.n_internal:] += sr.rate(t, q)
         return g.ravel(), f.ravel(), phi, bv
 
+    def ga_evaluator(self, t: float, q: FloatArray) -> tuple[Callable[..., tuple[Any, ...]],
+                                                              Callable[..., tuple[Any, ...]]] | None:
+        """A generalized-α step's compiled calls at t = t_{n+1} from q_n, bound to this step's constants
+        (``generalized_alpha.HasGAEvaluator``): ``evaluate`` (``_compiled.ga_rod_evaluate``: iterate, q_n ∘ exp(θ),
+        ``rod_residual``, scaled right-hand side) and ``iterate`` (``_compiled.ga_rod_iterate``: banded correction, then
+        ``evaluate`` at the corrected iterate); None where ``newton_residual`` needs the reference path or Φ depends
+        on t."""
+        fused = self._fused
+        sr = self.support_rows
+        if fused is None or sr.rheonomic:
+            return None
+        b = sr.base(t)
+        scale = np.array([-ld.time(t) for ld in self._nodal_only]) if self.loads else fused["no_scale"]
+        tail = (*fused["rows"], sr.nodes, b.p, b.R, b.x, sr.row_entry, sr.row_rot, sr.row_dir, fused["s_node"],
+                fused["s_row"], *fused["kv"], *fused["loads"], scale)
+        qn, ev_kernel, it_kernel = self._q(q), _compiled.ga_rod_evaluate, _compiled.ga_rod_iterate
+
+        def evaluate(lam: FloatArray, th: FloatArray, *consts: Any) -> tuple[Any, ...]:
+            """(θ, v_{n+1}, v̇_{n+1}, q_{n+1}, rhs, max|g|, max|M v̇|, max|θ|) of (λ, θ̃, B_nᵀν, base, βh², v_base,
+            hγ, v̇_base, (1 − α_m)/(1 − α_f), diag M, 1/β', γ', m, index 2) (``generalized_alpha``)."""
+            return ev_kernel(qn, lam, th, *consts, *tail)  # type: ignore[no-any-return]
+
+        def iterate(*correction: Any) -> tuple[Any, ...]:
+            """``ga_rod_iterate`` of (lub, kl, ku, piv, perm, rhs, θ̃, λ, ν, B_nᵀν, B_n's CSR arrays, base, βh², v_base,
+            hγ, v̇_base, (1 − α_m)/(1 − α_f), diag M, 1/β', γ', m, index 2)."""
+            return it_kernel(*correction[:13], qn, *correction[13:], *tail)  # type: ignore[no-any-return]
+
+        return evaluate, iterate
+
     @cached_property
     def _fused(self) -> dict[str, Any] | None:
         """The constant arguments of ``_compiled.rod_residual``, or None where the rod needs the reference
@@ -418,6 +449,41 @@ class CosseratRod:
     def constraint_stiffness(self, t: float, q: FloatArray, lam: FloatArray) -> sp.csr_array:
         """Z w = d/dε B(t, q ∘ exp(εw))ᵀ λ|₀, CSR (analytic for the internal rows and the support kinds)."""
         return tangents.constraint_stiffness(self, t, q, lam)
+
+    def chain_tangent_blocks(self, t: float, q: FloatArray, v: FloatArray,
+                             lam: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray] | None:
+        """The exact tangents as blocks of the node chain (edge e joins nodes e and e + 1): (K + Z edge blocks
+        (N, 12, 12), K + Z node blocks (N+1, 6, 6), D edge blocks, D node blocks), equal to ``stiffness`` +
+        ``constraint_stiffness`` and ``damping`` to round-off; None with spring supports or numpy kernels (the
+        sparse matrices then). ``generalized_alpha`` assembles its iteration matrix from them in one compiled pass
+        (``integrators._compiled.ga_band_matrix``)."""
+        if not self.compiled or self.support_rows.has_springs:
+            return None
+        q = self._q(q)
+        lam = np.asarray(lam, dtype=float)
+        nr, n_int = len(self.internal_rows), self.n_internal
+        s_lam = None
+        if nr:  # Z_e of the internal rows = [H(−ξ, s_λ); H(ξ, s_λ)] JJ, linear in s: one pass with σ + s_λ
+            s_lam = np.zeros((self.mesh.n_elements, 6))
+            s_lam[:, self._rows_index] = lam[:n_int].reshape(-1, nr)
+        Eq = tangents.element_stiffness(self, q, v, s_lam)
+        _, JJ = self._edges(q)
+        loads = tangents.load_node_blocks(self, t, q)
+        Nq = np.zeros((self.n_nodes, 6, 6)) if loads is None else -loads
+        if self.n_constraints > n_int:
+            sr = self.support_rows
+            np.add.at(Nq, sr.nodes, sr.constraint_stiffness_blocks(t, q, lam[n_int:]))
+        _, _, Cd_ds, J, m = self._kv
+        Nd = tangents.gyroscopic_blocks(np.asarray(v, dtype=float).reshape(self.n_nodes, 6), J, m)
+        Ed = (np.zeros((self.mesh.n_elements, 12, 12)) if Cd_ds is None
+              else np.swapaxes(JJ, 1, 2) @ (Cd_ds[:, :, None] * JJ))
+        return Eq, Nq, Ed, Nd
+
+    def node_tangent_blocks(self, theta: FloatArray) -> FloatArray:
+        """T(θ) of the group, one (6, 6) block per node (N+1, 6, 6) (``groups.se3.tangent_se3``; compiled:
+        ``_compiled.s3r3_tangent_blocks``)."""
+        rows = np.ascontiguousarray(theta, dtype=float).reshape(self.n_nodes, 6)
+        return _compiled.s3r3_tangent_blocks(rows) if self.compiled else np.asarray(self.group.tangent(rows.ravel()))
 
     # ------------------------------------------------------------------ energies, invariants
     def strains(self, q: FloatArray) -> FloatArray:
@@ -453,6 +519,24 @@ class CosseratRod:
         V = np.ascontiguousarray(v, dtype=float).reshape(self.n_nodes, 6)
         return fused(xi, JJ, q, V, self._rows_index, self._phi_ref, self.mesh.ds, self.w0, self.material.stiffness,
                      self._mass_diag, self.node_mass, g)
+
+    def step_invariants(self, t: float, q: FloatArray, v: FloatArray) -> tuple[float, float] | None:
+        """(‖Φ‖, energy) in one compiled pass plus the support rows' Φ (``_compiled.support_eval``): what the driver's
+        blow-up check reads after every step (``HasStepInvariants``), also with supports; None with spring supports
+        or the numpy kernels."""
+        fused = self._kernels.step_residuals
+        if fused is None or self.support_rows.has_springs:
+            return None
+        q = self._q(q)
+        xi, JJ = self._edges(q)
+        g = sum((ld.acceleration for ld in self.loads if isinstance(ld, Gravity)), np.zeros(3))
+        V = np.ascontiguousarray(v, dtype=float).reshape(self.n_nodes, 6)
+        phi, _, energy = fused(xi, JJ, q, V, self._rows_index, self._phi_ref, self.mesh.ds, self.w0,
+                               self.material.stiffness, self._mass_diag, self.node_mass, g)
+        if self.support_rows.n_rows:
+            ps = self.support_rows.evaluate(t, q)[0]
+            phi = math.sqrt(phi * phi + float(ps @ ps))
+        return float(phi), float(energy)
 
     def element_rotation(self, q: FloatArray) -> float:
         """The largest rotation angle (rad, in [0, π]) between the two nodes of one element: arccos((tr(R_iᵀ R_{i+1})

@@ -132,15 +132,19 @@ def _velocities(rod: Any, v: FloatArray | None) -> FloatArray | None:
 
 
 def edge_blocks(xi: FloatArray, JJ: FloatArray, C_ds: FloatArray, Cw0: FloatArray, Cd_ds: FloatArray | None,
-                Va: FloatArray | None, Vb: FloatArray | None, compiled: bool = False) -> FloatArray:
+                Va: FloatArray | None, Vb: FloatArray | None, compiled: bool = False,
+                s_extra: FloatArray | None = None) -> FloatArray:
     """K_e (E, 12, 12) of any set of E edges (a rod's, or every edge of a structure at once): ξ, JJ of the edges,
-    C/Δs, C w0, C_d/Δs per edge, the velocities of their end nodes a and b (None: at rest)."""
+    C/Δs, C w0, C_d/Δs per edge, the velocities of their end nodes a and b (None: at rest). ``s_extra`` (E, 6): a
+    stress added to σ in the [H(−ξ, ·); H(ξ, ·)] JJ term only (linear in it: the internal rows' multipliers, whose
+    Z_e is that term at s_λ, in the same pass)."""
     sigma = C_ds * xi - Cw0
     rate = None
     if Va is not None and Vb is not None and Cd_ds is not None:
         rate = (JJ @ np.concatenate([Va, Vb], axis=1)[:, :, None])[:, :, 0]
         sigma = sigma + Cd_ds * rate
-    Ke = np.swapaxes(JJ, 1, 2) @ (C_ds[:, :, None] * JJ) + _pair_H(xi, sigma, JJ, compiled)
+    Ke = np.swapaxes(JJ, 1, 2) @ (C_ds[:, :, None] * JJ) + _pair_H(xi, sigma if s_extra is None else sigma + s_extra,
+                                                                 JJ, compiled)
     if rate is not None:
         assert Va is not None and Vb is not None and Cd_ds is not None
         dP = (tangent_inv_derivative(xi, Vb) + tangent_inv_derivative(-xi, Va)) @ JJ
@@ -148,13 +152,15 @@ def edge_blocks(xi: FloatArray, JJ: FloatArray, C_ds: FloatArray, Cw0: FloatArra
     return Ke
 
 
-def element_stiffness(rod: Any, q: FloatArray, v: FloatArray | None = None) -> FloatArray:
-    """K_e (N, 12, 12) of the elastic and Kelvin–Voigt edge forces (module docstring)."""
+def element_stiffness(rod: Any, q: FloatArray, v: FloatArray | None = None,
+                      s_extra: FloatArray | None = None) -> FloatArray:
+    """K_e (N, 12, 12) of the elastic and Kelvin–Voigt edge forces (module docstring); ``s_extra``: see
+    ``edge_blocks``."""
     xi, JJ = rod._edges(rod._q(q))
     C_ds, Cw0, Cd_ds, _, _ = rod._kv
     V = _velocities(rod, v)
     return edge_blocks(xi, JJ, C_ds, Cw0, Cd_ds, None if V is None else V[:-1], None if V is None else V[1:],
-                       bool(rod.compiled))
+                       bool(rod.compiled), s_extra)
 
 
 def spatial_load_pairs(rod: Any, t: float) -> FloatArray | None:
