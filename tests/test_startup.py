@@ -99,3 +99,46 @@ def test_the_summary_is_reported_before_the_figures(tmp_path):
     run_case(case, source, tmp_path, progress=False, report=report)
     assert seen == [("ok", True, False)]
     assert (tmp_path / "figures" / "tip_trajectory.png").is_file()
+
+
+FAMILIES_NOT_ASKED = ("lgbeam.integrators.poisson", "lgbeam.integrators.rigid", "lgbeam.integrators.spheres",
+                      "lgbeam.integrators.lgvi", "lgbeam.integrators.lie", "lgbeam.integrators.integral_preserving",
+                      "lgbeam.integrators.rkmk")
+
+
+def test_a_gen_alpha_run_imports_only_the_families_it_asks_for(tmp_path):
+    """``lgbeam run`` of a gen-alpha rod case (its schema lists the methods of a constrained mechanical system)
+    loads the half-explicit and implicit families only: neither the Poisson/spectral, rigid-body, spheres, LGVI,
+    Lie-action, integral-preserving nor RKMK methods (issue 34 item 4)."""
+    code = ("import contextlib, io, sys; from lgbeam.cli.main import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    code = main(['run', 'steel-cantilever-dynamic', '--quiet', '--no-figures', '--out', {str(tmp_path / 'r')!r},"
+            " '--set', 'time.t_end=0.004', '--set', 'output.vtk=false'])\n"
+            f"print(code, [m for m in {FAMILIES_NOT_ASKED!r} if m in sys.modules], "
+            "'lgbeam.integrators.generalized_alpha' in sys.modules)")
+    env = os.environ | {"PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env, cwd=ROOT)
+    assert out.stdout.strip().splitlines()[-1] == "0 [] True"
+
+
+def test_the_family_index_is_what_the_families_register():
+    """``registry._FAMILIES`` (names and protocols known before a family is imported) against the entries each
+    loader builds; ``METHODS`` holds every family's entries in the index's order; ``method_entry`` and
+    ``methods_for`` answer as from the full registry."""
+    from lgbeam.integrators import registry
+
+    seen: list[str] = []
+    for key, fam in registry._FAMILIES.items():
+        entries = fam.load()
+        assert tuple(e.name for e in entries) == fam.names, key
+        assert {e.needs.__name__ for e in entries} == set(fam.protocols), key
+        seen += fam.names
+    assert len(seen) == len(set(seen))
+    methods = registry.METHODS
+    assert list(methods) == seen
+    for name in ("gen-alpha", "exp-suzuki4", "eln", "spheres-rattle", "slgi"):
+        assert registry.method_entry(name) is methods[name]
+    for protocol in {e.needs for e in methods.values()}:
+        assert registry.methods_for(protocol) == [e.name for e in methods.values() if e.needs is protocol]
+    with pytest.raises(ValueError, match="unknown integrator method 'nope'; known methods — half-explicit: herk1"):
+        registry.method_entry("nope")
