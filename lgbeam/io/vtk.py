@@ -38,6 +38,7 @@ Usage::
 from __future__ import annotations
 
 import base64
+import functools
 import logging
 import math
 import os
@@ -49,7 +50,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
-from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
@@ -136,6 +136,16 @@ def _cell_array(lines: list[np.ndarray] | np.ndarray, n: int) -> tuple[np.ndarra
     return offsets, conn
 
 
+_ATTR_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\n": "&#10;",
+                               "\r": "&#13;", "\t": "&#9;"})
+
+
+@functools.lru_cache(maxsize=4096)
+def _name_attr(name: str) -> str:
+    """``Name="..."`` with the XML attribute escapes (``xml.sax.saxutils`` imports urllib, http and ssl)."""
+    return f'Name="{name.translate(_ATTR_ESCAPES)}"'
+
+
 _VTK_TYPES = {"f8": "Float64", "f4": "Float32", "i1": "Int8", "u1": "UInt8", "i2": "Int16", "u2": "UInt16",
               "i4": "Int32", "u4": "UInt32", "i8": "Int64", "u8": "UInt64"}
 _EMPTY_BLOCK = base64.b64encode(struct.pack("<3Q", 0, 1 << 15, 0)).decode("ascii")
@@ -157,7 +167,7 @@ def _binary(raw: bytes, compress: bool) -> str:
 def _xml_array(name: str, a: Any, tuples: bool, compress: bool) -> str:
     """One ``<DataArray>`` (numbers; bool as Int8; components = the product of the trailing axes) or
     ``<Array type="String">`` (a list of strings: each NUL-terminated UTF-8) element."""
-    attr = f"Name={quoteattr(name)}"
+    attr = _name_attr(name)
     if isinstance(a, (list, tuple)) and all(isinstance(x, str) for x in a):
         raw = b"".join(x.encode("utf-8") + b"\0" for x in a)
         return (f'<Array type="String" {attr} NumberOfTuples="{len(a)}" format="binary">'
