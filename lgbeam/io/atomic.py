@@ -205,8 +205,8 @@ class FolderWriter:
     def write(self, name: str, data: bytes) -> None:
         """``name`` (a plain file name in the folder) holds ``data``, written whole."""
         if self._fd is None:
-            with atomic_path(self.folder / name, suffix=Path(name).suffix or ".tmp") as tmp:
-                tmp.write_bytes(data)
+            with atomic_path(self.folder / name, suffix=Path(name).suffix or ".tmp") as path:
+                path.write_bytes(data)
             return
         tmp = f".{name}.tmp"
         try:
