@@ -142,3 +142,31 @@ def test_the_family_index_is_what_the_families_register():
         assert registry.methods_for(protocol) == [e.name for e in methods.values() if e.needs is protocol]
     with pytest.raises(ValueError, match="unknown integrator method 'nope'; known methods — half-explicit: herk1"):
         registry.method_entry("nope")
+
+
+def test_a_figure_saved_without_the_extra_layout_draw_is_the_same_png(tmp_path):
+    """``plots._save`` drops the place-holder layout engine that ``tight_layout`` leaves (for which ``savefig``
+    draws the figure twice): the PNG is byte for byte the one matplotlib's default path writes."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from lgbeam.io.plots import _plain_log_ticks, _save
+
+    def draw() -> Figure:
+        fig = Figure(figsize=(4, 2.5))
+        ax = fig.add_subplot()
+        t = np.linspace(0.0, 1.0, 200)
+        ax.semilogy(t, 1e-9 + t**3, ".-", ms=2, label="accepted")
+        ax.set_title("step size")
+        ax.set_ylabel("h  [s]")
+        ax.legend()
+        return fig
+
+    ours = _save(draw(), tmp_path / "ours.png")
+    fig = draw()
+    FigureCanvasAgg(fig)
+    _plain_log_ticks(fig)
+    fig.tight_layout()
+    assert fig.get_layout_engine() is not None  # what made savefig draw twice
+    fig.savefig(tmp_path / "default.png", dpi=110, pil_kwargs={"compress_level": 1})
+    assert ours.read_bytes() == (tmp_path / "default.png").read_bytes()
