@@ -265,11 +265,13 @@ def _decode(el: ET.Element, header: str, compressed: bool, order: str) -> np.nda
     return data.reshape(-1, comps) if comps > 1 else data
 
 
-def read_vtp(path: str | os.PathLike[str]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+def read_vtp(path: str | os.PathLike[str],
+             names: tuple[str, ...] | None = None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Points ``(n, 3)`` and the numeric point-data arrays of a ``.vtp`` with inline data: the files ``write_vtp``
     writes and those of VTK's XML writer in binary or ascii mode (plain or zlib, UInt32 or UInt64 headers), as
     earlier versions of lgbeam wrote them. Light (no VTK import): what the ParaView state reads from every frame.
-    ValueError for anything else (appended data, another compressor, not PolyData)."""
+    ``names``: only these point-data arrays are decoded (those present). ValueError for anything else (appended
+    data, another compressor, not PolyData)."""
     try:
         root = ET.parse(path).getroot()
     except ET.ParseError as exc:
@@ -282,7 +284,7 @@ def read_vtp(path: str | os.PathLike[str]) -> tuple[np.ndarray, dict[str, np.nda
     order = ">" if root.get("byte_order") == "BigEndian" else "<"
     header = order + header[1:]
     arrays = {el.get("Name", ""): _decode(el, header, compressor is not None, order)
-              for el in piece.iterfind("PointData/DataArray")}
+              for el in piece.iterfind("PointData/DataArray") if names is None or el.get("Name", "") in names}
     pts = piece.find("Points/DataArray")
     points = np.zeros((0, 3)) if pts is None else _decode(pts, header, compressor is not None, order).reshape(-1, 3)
     return points.astype(float), arrays
