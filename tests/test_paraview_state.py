@@ -72,3 +72,20 @@ def test_planar_frame_is_seen_face_on_and_a_box_isometrically():
     view, up = camera_axes(np.array([0.0, 0, 0]), np.array([6.0, 5, 7]))
     assert np.allclose(view, -np.ones(3) * [1, -1, 1] / np.sqrt(3)) and abs(view @ up) < 1e-15
     assert np.allclose(up, np.array([-1, 1, 2]) / np.sqrt(6))  # e_z projected ⟂ view, normalised
+
+
+def test_the_state_edited_in_place_is_the_whole_tree_edited(tmp_path):
+    """``state_text`` parses and rewrites only the properties it fills (#34); the state is the same XML tree as
+    the whole template parsed, filled by the same ``_fill`` and serialised again."""
+    from lgbeam.io.paraview_state import PVD_PLACEHOLDER, SCALE_PLACEHOLDER, TEMPLATE, _fill, state_text
+
+    pvd = _series(tmp_path, [(0.1 * k, (_box_edges() * (1 + 0.1 * k), np.linspace(0, k + 1, 29))) for k in range(3)])
+    view = series_view(pvd)
+    template = TEMPLATE.read_text(encoding="utf-8")
+    root = ET.fromstring(template.replace(PVD_PLACEHOLDER, "s.pvd").replace(SCALE_PLACEHOLDER, "2.5"))
+    _fill({p.get("id", ""): p for p in root.iter("Property")}, view)
+
+    def tree(e):
+        return e.tag, sorted(e.attrib.items()), (e.text or "").strip(), [tree(c) for c in e]
+
+    assert tree(ET.fromstring(state_text(template, "s.pvd", 2.5, view))) == tree(root)

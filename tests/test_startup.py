@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -99,3 +100,100 @@ def test_the_summary_is_reported_before_the_figures(tmp_path):
     run_case(case, source, tmp_path, progress=False, report=report)
     assert seen == [("ok", True, False)]
     assert (tmp_path / "figures" / "tip_trajectory.png").is_file()
+
+
+FAMILIES_NOT_ASKED = ("lgbeam.integrators.poisson", "lgbeam.integrators.rigid", "lgbeam.integrators.spheres",
+                      "lgbeam.integrators.lgvi", "lgbeam.integrators.lie", "lgbeam.integrators.integral_preserving",
+                      "lgbeam.integrators.rkmk")
+
+
+def test_a_gen_alpha_run_imports_only_the_families_it_asks_for(tmp_path):
+    """``lgbeam run`` of a gen-alpha rod case (its schema lists the methods of a constrained mechanical system)
+    loads the half-explicit and implicit families only: neither the Poisson/spectral, rigid-body, spheres, LGVI,
+    Lie-action, integral-preserving nor RKMK methods (issue 34 item 4)."""
+    code = ("import contextlib, io, sys; from lgbeam.cli.main import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    code = main(['run', 'steel-cantilever-dynamic', '--quiet', '--no-figures', '--out', {str(tmp_path / 'r')!r},"
+            " '--set', 'time.t_end=0.004', '--set', 'output.vtk=false'])\n"
+            f"print(code, [m for m in {FAMILIES_NOT_ASKED!r} if m in sys.modules], "
+            "'lgbeam.integrators.generalized_alpha' in sys.modules)")
+    env = os.environ | {"PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env, cwd=ROOT)
+    assert out.stdout.strip().splitlines()[-1] == "0 [] True"
+
+
+def test_the_family_index_is_what_the_families_register():
+    """``registry._FAMILIES`` (names and protocols known before a family is imported) against the entries each
+    loader builds; ``METHODS`` holds every family's entries in the index's order; ``method_entry`` and
+    ``methods_for`` answer as from the full registry."""
+    from lgbeam.integrators import registry
+
+    seen: list[str] = []
+    for key, fam in registry._FAMILIES.items():
+        entries = fam.load()
+        assert tuple(e.name for e in entries) == fam.names, key
+        assert {e.needs.__name__ for e in entries} == set(fam.protocols), key
+        seen += fam.names
+    assert len(seen) == len(set(seen))
+    methods = registry.METHODS
+    assert list(methods) == seen
+    for name in ("gen-alpha", "exp-suzuki4", "eln", "spheres-rattle", "slgi"):
+        assert registry.method_entry(name) is methods[name]
+    for protocol in {e.needs for e in methods.values()}:
+        assert registry.methods_for(protocol) == [e.name for e in methods.values() if e.needs is protocol]
+    with pytest.raises(ValueError, match="unknown integrator method 'nope'; known methods — half-explicit: herk1"):
+        registry.method_entry("nope")
+
+
+def test_a_figure_saved_without_the_extra_layout_draw_is_the_same_png(tmp_path):
+    """``plots._save`` drops the place-holder layout engine that ``tight_layout`` leaves (for which ``savefig``
+    draws the figure twice): the PNG is byte for byte the one matplotlib's default path writes."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from lgbeam.io.plots import _plain_log_ticks, _save
+
+    def draw() -> Figure:
+        fig = Figure(figsize=(4, 2.5))
+        ax = fig.add_subplot()
+        t = np.linspace(0.0, 1.0, 200)
+        ax.semilogy(t, 1e-9 + t**3, ".-", ms=2, label="accepted")
+        ax.set_title("step size")
+        ax.set_ylabel("h  [s]")
+        ax.legend()
+        return fig
+
+    ours = _save(draw(), tmp_path / "ours.png")
+    fig = draw()
+    FigureCanvasAgg(fig)
+    _plain_log_ticks(fig)
+    fig.tight_layout()
+    assert fig.get_layout_engine() is not None  # what made savefig draw twice
+    fig.savefig(tmp_path / "default.png", dpi=110, pil_kwargs={"compress_level": 1})
+    assert ours.read_bytes() == (tmp_path / "default.png").read_bytes()
+
+
+def test_the_command_lines_matplotlib_import_draws_the_same_pngs(tmp_path):
+    """``cmd_run._plots`` imports matplotlib without the property lists of its ``set()`` docstrings: the run's
+    pictures (``plot_run`` of one short run folder) are byte for byte those of a plain ``lgbeam.io.plots``
+    import in another process, and the stub is gone after the import."""
+    from lgbeam.apps import load_case
+    from lgbeam.cli.cmd_run import run_case
+
+    case, source = load_case("steel-cantilever-dynamic", ["time.t_end=0.02", "output.vtk=false"])
+    run_case(case, source, tmp_path / "run", progress=False, figures=False)
+    draw = ("import sys, matplotlib, matplotlib.artist as a\nfrom pathlib import Path\n"
+            "{imp}\nP.plot_run(Path(sys.argv[1]))\n"
+            "print(a.kwdoc.__name__)")
+    env = os.environ | {"PYTHONPATH": str(ROOT)}
+    pngs, lines = {}, {}
+    for kind, imp in (("cli", "from lgbeam.cli.cmd_run import _plots; P = _plots()"),
+                      ("plain", "import lgbeam.io.plots as P")):
+        run_dir = tmp_path / kind
+        shutil.copytree(tmp_path / "run", run_dir)
+        out = subprocess.run([sys.executable, "-c", draw.format(imp=imp), str(run_dir)], capture_output=True,
+                             text=True, check=True, env=env, cwd=ROOT)
+        lines[kind] = out.stdout.split()[-1]
+        pngs[kind] = {p.name: p.read_bytes() for p in sorted((run_dir / "figures").glob("*.png"))}
+    assert len(pngs["cli"]) == 4 and pngs["cli"] == pngs["plain"]
+    assert lines["cli"] == lines["plain"] == "kwdoc"  # the library's own function is back after the import

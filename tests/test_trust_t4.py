@@ -135,6 +135,44 @@ def test_a_link_at_a_file_written_whole_is_replaced_not_followed(finished, tmp_p
         np.testing.assert_allclose(z["t"], np.linspace(0.0, 0.08, 9), rtol=0, atol=1e-12)
 
 
+def test_series_frames_never_follow_a_link_and_are_whole_files(tmp_path):
+    """The VTP frames (``FolderWriter``: the series folder checked once and held open): a link planted at a
+    frame's name or at its temporary name is replaced, not written through; the series folder swapped for a link
+    after the series started is not followed (the frames go to the folder that was checked); every frame is a
+    plain file with 0666 minus the umask that reads back, and no temporary file is left."""
+    from lgbeam.io.vtk import PolyFrame, PVDSeries, read_pvd, read_vtp
+
+    run, outside = tmp_path / "run", tmp_path / "outside"
+    (run / "paraview" / "s").mkdir(parents=True)
+    outside.mkdir()
+    for name in ("victim0", "victim1"):
+        (outside / name).write_text("precious")
+    os.symlink(outside / "victim0", run / "paraview" / "s" / "s_000000.vtp")
+    os.symlink(outside / "victim1", run / "paraview" / "s" / ".s_000001.vtp.tmp")
+    pts = np.arange(12.0).reshape(4, 3)
+    before = _tree(outside)
+    with RunLock(run):
+        series = PVDSeries(run / "paraview" / "s.pvd")
+        for k in range(3):
+            series.write_frame(0.1 * k, PolyFrame(pts + k, [np.arange(4)], {"k": np.full(4, float(k))}))
+        os.rename(run / "paraview" / "s", run / "paraview" / "moved")
+        os.symlink(outside, run / "paraview" / "s")
+        series.write_frame(0.3, PolyFrame(pts + 3, [np.arange(4)], {"k": np.full(4, 3.0)}))
+        series.close()
+    assert _tree(outside) == before and sorted(os.listdir(outside)) == ["victim0", "victim1"]
+    frames = run / "paraview" / "moved"
+    assert sorted(os.listdir(frames)) == [f"s_{k:06d}.vtp" for k in range(4)]
+    mask = os.umask(0)
+    os.umask(mask)
+    for k in range(4):
+        f = frames / f"s_{k:06d}.vtp"
+        assert f.is_file() and not f.is_symlink() and (f.stat().st_mode & 0o777) == 0o666 & ~mask
+        x, data = read_vtp(f)
+        np.testing.assert_array_equal(x, pts + k)
+        np.testing.assert_array_equal(data["k"], np.full(4, float(k)))
+    assert [t for t, _ in read_pvd(run / "paraview" / "s.pvd")] == [0.0, 0.1, 0.2, 0.3]
+
+
 def test_every_writer_checks_its_path_below_the_run_folder(tmp_path):
     """The helper itself (no up-front scan): a linked folder below the run folder is refused by the atomic
     writer, make_dirs, the ParaView series, the pictures and the streamed csv; links above it are allowed."""

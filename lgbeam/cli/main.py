@@ -21,7 +21,9 @@ from lgbeam._version import __version__
 COMMANDS = ("list", "run", "study", "sweep", "render", "modes", "spectrum", "bench", "keys")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; with ``only`` (a name of ``COMMANDS``) just that command's subparser, so
+    ``lgbeam run ...`` does not import the modules of ``study``, ``modes`` and the rest (issue 34)."""
     parser = argparse.ArgumentParser(
         prog="lgbeam",
         description="Geometric simulation of flexible beams and stiff Hamiltonian PDEs.",
@@ -29,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"lgbeam {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
+    for name in COMMANDS if only is None else (only,):
         try:
             module = importlib.import_module(f"lgbeam.cli.cmd_{name}")
         except ModuleNotFoundError as exc:  # a command not built yet must not break the others
@@ -61,7 +63,9 @@ def main(argv: list[str] | None = None) -> int:
     command = "lgbeam"
     try:
         logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
-        parser = build_parser()
+        # the command is the first word that is not an option (no top-level option takes a value)
+        first = next((w for w in (sys.argv[1:] if argv is None else argv) if not w.startswith("-")), None)
+        parser = build_parser(first if first in COMMANDS else None)
         args = parser.parse_args(argv)
         if not getattr(args, "func", None):
             parser.print_help()

@@ -5,8 +5,9 @@ systems), RKMK (Lie group ODEs), and the Poisson-system methods of ``lgbeam.inte
 
 The public names are resolved on first use (PEP 562 ``__getattr__``): importing a submodule for one
 constant (``from lgbeam.integrators.controllers import PI_BETA``) neither builds the registry of every
-method nor imports numba, so ``lgbeam --help`` stays light. ``from lgbeam.integrators import METHODS``
-builds the registry then, once."""
+method nor imports numba, so ``lgbeam --help`` stays light. ``make_method``/``method_entry`` import only the
+family of the method asked for (a gen-alpha run imports neither the Poisson, rigid-body nor spheres methods);
+``from lgbeam.integrators import METHODS`` imports every family then, once."""
 
 from __future__ import annotations
 

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,7 +81,7 @@ class SeriesView:
 
 def _read_vtp(path: Path) -> tuple[np.ndarray, np.ndarray | None]:
     """Points and ``moment_magnitude`` of one frame (``lgbeam.io.vtk.read_vtp``: no VTK import)."""
-    x, arrays = read_vtp(path)
+    x, arrays = read_vtp(path, names=("moment_magnitude",))
     mm = arrays.get("moment_magnitude")
     return x, (mm.astype(float).ravel() if mm is not None else None)
 
@@ -160,11 +161,38 @@ def _scale_points(props: dict[str, ET.Element], prop_id: str, stride: int, lo: f
     _set(props, prop_id, vals)
 
 
+_PROPERTY = re.compile(r'<Property\b[^>]*?\bid="([^"]+)"[^>]*?(?:/>|>.*?</Property>)', re.DOTALL)
+
+
+_FILLED = ("261.AnimationTime", "256.Time", "425.ViewTime", "261.StartTime", "263.StartTime", "261.EndTime",
+           "263.EndTime", "256.TimeRange", "256.TimestepValues", "285.TimestepValues", "261.PlayMode",
+           "737.RGBPoints", "735.Points", "737.AutomaticRescaleRangeMode", "425.CenterOfRotation",
+           *(f"425.Camera{what}{suffix}" for what in ("Position", "FocalPoint", "ViewUp", "ParallelScale")
+             for suffix in ("", "Info")))
+
+
+def _edit_properties(text: str, ids: tuple[str, ...], edit: Callable[[dict[str, ET.Element]], None]) -> str:
+    """``text`` with ``edit`` applied to its ``<Property>`` elements of these ``ids``: only they are parsed,
+    edited and written back in place; the rest of the state stays as it is (parsing and re-serialising the whole
+    340 kB template cost ≈ 0.1 s a run, #34)."""
+    spans = {m.group(1): m.span() for m in _PROPERTY.finditer(text) if m.group(1) in ids}
+    props = {k: ET.fromstring(text[a:b]) for k, (a, b) in spans.items()}
+    edit(props)
+    out, end = [], 0
+    for key, (a, b) in sorted(spans.items(), key=lambda kv: kv[1][0]):
+        out += [text[end:a], ET.tostring(props[key], encoding="unicode")]
+        end = b
+    return "".join([*out, text[end:]])
+
+
 def state_text(template: str, pvd_name: str, radius_factor: float, view: SeriesView) -> str:
     """The template filled in: relative series path, radius factor, last time, colour range, camera."""
     text = template.replace(PVD_PLACEHOLDER, pvd_name).replace(SCALE_PLACEHOLDER, repr(float(radius_factor)))
-    root = ET.fromstring(text)
-    props = {p.get("id", ""): p for p in root.iter("Property")}  # one pass, not a search per property
+    return _edit_properties(text, _FILLED, lambda props: _fill(props, view)).rstrip("\n") + "\n"
+
+
+def _fill(props: dict[str, ET.Element], view: SeriesView) -> None:
+    """The series' times, colour range and camera into the state's properties."""
     t0, t1 = view.times[0], view.times[-1]
     for pid in ("261.AnimationTime", "256.Time", "425.ViewTime"):
         _set(props, pid, [t1])
@@ -186,7 +214,6 @@ def state_text(template: str, pvd_name: str, radius_factor: float, view: SeriesV
         _set(props, f"425.CameraViewUp{suffix}", list(view.view_up))
         _set(props, f"425.CameraParallelScale{suffix}", [view.parallel_scale])
     _set(props, "425.CenterOfRotation", list(view.focal_point))
-    return ET.tostring(root, encoding="unicode") + "\n"
 
 
 def write_state(pvd: Path, radius_factor: float = 1.0) -> Path | None:

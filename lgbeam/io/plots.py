@@ -83,9 +83,15 @@ def _plain_log_ticks(fig: Figure) -> None:
 
 
 def _save(fig: Figure, path: Path) -> Path:
+    """``fig`` laid out (``tight_layout``, once) and written as a PNG at 110 dpi.
+
+    ``tight_layout`` leaves a place-holder layout engine on the figure, for which ``savefig`` draws the whole
+    figure once more (renderer disabled) before the real drawing; with the engine removed afterwards (the layout
+    stays as computed) the picture is the same, byte for byte, at ≈ 40 % less CPU of the drawing (#34)."""
     FigureCanvasAgg(fig)
     _plain_log_ticks(fig)
     fig.tight_layout()
+    fig.set_layout_engine(None)
     return write_via(path, lambda p: fig.savefig(p, dpi=110, pil_kwargs={"compress_level": 1}))  # deflate level 1: ≈ 0.15 s less for 4 PNGs
 
 

@@ -7,7 +7,9 @@ Layout (relative paths, so a run folder can be moved)::
     paraview/<name>-edges.pvd, paraview/<name>-edges/...           (PolyFrames with edges)
 
 The ``.pvd`` is rewritten after every frame through a temporary file and ``os.replace`` (atomic on
-POSIX), and each VTU is complete on disk before the ``.pvd`` names it. A run killed at any moment
+POSIX), and each VTU is complete on disk before the ``.pvd`` names it. VTP frames are written whole through
+``lgbeam.io.atomic.FolderWriter`` (the series folder checked for links once and held open; per frame one
+exclusive create and one rename, no path resolution: ≈ 0.4 ms a frame instead of ≈ 1.5 ms, #34). A run killed at any moment
 therefore leaves a ``.pvd`` that opens in ParaView with every frame written so far.
 
 Frame builders give the three kinds of data lgbeam writes:
@@ -38,10 +40,12 @@ Usage::
 from __future__ import annotations
 
 import base64
+import functools
 import logging
 import math
 import os
 import struct
+import sys
 import time
 import xml.etree.ElementTree as ET
 import zlib
@@ -49,18 +53,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
-from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
 from lgbeam.groups.base import quat_to_matrix
-from lgbeam.io.atomic import atomic_path, checked_path, make_dirs
+from lgbeam.io.atomic import FolderWriter, atomic_path, checked_path
 from lgbeam.io.run import check_name
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["Frame", "PVDSeries", "PolyFrame", "line_frame", "linked_bodies_frame", "read_pvd", "read_vtp",
-           "rigid_body_frame", "rod_frame", "write_vtp"]
+           "rigid_body_frame", "rod_frame", "vtp_bytes", "write_vtp"]
 
 
 
@@ -136,6 +139,16 @@ def _cell_array(lines: list[np.ndarray] | np.ndarray, n: int) -> tuple[np.ndarra
     return offsets, conn
 
 
+_ATTR_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\n": "&#10;",
+                               "\r": "&#13;", "\t": "&#9;"})
+
+
+@functools.lru_cache(maxsize=4096)
+def _name_attr(name: str) -> str:
+    """``Name="..."`` with the XML attribute escapes (``xml.sax.saxutils`` imports urllib, http and ssl)."""
+    return f'Name="{name.translate(_ATTR_ESCAPES)}"'
+
+
 _VTK_TYPES = {"f8": "Float64", "f4": "Float32", "i1": "Int8", "u1": "UInt8", "i2": "Int16", "u2": "UInt16",
               "i4": "Int32", "u4": "UInt32", "i8": "Int64", "u8": "UInt64"}
 _EMPTY_BLOCK = base64.b64encode(struct.pack("<3Q", 0, 1 << 15, 0)).decode("ascii")
@@ -154,30 +167,43 @@ def _binary(raw: bytes, compress: bool) -> str:
     return (base64.b64encode(header) + base64.b64encode(packed)).decode("ascii")
 
 
+@functools.lru_cache(maxsize=1024)
+def _string_array(name: str, strings: tuple[str, ...], compress: bool) -> str:
+    """``<Array type="String">`` of ``strings`` (each NUL-terminated UTF-8); the same names and units recur in
+    every frame of a series, so each distinct one is encoded once."""
+    raw = b"".join(x.encode("utf-8") + b"\0" for x in strings)
+    return (f'<Array type="String" {_name_attr(name)} NumberOfTuples="{len(strings)}" format="binary">'
+            f"{_binary(raw, compress)}</Array>\n")
+
+
 def _xml_array(name: str, a: Any, tuples: bool, compress: bool) -> str:
     """One ``<DataArray>`` (numbers; bool as Int8; components = the product of the trailing axes) or
     ``<Array type="String">`` (a list of strings: each NUL-terminated UTF-8) element."""
-    attr = f"Name={quoteattr(name)}"
     if isinstance(a, (list, tuple)) and all(isinstance(x, str) for x in a):
-        raw = b"".join(x.encode("utf-8") + b"\0" for x in a)
-        return (f'<Array type="String" {attr} NumberOfTuples="{len(a)}" format="binary">'
-                f"{_binary(raw, compress)}</Array>\n")
-    v = np.asarray(a)
+        return _string_array(name, tuple(a), compress)
+    v = a if isinstance(a, np.ndarray) else np.asarray(a)
     if v.dtype == bool:
         v = v.astype(np.int8)
-    kind = _VTK_TYPES.get(v.dtype.str.lstrip("<>|="))
+    kind = _VTK_TYPES.get(v.dtype.str[1:])
     if kind is None:
         raise ValueError(f"array '{name}' has dtype {v.dtype}; VTK output takes real numbers, integers, "
                          "booleans or lists of strings")
-    comps = int(np.prod(v.shape[1:])) if v.ndim > 1 and v.size else 1
+    comps = math.prod(v.shape[1:]) if v.ndim > 1 and v.size else 1
     extra = f' NumberOfTuples="{v.size // comps}"' if tuples else ""
-    raw = np.ascontiguousarray(v, dtype=v.dtype.newbyteorder("<")).tobytes()
-    return (f'<DataArray type="{kind}" {attr} NumberOfComponents="{comps}"{extra} format="binary">'
+    if v.dtype.byteorder == ">" or (v.dtype.byteorder == "=" and sys.byteorder == "big"):
+        v = v.astype(v.dtype.newbyteorder("<"))
+    raw = v.tobytes()  # C order whatever the strides
+    return (f'<DataArray type="{kind}" {_name_attr(name)} NumberOfComponents="{comps}"{extra} format="binary">'
             f"{_binary(raw, compress)}</DataArray>\n")
 
 
 def write_vtp(path: str | os.PathLike[str], frame: PolyFrame, *, compress: bool = False) -> None:
-    """Write ``frame`` as VTK XML PolyData to ``path`` in one pass (not atomic: ``PVDSeries`` renames).
+    """Write ``frame`` as VTK XML PolyData to ``path`` (``vtp_bytes``; not atomic: ``PVDSeries`` renames)."""
+    Path(path).write_bytes(vtp_bytes(frame, compress=compress))
+
+
+def vtp_bytes(frame: PolyFrame, *, compress: bool = False) -> bytes:
+    """The VTK XML PolyData file of ``frame``, built in one pass.
 
     Every array is inline binary (VTK's ``format="binary"``: base64, UInt64 headers), plain or with ``compress``
     one zlib block per array; ``vtkXMLPolyDataReader`` (ParaView, pyvista) reads either, and the file is also
@@ -205,7 +231,7 @@ def write_vtp(path: str | os.PathLike[str], frame: PolyFrame, *, compress: bool 
     out += ["<Points>\n", _xml_array("Points", pts, False, compress), "</Points>\n<Lines>\n",
             _xml_array("connectivity", conn, False, compress), _xml_array("offsets", offsets[1:], False, compress),
             "</Lines>\n</Piece>\n</PolyData>\n</VTKFile>\n"]
-    Path(path).write_text("".join(out), encoding="utf-8")
+    return "".join(out).encode("utf-8")
 
 
 _NUMPY_TYPES = {v: k for k, v in _VTK_TYPES.items()}
@@ -239,11 +265,13 @@ def _decode(el: ET.Element, header: str, compressed: bool, order: str) -> np.nda
     return data.reshape(-1, comps) if comps > 1 else data
 
 
-def read_vtp(path: str | os.PathLike[str]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+def read_vtp(path: str | os.PathLike[str],
+             names: tuple[str, ...] | None = None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Points ``(n, 3)`` and the numeric point-data arrays of a ``.vtp`` with inline data: the files ``write_vtp``
     writes and those of VTK's XML writer in binary or ascii mode (plain or zlib, UInt32 or UInt64 headers), as
     earlier versions of lgbeam wrote them. Light (no VTK import): what the ParaView state reads from every frame.
-    ValueError for anything else (appended data, another compressor, not PolyData)."""
+    ``names``: only these point-data arrays are decoded (those present). ValueError for anything else (appended
+    data, another compressor, not PolyData)."""
     try:
         root = ET.parse(path).getroot()
     except ET.ParseError as exc:
@@ -256,7 +284,7 @@ def read_vtp(path: str | os.PathLike[str]) -> tuple[np.ndarray, dict[str, np.nda
     order = ">" if root.get("byte_order") == "BigEndian" else "<"
     header = order + header[1:]
     arrays = {el.get("Name", ""): _decode(el, header, compressor is not None, order)
-              for el in piece.iterfind("PointData/DataArray")}
+              for el in piece.iterfind("PointData/DataArray") if names is None or el.get("Name", "") in names}
     pts = piece.find("Points/DataArray")
     points = np.zeros((0, 3)) if pts is None else _decode(pts, header, compressor is not None, order).reshape(-1, 3)
     return points.astype(float), arrays
@@ -340,7 +368,7 @@ class PVDSeries:
             raise ValueError(f"{self.path} already exists; pass overwrite=True or choose another name")
         self.frame_dir = self.path.parent / self.name
         try:
-            make_dirs(self.frame_dir)
+            self._files = FolderWriter(self.frame_dir)  # the frames: checked once, each written whole
         except OSError as exc:
             raise PermissionError(f"cannot create ParaView folder {self.frame_dir}: {exc.strerror}") from exc
         self.entries: list[tuple[float, str]] = []
@@ -384,6 +412,7 @@ class PVDSeries:
         if not self.closed:
             self.flush()
         self.closed = True
+        self._files.close()
         if self._edges is not None:
             self._edges.close()
 
@@ -436,9 +465,9 @@ class PVDSeries:
                 if self._edges is None:
                     self._edges = PVDSeries(self.edges_path, edges=False, pvd_seconds=self.pvd_seconds)
                 self._edges.write_frame(t, frame.edges)
-            rel = f"{self.name}/{self.name}_{len(self.entries):06d}.vtp"
-            target = self.path.parent / rel
-            _write_atomic(target, lambda p: write_vtp(p, frame), suffix=".vtp")
+            file = f"{self.name}_{len(self.entries):06d}.vtp"
+            rel, target = f"{self.name}/{file}", self.frame_dir / file
+            self._files.write(file, vtp_bytes(frame))
         else:
             pts, cells, point_data, cell_data = _check_frame(frame)
             rel = f"{self.name}/{self.name}_{len(self.entries):06d}.vtu"

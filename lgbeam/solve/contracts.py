@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from lgbeam.integrators.base import Integrator
-from lgbeam.integrators.registry import METHODS
+from lgbeam.integrators.registry import all_methods
 from lgbeam.systems import missing_members, supports
 
 
@@ -30,8 +30,8 @@ def _meets(system: object, protocols: tuple[type, ...]) -> bool:
 
 
 def compatible_methods(system: object) -> list[str]:
-    """Registered methods whose protocol and capabilities ``system`` provides."""
-    return [e.name for e in METHODS.values() if _meets(system, (e.needs, *e.requires))]
+    """Registered methods whose protocol and capabilities ``system`` provides (every family imported)."""
+    return [e.name for e in all_methods().values() if _meets(system, (e.needs, *e.requires))]
 
 
 def check_compatible(method: Integrator[Any, Any, Any], system: object) -> None:
