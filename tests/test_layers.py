@@ -1,6 +1,7 @@
 """The layer map (docs/architecture.md), enforced on every module of the package by parsing its imports:
 
-    _typing, _version, _numba, _sparse, _tables, diagnostics      (no lgbeam imports above them)
+    _typing, _version, _numba, _sparse, _tables, diagnostics,
+    _newton_kernels                                               (no lgbeam imports above them)
     groups → systems → integrators → solve
     groups, systems → discretisations, models, estimation
     solve, ... → io → apps → studies → bench → cli → __main__
@@ -19,10 +20,10 @@ from pathlib import Path
 import pytest
 
 PKG = Path(__file__).resolve().parents[1] / "lgbeam"
-BASE = {"_typing", "_numba", "_sparse", "_tables", "_version", "diagnostics"}
+BASE = {"_typing", "_numba", "_sparse", "_tables", "_version", "diagnostics", "_newton_kernels"}
 ALLOWED: dict[str, set[str]] = {
     "_typing": set(), "_version": set(), "_numba": {"_typing"}, "_sparse": {"_typing"}, "_tables": set(),
-    "diagnostics": {"_typing"},
+    "diagnostics": {"_typing"}, "_newton_kernels": {"_typing", "_numba"},
     "groups": BASE,
     "systems": BASE | {"groups"},
     "integrators": BASE | {"groups", "systems"},

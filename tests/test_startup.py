@@ -7,7 +7,6 @@ from __future__ import annotations
 import importlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -171,29 +170,3 @@ def test_a_figure_saved_without_the_extra_layout_draw_is_the_same_png(tmp_path):
     assert fig.get_layout_engine() is not None  # what made savefig draw twice
     fig.savefig(tmp_path / "default.png", dpi=110, pil_kwargs={"compress_level": 1})
     assert ours.read_bytes() == (tmp_path / "default.png").read_bytes()
-
-
-def test_the_command_lines_matplotlib_import_draws_the_same_pngs(tmp_path):
-    """``cmd_run._plots`` imports matplotlib without the property lists of its ``set()`` docstrings: the run's
-    pictures (``plot_run`` of one short run folder) are byte for byte those of a plain ``lgbeam.io.plots``
-    import in another process, and the stub is gone after the import."""
-    from lgbeam.apps import load_case
-    from lgbeam.cli.cmd_run import run_case
-
-    case, source = load_case("steel-cantilever-dynamic", ["time.t_end=0.02", "output.vtk=false"])
-    run_case(case, source, tmp_path / "run", progress=False, figures=False)
-    draw = ("import sys, matplotlib, matplotlib.artist as a\nfrom pathlib import Path\n"
-            "{imp}\nP.plot_run(Path(sys.argv[1]))\n"
-            "print(a.kwdoc.__name__)")
-    env = os.environ | {"PYTHONPATH": str(ROOT)}
-    pngs, lines = {}, {}
-    for kind, imp in (("cli", "from lgbeam.cli.cmd_run import _plots; P = _plots()"),
-                      ("plain", "import lgbeam.io.plots as P")):
-        run_dir = tmp_path / kind
-        shutil.copytree(tmp_path / "run", run_dir)
-        out = subprocess.run([sys.executable, "-c", draw.format(imp=imp), str(run_dir)], capture_output=True,
-                             text=True, check=True, env=env, cwd=ROOT)
-        lines[kind] = out.stdout.split()[-1]
-        pngs[kind] = {p.name: p.read_bytes() for p in sorted((run_dir / "figures").glob("*.png"))}
-    assert len(pngs["cli"]) == 4 and pngs["cli"] == pngs["plain"]
-    assert lines["cli"] == lines["plain"] == "kwdoc"  # the library's own function is back after the import

@@ -10,7 +10,6 @@ SIGKILL); outside the step loop ``lgbeam.cli.main`` ends the command with the sa
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import logging
 import shutil
@@ -20,7 +19,6 @@ import threading
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from lgbeam._version import __version__
@@ -84,7 +82,8 @@ def run_case(case: dict[str, Any], source: Path | str, run_dir: Path, *, progres
 def write_figures(case: dict[str, Any], run_dir: Path) -> None:
     """figures/: ``lgbeam.io.plots.plot_run`` and the kind's own panels; a failure is one warning (pictures
     are a convenience, the run itself is complete)."""
-    plot_run = _plots().plot_run
+    from lgbeam.io.plots import plot_run
+
     app = get_app(case["kind"])
     try:
         plot_run(run_dir)
@@ -95,25 +94,6 @@ def write_figures(case: dict[str, Any], run_dir: Path) -> None:
 
 
 _PLOTS_IMPORT = threading.Lock()
-
-
-def _plots() -> ModuleType:
-    """``lgbeam.io.plots`` for the command line. When it is the first to import matplotlib, matplotlib's Artist
-    classes are built without the property lists of their ``set()`` docstrings (``matplotlib.artist.kwdoc``, ≈ 0.2
-    s of the ≈ 0.55 s import, #34): the pictures are the same, only ``help()`` texts of this process are shorter.
-    The stub is in place during this one import; a library import of ``lgbeam.io.plots`` is untouched."""
-    with _PLOTS_IMPORT:  # a study's threads: one patches, the others wait and find the module imported
-        if "lgbeam.io.plots" not in sys.modules and "matplotlib.figure" not in sys.modules:
-            import matplotlib.artist
-
-            kwdoc = getattr(matplotlib.artist, "kwdoc", None)
-            if callable(kwdoc):
-                matplotlib.artist.kwdoc = lambda artist: "(property list not built by `lgbeam run`)"
-                try:
-                    importlib.import_module("lgbeam.io.plots")
-                finally:
-                    matplotlib.artist.kwdoc = kwdoc
-        return importlib.import_module("lgbeam.io.plots")
 
 
 def _run_locked(case: dict[str, Any], source: Path | str, run_dir: Path, *, progress: bool,

@@ -66,6 +66,30 @@ def x_sin_x3(x):  # type: ignore[no-untyped-def]
     return (x - math.sin(x)) / x**3
 
 
+_C_C4 = np.array(sr.COEFFS["two_2cos_xsin_x4"])
+_C_C5 = np.array(sr.COEFFS["x2cos_3sin_x5"])
+_SW_C4, _SW_C5 = sr.switch_point("two_2cos_xsin_x4"), sr.switch_point("x2cos_3sin_x5")
+
+
+@njit
+def two_2cos_xsin_x4(x):  # type: ignore[no-untyped-def]
+    """(2 − 2cos x − x sin x)/x⁴ (``_series.two_2cos_xsin_x4``)."""
+    x = abs(x)
+    if x < _SW_C4:
+        return horner(_C_C4, x * x)
+    h = math.sin(0.5 * x)
+    return (4.0 * h * h - x * math.sin(x)) / x**4
+
+
+@njit
+def x2cos_3sin_x5(x):  # type: ignore[no-untyped-def]
+    """(x(2 + cos x) − 3 sin x)/x⁵ (``_series.x2cos_3sin_x5``)."""
+    x = abs(x)
+    if x < _SW_C5:
+        return horner(_C_C5, x * x)
+    return (x * (2.0 + math.cos(x)) - 3.0 * math.sin(x)) / x**5
+
+
 @njit
 def tinv_c(x):  # type: ignore[no-untyped-def]
     x = abs(x)

@@ -24,9 +24,9 @@ The step core (each one compiled loop over all rows or edges, no Python per node
     entries, without assembling B. The internal rows of edge e are rows ``rows`` of JJ_e = [Jm | Jp].
 
 ``ga_rod_evaluate(q, λ, θ̃, ...)``
-    One generalized-α residual evaluation in one call: the iterate of ``integrators._compiled.ga_iterate``, the
+    One generalized-α residual evaluation in one call: the iterate of ``lgbeam._newton_kernels.ga_iterate``, the
     retraction q_n ∘ exp(θ), ``rod_residual`` and the scaled right-hand side ``ga_rhs`` (``CosseratRod.ga_evaluator``);
-    ``ga_rod_iterate`` a whole Newton iteration: the banded correction (``integrators._compiled.ga_solve_update``) and
+    ``ga_rod_iterate`` a whole Newton iteration: the banded correction (``lgbeam._newton_kernels.ga_solve_update``) and
     the evaluation at the corrected iterate.
 
 ``s3r3_tangent_blocks`` (T(θ) per node, the blocks of the gen-alpha iteration matrix), ``jacobian_data``, ``pair_H`` (∂(JJᵀ s)/∂q blocks of the tangent), ``band_ldl_pivots`` (stability.py).
@@ -42,17 +42,8 @@ import math
 
 import numpy as np
 
-from lgbeam._numba import Twin, njit
-from lgbeam._typing import FloatArray
-from lgbeam.groups import _series as sr
-from lgbeam.groups import compiled_kernels as gk
-from lgbeam.groups.base import quat_conj, quat_mul, quat_to_matrix
-from lgbeam.groups.s3r3 import retract_s3r3
-from lgbeam.groups.se3 import tangent_se3
-from lgbeam.groups.so3 import quat_log, tangent_inv_so3
-from lgbeam.groups.tangent_derivatives import coefficients, tangent_inv_transpose_derivative
-from lgbeam.integrators._compiled import (
-    _band_factors,
+from lgbeam._newton_kernels import (
+    band_factors_sample,
     ga_iterate,
     ga_iterate_numpy,
     ga_rhs,
@@ -60,6 +51,14 @@ from lgbeam.integrators._compiled import (
     ga_solve_update,
     ga_solve_update_numpy,
 )
+from lgbeam._numba import Twin, njit
+from lgbeam._typing import FloatArray
+from lgbeam.groups import compiled_kernels as gk
+from lgbeam.groups.base import quat_conj, quat_mul, quat_to_matrix
+from lgbeam.groups.s3r3 import retract_s3r3
+from lgbeam.groups.se3 import tangent_se3
+from lgbeam.groups.so3 import quat_log, tangent_inv_so3
+from lgbeam.groups.tangent_derivatives import coefficients, tangent_inv_transpose_derivative
 
 from . import kernels, loads
 
@@ -352,30 +351,6 @@ def ga_rod_iterate(lub, kl, ku, piv, perm, rhs, th, lam1, nu, Bnu, bn_ptr, bn_id
     return (finite, th2, lam2, nu2, Bnu2, d_th, d_lam, lam_max, d_bnu, theta, v1, vd1, q1, rhs2, g_max, mvd_max,
             th_max)
 
-_C_C4 = np.array(sr.COEFFS["two_2cos_xsin_x4"])
-_C_C5 = np.array(sr.COEFFS["x2cos_3sin_x5"])
-_SW_C4, _SW_C5 = sr.switch_point("two_2cos_xsin_x4"), sr.switch_point("x2cos_3sin_x5")
-
-
-@njit
-def _two_2cos_xsin_x4(x):  # type: ignore[no-untyped-def]
-    """(2 − 2cos x − x sin x)/x⁴ (``groups._series.two_2cos_xsin_x4``)."""
-    x = abs(x)
-    if x < _SW_C4:
-        return gk.horner(_C_C4, x * x)
-    h = math.sin(0.5 * x)
-    return (4.0 * h * h - x * math.sin(x)) / x**4
-
-
-@njit
-def _x2cos_3sin_x5(x):  # type: ignore[no-untyped-def]
-    """(x(2 + cos x) − 3 sin x)/x⁵ (``groups._series.x2cos_3sin_x5``)."""
-    x = abs(x)
-    if x < _SW_C5:
-        return gk.horner(_C_C5, x * x)
-    return (x * (2.0 + math.cos(x)) - 3.0 * math.sin(x)) / x**5
-
-
 @njit
 def s3r3_tangent_blocks(theta):  # type: ignore[no-untyped-def]
     """T(Ω, U) (K, 6, 6) of the rows θ_k = (Ω, U) (K, 6) (seed 004 eqs. (19)–(20), ``groups.se3.tangent_se3``):
@@ -394,8 +369,8 @@ def s3r3_tangent_blocks(theta):  # type: ignore[no-untyped-def]
         sh = gk.sinc_half(n)
         a = -0.5 * sh * sh
         b = gk.x_sin_x3(n)
-        c = _two_2cos_xsin_x4(n)
-        d = _x2cos_3sin_x5(n)
+        c = gk.two_2cos_xsin_x4(n)
+        d = gk.x2cos_3sin_x5(n)
         wu = W[0] * U[0] + W[1] * U[1] + W[2] * U[2]
         for i in range(3):
             for j in range(3):
@@ -829,7 +804,7 @@ def _ga_rod_iterate_sample(rng: np.random.Generator, idx2: bool) -> tuple:  # ty
     B = np.where(rng.random((m, n)) < 0.2, rng.normal(size=(m, n)), 0.0)
     ptr = np.concatenate([[0], np.cumsum((B != 0).sum(axis=1))]).astype(np.int64)
     idx = np.nonzero(B)[1].astype(np.int64)
-    lub, kl, ku, piv, perm, _ = _band_factors(rng, n=n + m + (m if idx2 else 0))
+    lub, kl, ku, piv, perm, _ = band_factors_sample(rng, n=n + m + (m if idx2 else 0))
     rhs = 1e-3 * rng.normal(size=perm.size)
     return (lub, kl, ku, piv, perm, rhs, th, lam, rng.normal(size=m), Bnu, ptr, idx, B[B != 0], q, base, bh2, v_base,
             c_v, vd_base, c_vd, mdiag, s, gp, m, idx2, *rod)
