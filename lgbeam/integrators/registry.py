@@ -208,7 +208,7 @@ _FAMILIES: dict[str, _Family] = {  # the registry's order; checked against the l
         "rkmk-herk4", "rkmk-hedop5")),
     "poisson": _Family(_poisson_family, ("SemilinearPoissonSystem", "SpectralPoissonSystem"), (
         "exp-midpoint", "disex", "energy-exp", "midpoint", "midpoint-newton", "discrete-gradient", "exp-euler",
-        "exp-triple-jump4", "exp-suzuki4", "exp-yoshida6", "exp-kahan-li6", "exp-kahan-li8", "energy-exp4",
+        "exp-triple-jump4", "exp-suzuki4", "exp-yoshida6", "exp-kahan-li6", "exp-kahan-li8", "exp-disex", "energy-exp4",
         "exp-suzuki4-adaptive", "etd35")),
     "implicit": _Family(_implicit, ("ConstrainedMechanicalSystem",), ("gen-alpha", "rattle-lgvi")),
     "integral-preserving": _Family(_integral_preserving, (
