@@ -136,3 +136,33 @@ def test_bad_input_says_what_to_change(make, words):
 def test_simulate_needs_an_explicit_generator():
     with pytest.raises(TypeError, match="np.random.Generator"):
         simulate(_short_scenario(), 42)  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------------------ linear-Gaussian limit
+def _linear_scenario(t_end: float = 3.0) -> Scenario:
+    """The straight line with exact heading odometry (Q_w = 0) and the unbiased Gaussian camera: the
+    heading stays exactly 0 in every filter, so (5.9)/(5.4) and (5.18)/(5.16) are linear in the
+    remaining states and the simulator draws exactly from the filters' model (per-sample odometry
+    noise, z = truth + N(0, Q))."""
+    return Scenario(trajectory=make_trajectory("line"), odometry=Odometry(q_w=0.0),
+                    camera=StereoCamera(model="gaussian", bearing_var=4e-4),
+                    landmarks=LandmarkField(features_per_step=6.0), t_end=t_end)
+
+
+def test_linear_gaussian_limit_all_filters_are_the_exact_kalman_filter(rng):
+    """In the linear-Gaussian limit every filter is the exact Kalman filter of the same model, in two
+    coordinate systems related linearly (θ fixed): the pose means and covariances must agree to round-off,
+    and the errors must be consistent with the covariances: the final position NEES summed over M
+    independent realisations is χ² with 2M degrees of freedom (mean 2M, sd 2√M)."""
+    M, nees, scen = 40, [], _linear_scenario()
+    for _ in range(M):
+        data = simulate(scen, rng)
+        res = {m: run_filter(m, data) for m in FILTERS}
+        for m in ("fej", "reduced"):
+            assert_allclose(res[m].pose, res["ekf"].pose, atol=1e-10)
+            assert_allclose(res[m].pose_cov, res["ekf"].pose_cov, atol=1e-12)
+        assert np.abs(res["ekf"].pose[:, 2]).max() == 0.0
+        e = res["ekf"].pose[-1, :2] - data.pose[-1, :2]
+        nees.append(e @ np.linalg.solve(res["ekf"].pose_cov[-1, :2, :2], e))
+    total = float(np.sum(nees))  # measured: 84.7 (expected 80 ± 12.6)
+    assert abs(total - 2 * M) < 4 * 2 * np.sqrt(M), total  # 4 σ of χ²_2M

@@ -409,7 +409,8 @@ def simulate(scenario: Scenario, rng: np.random.Generator) -> Dataset:
     fine = scenario.trajectory.pose(np.linspace(0.0, t[-1], max(2, int(t[-1] / 0.05) + 1)))[:, :2]
     lm = scenario.landmarks.sample(fine, cam, rng)
     vel = scenario.trajectory.body_velocity(t[:-1])
-    noise = rng.multivariate_normal(np.zeros(3), od.noise_cov, size=K, method="cholesky")
+    # = rng.multivariate_normal(0, diag, method="cholesky") draw for draw; also allows a zero variance
+    noise = rng.standard_normal((K, 3)) * np.sqrt(np.diag(od.noise_cov))
     odometry = vel + noise
     # all landmarks in every body frame: z_i(t_k) = R(θ_k)ᵀ (p_i − p_k), (K + 1, L, 2)
     rel = np.einsum("kji,klj->kli", rot2(pose[:, 2]), lm[None, :, :] - pose[:, None, :2])
