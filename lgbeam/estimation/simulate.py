@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Protocol
 
 import numpy as np
@@ -244,15 +244,22 @@ class StereoCamera:
         c = 0.5 * self.baseline
         return np.stack([np.arctan2(z[:, 1] - c, z[:, 0]), np.arctan2(z[:, 1] + c, z[:, 0])], axis=-1)
 
-    @cached_property
+    @property
     def visible_area(self) -> float:
-        """Area (m²) of the region :meth:`visible` accepts (midpoint rule on a 2 mm polar grid)."""
-        r = (np.arange(2500) + 0.5) * self.max_range / 2500
-        half = np.deg2rad(self.fov_deg) / 2
-        a = -half + (np.arange(1200) + 0.5) * 2 * half / 1200
-        R, A = np.meshgrid(r, a, indexing="ij")
-        pts = np.stack([R * np.cos(A), R * np.sin(A)], axis=-1)
-        return float(np.sum(self.visible(pts) * R) * (r[1] - r[0]) * (a[1] - a[0]))
+        """Area (m²) of the region :meth:`visible` accepts (midpoint rule on a 2 mm polar grid; computed
+        once per geometry, since every realisation builds its own camera)."""
+        return _visible_area(self.max_range, self.fov_deg, self.baseline)
+
+
+@lru_cache(maxsize=32)
+def _visible_area(max_range: float, fov_deg: float, baseline: float) -> float:
+    cam = StereoCamera(max_range=max_range, fov_deg=fov_deg, baseline=baseline)
+    r = (np.arange(2500) + 0.5) * max_range / 2500
+    half = np.deg2rad(fov_deg) / 2
+    a = -half + (np.arange(1200) + 0.5) * 2 * half / 1200
+    R, A = np.meshgrid(r, a, indexing="ij")
+    pts = np.stack([R * np.cos(A), R * np.sin(A)], axis=-1)
+    return float(np.sum(cam.visible(pts) * R) * (r[1] - r[0]) * (a[1] - a[0]))
 
 
 def triangulate(beta: FloatArray, baseline: float) -> FloatArray:
