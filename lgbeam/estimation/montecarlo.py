@@ -62,13 +62,19 @@ class Setting:
     q_z: float
     t_end: float | None = None
     camera_model: str = "stereo"
+    segment_time: float = 2.5
+    odometry_noise: str = "sample"
+    odometry_sample_at: str = "start"
 
     def __post_init__(self) -> None:
         if self.trajectory not in TRAJECTORY_KINDS:
             raise ValueError(f"unknown trajectory kind {self.trajectory!r}; choose one of {', '.join(TRAJECTORY_KINDS)}")
 
     def scenario(self) -> Scenario:
-        return Scenario(trajectory=make_trajectory(self.trajectory), odometry=Odometry(rate_hz=self.rate_hz),
+        """The simulator's scenario; the last four fields are the sensitivity study's knobs (defaults: the
+        tables' set-up), see :class:`~lgbeam.estimation.simulate.Odometry` and ``SplineTrajectory``."""
+        od = Odometry(rate_hz=self.rate_hz, noise=self.odometry_noise, sample_at=self.odometry_sample_at)
+        return Scenario(trajectory=make_trajectory(self.trajectory, segment_time=self.segment_time), odometry=od,
                         camera=StereoCamera(bearing_var=self.q_z, model=self.camera_model),
                         landmarks=LandmarkField(features_per_step=self.features_per_step), t_end=self.t_end)
 
