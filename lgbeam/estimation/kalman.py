@@ -91,8 +91,8 @@ def update(mu: FloatArray, Sigma: FloatArray, C: FloatArray, Q: FloatArray, r: F
 
     ``K = Σ Cᵀ (C Σ Cᵀ + Q)⁻¹``, ``μ ← μ + K r``, ``Σ ← Σ − K S Kᵀ`` (``= (I − K C) Σ``), symmetrised.
     """
-    S = C @ Sigma @ C.T + Q
     PCt = Sigma @ C.T
+    S = C @ PCt + Q
     cho = sla.cho_factor(S, check_finite=False)  # Σ and Q were checked where they entered
     K = sla.cho_solve(cho, PCt.T, check_finite=False).T
     return mu + K @ r, _sym(Sigma - K @ PCt.T)
