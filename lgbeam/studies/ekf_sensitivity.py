@@ -19,7 +19,8 @@ variant: common random numbers). Variants:
     ``z = truth + N(0, Q)`` instead of triangulated noisy bearings (removes the depth bias).
 
 Writes a markdown table (stdout, and ``--out`` if given): per cell the three filters' mean δp / δθ, the
-reduced/EKF and FE-EKF/EKF ratios of means with 95 % paired bootstrap intervals, and dead reckoning.
+reduced/EKF and FE-EKF/EKF ratios of means with 95 % paired bootstrap intervals, dead reckoning and the
+mean pose NEES.
 """
 
 from __future__ import annotations
@@ -77,8 +78,9 @@ def markdown(results: list[dict[str, Any]], realisations: int) -> str:
     out = [f"# EKF tables: sensitivity to the thesis's unstated choices ({realisations} realisations per row)", "",
            ("δp (m) / δθ (rad), means over the realisations; ratios of means with 95 % paired bootstrap "
             "intervals; DR: dead reckoning."), "",
-           "| variant | trajectory | Q_z | EKF | FE-EKF | reduced | red/EKF δp | red/EKF δθ | FEJ/EKF δp | DR |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
+           "| variant | trajectory | Q_z | EKF | FE-EKF | reduced | red/EKF δp | red/EKF δθ | FEJ/EKF δp | DR | NEES "
+           "EKF / FE-EKF / red |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
     for label, s in VARIANTS:
         rs = by_setting.get(s)
         if not rs:
@@ -87,7 +89,8 @@ def markdown(results: list[dict[str, Any]], realisations: int) -> str:
         cells = " | ".join(f"{summ[m]['dp']:.3g} / {summ[m]['dth']:.3g}" for m in ("ekf", "fej", "reduced"))
         out.append(f"| {label} | {s.trajectory} {s.features_per_step:.0f}, {s.rate_hz:.0f} Hz | {s.q_z:.0e} | {cells} | "
                    f"{_fmt(red[s]['dp'])} | {_fmt(red[s]['dth'])} | {_fmt(fej[s]['dp'])} | "
-                   f"{summ['ekf']['dr_dp']:.3g} / {summ['ekf']['dr_dth']:.3g} |")
+                   f"{summ['ekf']['dr_dp']:.3g} / {summ['ekf']['dr_dth']:.3g} | "
+                   + " / ".join(f"{summ[m]['nees']:.0f}" for m in ("ekf", "fej", "reduced")) + " |")
     return "\n".join(out) + "\n"
 
 
