@@ -78,8 +78,8 @@ def markdown(results: list[dict[str, Any]], realisations: int) -> str:
     out = [f"# EKF tables: sensitivity to the thesis's unstated choices ({realisations} realisations per row)", "",
            ("δp (m) / δθ (rad), means over the realisations; ratios of means with 95 % paired bootstrap "
             "intervals; DR: dead reckoning."), "",
-           "| variant | trajectory | Q_z | EKF | FE-EKF | reduced | red/EKF δp | red/EKF δθ | FEJ/EKF δp | DR | NEES "
-           "EKF / FE-EKF / red |",
+           ("| variant | trajectory | Q_z | EKF | FE-EKF | reduced | red/EKF δp | red/EKF δθ | FEJ/EKF δp | DR | "
+            "NEES EKF / FE-EKF / red |"),
            "|---|---|---|---|---|---|---|---|---|---|---|"]
     for label, s in VARIANTS:
         rs = by_setting.get(s)
