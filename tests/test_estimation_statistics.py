@@ -113,3 +113,20 @@ def test_ratio_intervals_and_the_markdown_ratio_table():
     thesis = 0.0443 / 0.0875  # Table 5.3, 10 Hz, Q_z = 1e-4
     flagged = not (ci["dth"][1] <= thesis <= ci["dth"][2])
     assert f"{ci['dth'][0]:.2f} [{ci['dth'][1]:.2f}, {ci['dth'][2]:.2f}]; {thesis:.2f}{' *' if flagged else ''} |" in row
+
+
+def test_sensitivity_study_table_and_bad_input(monkeypatch, caplog):
+    """The sensitivity study runs every variant on the same realisations and writes one row each; fewer than
+    two realisations (no bootstrap) is refused with exit code 2 and one line saying what to change."""
+    from dataclasses import replace
+
+    from lgbeam.studies import ekf_sensitivity
+
+    base = Setting("circle", 12.0, 10.0, 1e-4, t_end=2.0)
+    monkeypatch.setattr(ekf_sensitivity, "VARIANTS", (("baseline", base),
+                                                      ("unbiased camera", replace(base, camera_model="gaussian"))))
+    text = ekf_sensitivity.run(2, scheduler="synchronous")
+    rows = [line for line in text.splitlines() if line.startswith(("| baseline", "| unbiased"))]
+    assert len(rows) == 2 and all(row.count("|") == 12 for row in rows)
+    assert ekf_sensitivity.main(["--realisations", "1"]) == 2
+    assert "realisations must be at least 2" in caplog.text
