@@ -94,6 +94,22 @@ def test_common_random_numbers_across_q_z():
     assert_allclose(a.odometry, b.odometry, atol=0)
 
 
+def test_odometry_noise_reading_and_sampling_instant():
+    """Same seed: a density Q gives each reading sqrt(rate) times the per-sample noise (variance Q/Δt), and
+    readings at t_{k+1} differ from readings at t_k by exactly v(t_{k+1}) − v(t_k) (same noise draws)."""
+    traj = make_trajectory("spline")
+
+    def odo(**kw: str) -> Dataset:
+        return simulate(Scenario(trajectory=traj, odometry=Odometry(rate_hz=20.0, **kw), t_end=4.0),
+                        np.random.default_rng(3))
+
+    base, dens, end = odo(), odo(noise="density"), odo(sample_at="end")
+    v0, v1 = traj.body_velocity(base.t[:-1]), traj.body_velocity(base.t[1:])
+    assert_allclose(dens.odometry - v0, np.sqrt(20.0) * (base.odometry - v0), rtol=1e-12, atol=1e-15)
+    assert_allclose(dens.noise_cov, 20.0 * base.noise_cov, rtol=1e-15)
+    assert_allclose(end.odometry - base.odometry, v1 - v0, atol=1e-12)
+
+
 def test_gaussian_camera_model_is_unbiased(rng):
     """The 'gaussian' ablation draws z around the truth; its mean error over many draws is ~0."""
     data = simulate(_short_scenario("line", t_end=20.0, model="gaussian"), rng)
@@ -122,6 +138,8 @@ def test_pose_errors_wrap_the_heading():
     (lambda: make_trajectory("helix"), "unknown trajectory kind 'helix'; choose one of line, circle, spline"),
     (lambda: Setting("helix", 20.0, 10.0, 1e-4), "unknown trajectory kind"),
     (lambda: Odometry(rate_hz=0.0), "rate must be > 0"),
+    (lambda: Odometry(noise="white"), "odometry noise must be 'sample' or 'density'"),
+    (lambda: Odometry(sample_at="middle"), "sample_at must be 'start' or 'end'"),
     (lambda: run_filter("ukf", _static_dataset(np.random.default_rng(0), K=1)), "unknown filter 'ukf'"),
     (lambda: run_filter("ekf", _static_dataset(np.random.default_rng(0), K=1), initial_cov=-np.eye(3)),
      "initial pose covariance is not positive semidefinite"),
@@ -136,3 +154,52 @@ def test_bad_input_says_what_to_change(make, words):
 def test_simulate_needs_an_explicit_generator():
     with pytest.raises(TypeError, match="np.random.Generator"):
         simulate(_short_scenario(), 42)  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------------------ linear-Gaussian limit
+def _linear_scenario(t_end: float = 3.0) -> Scenario:
+    """The straight line with exact heading odometry (Q_w = 0) and the unbiased Gaussian camera: the
+    heading stays exactly 0 in every filter, so (5.9)/(5.4) and (5.18)/(5.16) are linear in the
+    remaining states and the simulator draws exactly from the filters' model (per-sample odometry
+    noise, z = truth + N(0, Q))."""
+    return Scenario(trajectory=make_trajectory("line"), odometry=Odometry(q_w=0.0),
+                    camera=StereoCamera(model="gaussian", bearing_var=4e-4),
+                    landmarks=LandmarkField(features_per_step=6.0), t_end=t_end)
+
+
+def test_linear_gaussian_limit_all_filters_are_the_exact_kalman_filter(rng):
+    """In the linear-Gaussian limit every filter is the exact Kalman filter of the same model, in two
+    coordinate systems related linearly (θ fixed): the pose means and covariances must agree to round-off,
+    and the errors must be consistent with the covariances: the final position NEES summed over M
+    independent realisations is χ² with 2M degrees of freedom (mean 2M, sd 2√M)."""
+    M, nees, scen = 40, [], _linear_scenario()
+    for _ in range(M):
+        data = simulate(scen, rng)
+        res = {m: run_filter(m, data) for m in FILTERS}
+        for m in ("fej", "reduced"):
+            assert_allclose(res[m].pose, res["ekf"].pose, atol=1e-10)
+            assert_allclose(res[m].pose_cov, res["ekf"].pose_cov, atol=1e-12)
+        assert np.abs(res["ekf"].pose[:, 2]).max() == 0.0
+        e = res["ekf"].pose[-1, :2] - data.pose[-1, :2]
+        nees.append(e @ np.linalg.solve(res["ekf"].pose_cov[-1, :2, :2], e))
+    total = float(np.sum(nees))  # measured: 84.7 (expected 80 ± 12.6)
+    assert abs(total - 2 * M) < 4 * 2 * np.sqrt(M), total  # 4 σ of χ²_2M
+
+
+@pytest.mark.parametrize("reduced", [False, True])
+def test_structured_prediction_equals_the_dense_one(rng, reduced):
+    """The filters' O(N²) prediction equals ``kalman.predict`` with the dense Φ of (5.11) / (5.20)."""
+    from lgbeam.estimation import kalman, planar
+    from lgbeam.estimation.filters import _predict_blocks
+
+    n = 5
+    A = rng.normal(size=(3 + 2 * n, 3 + 2 * n))
+    P, Rk = A @ A.T, np.diag(rng.uniform(0.1, 1.0, 3 + 2 * n))
+    p0, p1, dth = rng.normal(size=2), rng.normal(size=2), 0.07
+    if reduced:
+        Phi = planar.transition_reduced(p1, p0, dth, n)
+        got = _predict_blocks(P, Phi[:3, :3], np.eye(2) - dth * planar.J2, Rk)
+    else:
+        Phi = planar.transition_classical(p1, p0, n)
+        got = _predict_blocks(P, Phi[:3, :3], None, Rk)
+    assert_allclose(got, kalman.predict(np.zeros(3 + 2 * n), P, Phi, Rk), rtol=1e-13, atol=1e-12)

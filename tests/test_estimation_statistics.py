@@ -77,3 +77,56 @@ def test_line_three_filters_over_twenty_realisations():
         dps[q] = _mean(runs, "ekf", "dp_mean")
         assert abs(_mean(runs, "reduced", "dp_mean") / dps[q] - 1.0) < 0.05
     assert 2.5 < dps[4e-4] / dps[1e-4] < 3.5
+
+
+def test_dead_reckoning_is_the_nominal_update_iterated():
+    """The vectorised dead reckoning equals (5.10) applied step by step (planar.propagate_classical)."""
+    from lgbeam.estimation import planar
+    from lgbeam.estimation.montecarlo import dead_reckoning
+    from lgbeam.estimation.simulate import simulate
+
+    s = Setting("spline", 25.0, 10.0, 1e-4, t_end=8.0)
+    data = simulate(s.scenario(), RunSpec(s, 0).rng())
+    x, path = data.pose[0].copy(), [data.pose[0].copy()]
+    for u in data.odometry:
+        x = planar.propagate_classical(x, u[:2] * data.dt, u[2] * data.dt)
+        path.append(x.copy())
+    np.testing.assert_allclose(dead_reckoning(data), np.array(path), atol=1e-12)
+
+
+def test_ratio_intervals_and_the_markdown_ratio_table():
+    """Paired bootstrap: a filter against itself has ratio 1 with the interval [1, 1]; a ratio of means
+    lies inside its interval; the study's markdown shows the interval and flags a thesis value outside it."""
+    from lgbeam.estimation.montecarlo import ratio_intervals
+    from lgbeam.studies.ekf_tables import markdown, table_rows
+
+    s = Setting("circle", 20.0, 10.0, 1e-4, t_end=3.0)
+    runs = _runs(s, 3, ("ekf", "fej", "reduced"))
+    same = ratio_intervals(runs, "ekf", "ekf")[s]
+    assert same["dp"] == (1.0, 1.0, 1.0) and same["dth"] == (1.0, 1.0, 1.0)
+    ci = ratio_intervals(runs)[s]
+    for key in ("dp", "dth"):
+        r, lo, hi = ci[key]
+        assert lo <= r <= hi and r == pytest.approx(_mean(runs, "reduced", f"{key}_mean") / _mean(runs, "ekf", f"{key}_mean"))
+    md = markdown(table_rows(runs))
+    row = next(line for line in md.splitlines() if line.startswith("| circle | 20 | 10 Hz"))
+    thesis = 0.0443 / 0.0875  # Table 5.3, 10 Hz, Q_z = 1e-4
+    flagged = not (ci["dth"][1] <= thesis <= ci["dth"][2])
+    assert f"{ci['dth'][0]:.2f} [{ci['dth'][1]:.2f}, {ci['dth'][2]:.2f}]; {thesis:.2f}{' *' if flagged else ''} |" in row
+
+
+def test_sensitivity_study_table_and_bad_input(monkeypatch, caplog):
+    """The sensitivity study runs every variant on the same realisations and writes one row each; fewer than
+    two realisations (no bootstrap) is refused with exit code 2 and one line saying what to change."""
+    from dataclasses import replace
+
+    from lgbeam.studies import ekf_sensitivity
+
+    base = Setting("circle", 12.0, 10.0, 1e-4, t_end=2.0)
+    monkeypatch.setattr(ekf_sensitivity, "VARIANTS", (("baseline", base),
+                                                      ("unbiased camera", replace(base, camera_model="gaussian"))))
+    text = ekf_sensitivity.run(2, scheduler="synchronous")
+    rows = [line for line in text.splitlines() if line.startswith(("| baseline", "| unbiased"))]
+    assert len(rows) == 2 and all(row.count("|") == 12 for row in rows)
+    assert ekf_sensitivity.main(["--realisations", "1"]) == 2
+    assert "realisations must be at least 2" in caplog.text

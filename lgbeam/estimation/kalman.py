@@ -91,10 +91,10 @@ def update(mu: FloatArray, Sigma: FloatArray, C: FloatArray, Q: FloatArray, r: F
 
     ``K = Σ Cᵀ (C Σ Cᵀ + Q)⁻¹``, ``μ ← μ + K r``, ``Σ ← Σ − K S Kᵀ`` (``= (I − K C) Σ``), symmetrised.
     """
-    S = C @ Sigma @ C.T + Q
     PCt = Sigma @ C.T
-    cho = sla.cho_factor(S)
-    K = sla.cho_solve(cho, PCt.T).T
+    S = C @ PCt + Q
+    cho = sla.cho_factor(S, check_finite=False)  # Σ and Q were checked where they entered
+    K = sla.cho_solve(cho, PCt.T, check_finite=False).T
     return mu + K @ r, _sym(Sigma - K @ PCt.T)
 
 
@@ -180,7 +180,7 @@ def reduced_update(mu: FloatArray, Sigma: FloatArray, n_unobs: int, C: FloatArra
     k = n_unobs
     S_NO, S_OO = Sigma[:k, k:], Sigma[k:, k:]
     mu_O_bar, S_OO_bar = update(mu[k:], S_OO, C, Q, r)
-    A = sla.cho_solve(sla.cho_factor(S_OO), S_NO.T).T
+    A = sla.cho_solve(sla.cho_factor(S_OO, check_finite=False), S_NO.T, check_finite=False).T
     out_mu = np.concatenate([mu[:k] + A @ (mu_O_bar - mu[k:]), mu_O_bar])
     S_NO_bar = A @ S_OO_bar
     out = np.empty_like(Sigma)

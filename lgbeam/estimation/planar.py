@@ -65,6 +65,9 @@ _SE2 = SE2()
 def rot2(theta: FloatArray | float) -> FloatArray:
     """``R(θ) = [[cos θ, −sin θ], [sin θ, cos θ]]``, shape ``(..., 2, 2)``."""
     th = np.asarray(theta, dtype=float)
+    if th.ndim == 0:  # the filters' per-step call: no stacking overhead
+        c0, s0 = float(np.cos(th)), float(np.sin(th))
+        return np.array([[c0, -s0], [s0, c0]])
     c, s = np.cos(th), np.sin(th)
     return np.stack([np.stack([c, -s], axis=-1), np.stack([s, c], axis=-1)], axis=-2)
 

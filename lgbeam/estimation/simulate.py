@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Protocol
 
 import numpy as np
@@ -244,15 +244,22 @@ class StereoCamera:
         c = 0.5 * self.baseline
         return np.stack([np.arctan2(z[:, 1] - c, z[:, 0]), np.arctan2(z[:, 1] + c, z[:, 0])], axis=-1)
 
-    @cached_property
+    @property
     def visible_area(self) -> float:
-        """Area (m²) of the region :meth:`visible` accepts (midpoint rule on a 2 mm polar grid)."""
-        r = (np.arange(2500) + 0.5) * self.max_range / 2500
-        half = np.deg2rad(self.fov_deg) / 2
-        a = -half + (np.arange(1200) + 0.5) * 2 * half / 1200
-        R, A = np.meshgrid(r, a, indexing="ij")
-        pts = np.stack([R * np.cos(A), R * np.sin(A)], axis=-1)
-        return float(np.sum(self.visible(pts) * R) * (r[1] - r[0]) * (a[1] - a[0]))
+        """Area (m²) of the region :meth:`visible` accepts (midpoint rule on a 2 mm polar grid; computed
+        once per geometry, since every realisation builds its own camera)."""
+        return _visible_area(self.max_range, self.fov_deg, self.baseline)
+
+
+@lru_cache(maxsize=32)
+def _visible_area(max_range: float, fov_deg: float, baseline: float) -> float:
+    cam = StereoCamera(max_range=max_range, fov_deg=fov_deg, baseline=baseline)
+    r = (np.arange(2500) + 0.5) * max_range / 2500
+    half = np.deg2rad(fov_deg) / 2
+    a = -half + (np.arange(1200) + 0.5) * 2 * half / 1200
+    R, A = np.meshgrid(r, a, indexing="ij")
+    pts = np.stack([R * np.cos(A), R * np.sin(A)], axis=-1)
+    return float(np.sum(cam.visible(pts) * R) * (r[1] - r[0]) * (a[1] - a[0]))
 
 
 def triangulate(beta: FloatArray, baseline: float) -> FloatArray:
@@ -279,17 +286,30 @@ def triangulation_jacobian(beta: FloatArray, baseline: float) -> FloatArray:
 
 @dataclass(frozen=True)
 class Odometry:
-    """Odometry at ``rate_hz`` with per-sample noise ``N(0, Q_v)`` on ``v`` and ``N(0, Q_w)`` on ``w``."""
+    """Odometry at ``rate_hz`` with noise ``N(0, Q_v)`` on ``v`` and ``N(0, Q_w)`` on ``w``.
+
+    ``noise = "sample"`` (default, the seed's (5.9) read literally): each reading carries ``N(0, Q)``, so
+    a step's increment has variance ``Δt² Q``. ``noise = "density"``: ``Q`` is a spectral density
+    (per-sample variance ``Q/Δt``, increment variance ``Δt Q``, independent of the rate). ``sample_at``:
+    the reading used for the step ``t_k → t_{k+1}`` is the body velocity at ``"start"`` (``t_k``, default)
+    or ``"end"`` (``t_{k+1}``, the seed's superscript in ``v_m^{k+1}``). The thesis states neither.
+    """
 
     rate_hz: float = 10.0
     q_v: tuple[float, float] = (0.01, 0.01)
     q_w: float = 0.01
+    noise: str = "sample"
+    sample_at: str = "start"
 
     def __post_init__(self) -> None:
         if not (np.isfinite(self.rate_hz) and self.rate_hz > 0):
             raise ValueError(f"odometry/camera rate must be > 0 Hz (the thesis uses 10 and 20), got {self.rate_hz}")
         if min(self.q_v) < 0 or self.q_w < 0:
             raise ValueError(f"odometry noise variances must be >= 0, got Q_v = {self.q_v}, Q_w = {self.q_w}")
+        if self.noise not in ("sample", "density"):
+            raise ValueError(f"odometry noise must be 'sample' or 'density', got {self.noise!r}")
+        if self.sample_at not in ("start", "end"):
+            raise ValueError(f"odometry sample_at must be 'start' or 'end', got {self.sample_at!r}")
 
     @property
     def dt(self) -> float:
@@ -297,8 +317,9 @@ class Odometry:
 
     @property
     def noise_cov(self) -> FloatArray:
-        """``diag(Q_v, Q_w)``, the covariance of ``(n_v, n_w)``."""
-        return np.diag([self.q_v[0], self.q_v[1], self.q_w])
+        """Covariance of one reading's noise ``(n_v, n_w)``: ``diag(Q_v, Q_w)`` (``/ Δt`` for a density)."""
+        scale = 1.0 if self.noise == "sample" else self.rate_hz
+        return scale * np.diag([self.q_v[0], self.q_v[1], self.q_w])
 
 
 @dataclass(frozen=True)
@@ -408,8 +429,9 @@ def simulate(scenario: Scenario, rng: np.random.Generator) -> Dataset:
     pose = scenario.trajectory.pose(t)
     fine = scenario.trajectory.pose(np.linspace(0.0, t[-1], max(2, int(t[-1] / 0.05) + 1)))[:, :2]
     lm = scenario.landmarks.sample(fine, cam, rng)
-    vel = scenario.trajectory.body_velocity(t[:-1])
-    noise = rng.multivariate_normal(np.zeros(3), od.noise_cov, size=K, method="cholesky")
+    vel = scenario.trajectory.body_velocity(t[:-1] if od.sample_at == "start" else t[1:])
+    # = rng.multivariate_normal(0, diag, method="cholesky") draw for draw; also allows a zero variance
+    noise = rng.standard_normal((K, 3)) * np.sqrt(np.diag(od.noise_cov))
     odometry = vel + noise
     # all landmarks in every body frame: z_i(t_k) = R(θ_k)ᵀ (p_i − p_k), (K + 1, L, 2)
     rel = np.einsum("kji,klj->kli", rot2(pose[:, 2]), lm[None, :, :] - pose[:, None, :2])

@@ -49,6 +49,7 @@ from lgbeam.estimation.montecarlo import (
     FEATURES,
     RunSpec,
     Setting,
+    ratio_intervals,
     run_realisation,
     summarise,
     table_settings,
@@ -82,12 +83,25 @@ def specs_for(settings: list[Setting], realisations: int, seed: int) -> list[Run
 
 
 def table_rows(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """:func:`summarise` rows with the thesis's values and our/thesis ratios."""
+    """:func:`summarise` rows with the thesis's values and the reduced/EKF ratios with their 95 % paired
+    bootstrap intervals over the realisations (the same on the three rows of a setting)."""
     rows = summarise(results)
+    cis = {(s.trajectory, s.features_per_step, s.rate_hz, s.q_z): c for s, c in ratio_intervals(results).items()}
     for r in rows:
         th = thesis_value(r["trajectory"], r["features_per_step"], r["rate_hz"], r["q_z"], r["method"])
         r["thesis_dp"], r["thesis_dth"] = th if th is not None else (float("nan"), float("nan"))
+        ci = cis.get((r["trajectory"], r["features_per_step"], r["rate_hz"], r["q_z"]))
+        for key in ("dp", "dth"):
+            vals = ci[key] if ci is not None else (float("nan"),) * 3
+            for name, v in zip(("", "_lo", "_hi"), vals):
+                r[f"red_ekf_{key}{name}"] = v
     return rows
+
+
+def _ratio_cell(ours: tuple[float, float, float], thesis: float) -> str:
+    """``ratio [lo, hi]; thesis`` with ``*`` where the thesis's ratio lies outside our interval."""
+    flag = "" if ours[1] <= thesis <= ours[2] else " *"
+    return f"{ours[0]:.2f} [{ours[1]:.2f}, {ours[2]:.2f}]; {thesis:.2f}{flag}"
 
 
 def markdown(rows: list[dict[str, Any]]) -> str:
@@ -115,18 +129,23 @@ def markdown(rows: list[dict[str, Any]]) -> str:
                                  f"{r['thesis_dth']:.3g})")
             out.append(f"| {q:.0e} | " + " | ".join(cells) + " |")
         out.append("")
-    out += ["## Reduced / EKF ratios (ours; thesis)", "",
-            "| trajectory | features | rate | Q_z | δp ratio | δθ ratio | NEES EKF | NEES FE-EKF | NEES Red |",
-            "|---|---|---|---|---|---|---|---|---|"]
+    out += ["## Reduced / EKF ratios (ours [95 % paired bootstrap interval over the realisations]; thesis)", "",
+            ("`*`: the thesis's ratio lies outside our interval. DR: dead reckoning (odometry alone, no "
+             "landmarks), δp / δθ, the error of a filter that draws nothing from the camera."), "",
+            "| trajectory | features | rate | Q_z | δp ratio | δθ ratio | NEES EKF | NEES FE-EKF | NEES Red | DR |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
     for key, r in idx.items():
         if key[4] != "ekf":
             continue
         red, fej = idx.get(key[:4] + ("reduced",)), idx.get(key[:4] + ("fej",))
         if red is None or fej is None:
             continue
-        out.append(f"| {key[0]} | {key[1]:.0f} | {key[2]:.0f} Hz | {key[3]:.0e} | {red['dp'] / r['dp']:.2f}; "
-                   f"{red['thesis_dp'] / r['thesis_dp']:.2f} | {red['dth'] / r['dth']:.2f}; "
-                   f"{red['thesis_dth'] / r['thesis_dth']:.2f} | {r['nees']:.0f} | {fej['nees']:.0f} | {red['nees']:.0f} |")
+        dp = (r["red_ekf_dp"], r["red_ekf_dp_lo"], r["red_ekf_dp_hi"])
+        dth = (r["red_ekf_dth"], r["red_ekf_dth_lo"], r["red_ekf_dth_hi"])
+        out.append(f"| {key[0]} | {key[1]:.0f} | {key[2]:.0f} Hz | {key[3]:.0e} | "
+                   f"{_ratio_cell(dp, red['thesis_dp'] / r['thesis_dp'])} | "
+                   f"{_ratio_cell(dth, red['thesis_dth'] / r['thesis_dth'])} | {r['nees']:.0f} | {fej['nees']:.0f} | "
+                   f"{red['nees']:.0f} | {r['dr_dp']:.3g} / {r['dr_dth']:.3g} |")
     return "\n".join(out) + "\n"
 
 
