@@ -155,7 +155,7 @@ class SpectralETD35(PoissonMethod[SpectralPoissonSystem]):
     project: bool = False
     """Project every step onto the level set of the system's first integrals (energy, mass, momentum;
     ``lgbeam.integrators.poisson.projection``): they stay at their initial values to round-off on any
-    horizon, at two or three transform pairs a step; needs ``HasInvariantGradients``."""
+    horizon, at three more transforms a step; needs ``HasSpectralInvariants`` (NLS, KdV)."""
 
     def init(self, system: SpectralPoissonSystem, t0: float, y0: Array) -> tuple[Array, _EtdRun]:
         return np.array(y0, copy=True), self._start(system, y0)

@@ -9,7 +9,7 @@ Algorithm 4.2): after a step ỹ, find y = ỹ + G μ with G = [∇I₁(ỹ), �
 
 The projection keeps the method's order (ỹ − y = O(local error)) and holds every projected integral at its
 initial value to the solve's tolerance, so none can drift. It is not a Poisson map: the phase error still
-grows (linearly instead of quadratically for a soliton) and other invariants are not kept.
+grows, and invariants other than the projected ones are not kept.
 """
 
 from __future__ import annotations
