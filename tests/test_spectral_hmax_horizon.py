@@ -117,9 +117,11 @@ def test_round_steps_horizon_steps_and_bad_input(tmp_path, capsys):
         spectral_hmax.hmax_study(case, [11], ["exp-midpoint"], tmp_path, search="bisect")
     with pytest.raises(ValueError, match="horizon must be"):
         spectral_hmax.hmax_study(case, [11], ["exp-midpoint"], tmp_path, horizon=-1.0)
+    before = logging.getLogger("lgbeam").level
     assert spectral_hmax.main(["nls-table", "--n", "11", "--methods", "exp-midpoint", "--search", "x",
                                "--out", str(tmp_path)]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+    assert logging.getLogger("lgbeam").level == before  # the command's quieting does not leak into the caller
 
 
 def test_round_search_with_horizon_writes_its_criterion(tmp_path, caplog):

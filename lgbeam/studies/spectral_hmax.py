@@ -413,9 +413,6 @@ def main(argv: list[str] | None = None) -> int:
     [--search confirmed|round] [--stage S] [--out DIR]``: ``hmax_study`` with the options ``lgbeam study
     --hmax`` does not expose; writes ``DIR/hmax.csv`` and ``DIR/hmax.md``. Bad input: one line, exit 2."""
     import argparse
-    import sys
-
-    from lgbeam.apps import load_case
 
     p = argparse.ArgumentParser(description="h_max against grid size (seed 003 Tables 2.3/2.4), with options")
     p.add_argument("case", help="an nls or kdv case (e.g. nls-table)")
@@ -427,8 +424,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=Path("outputs/summary/hmax"))
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    logging.getLogger("lgbeam").setLevel(logging.ERROR)  # per-run stable-step and failed-step warnings
+    quiet, levels = logging.getLogger("lgbeam"), (logging.getLogger("lgbeam").level, logger.level)
+    quiet.setLevel(logging.ERROR)  # per-run stable-step and failed-step warnings, for this command only
     logger.setLevel(logging.INFO)  # one progress line per (method, n)
+    try:
+        return _main(args)
+    finally:  # a caller's logging (a test, a notebook) is left as it was
+        quiet.setLevel(levels[0])
+        logger.setLevel(levels[1])
+
+
+def _main(args: Any) -> int:
+    import sys
+
+    from lgbeam.apps import load_case
+
     try:
         ns = [int(x) for x in args.n.split(",") if x.strip()]
         case, _ = load_case(args.case, [])
@@ -442,7 +452,6 @@ def main(argv: list[str] | None = None) -> int:
     print((args.out / "hmax.md").read_text(encoding="utf-8"))
     print(f"slopes: {hmax_slopes(rows)}")
     return 0
-
 
 if __name__ == "__main__":
     raise SystemExit(main())
