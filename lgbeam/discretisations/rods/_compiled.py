@@ -377,23 +377,12 @@ def s3r3_tangent_blocks(theta):  # type: ignore[no-untyped-def]
                 dij = 1.0 if i == j else 0.0
                 w2 = W[i] * W[j] - n2 * dij  # Ω̃²
                 uw = W[i] * U[j] + U[i] * W[j] - 2.0 * wu * dij  # ŨΩ̃ + Ω̃Ũ
-                t = dij + a * _hat(W, i, j) + b * w2
+                t = dij + a * _hat_entry(i, j, W) + b * w2
                 out[k, i, j] = t
                 out[k, 3 + i, 3 + j] = t
-                out[k, 3 + i, j] = a * _hat(U, i, j) + b * uw + wu * (c * _hat(W, i, j) - d * w2)
+                out[k, 3 + i, j] = a * _hat_entry(i, j, U) + b * uw + wu * (c * _hat_entry(i, j, W) - d * w2)
     return out
 
-
-@njit
-def _hat(v, i, j):  # type: ignore[no-untyped-def]
-    """(ṽ)_ij."""
-    if i == j:
-        return 0.0
-    if i == 0:
-        return -v[2] if j == 1 else v[1]
-    if i == 1:
-        return v[2] if j == 0 else -v[0]
-    return -v[1] if j == 0 else v[0]
 
 @njit
 def jacobian_data(JJ, rows, s_data, perm):  # type: ignore[no-untyped-def]
