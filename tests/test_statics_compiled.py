@@ -7,28 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_statics_core import _toggle  # the snap-through toggle, corotational elements (the default)
 
-from lgbeam.apps import frame as frame_app
 from lgbeam.discretisations.frames import _statics_compiled as sc
 from lgbeam.discretisations.rods import statics
 from lgbeam.discretisations.rods.statics import _ArcLength, _Equations, critical_mode, solve_static
-from lgbeam.io.schema import validate
-
-
-def _toggle(n: int):  # type: ignore[no-untyped-def]
-    """The snap-through toggle of ``test_statics_core`` (two bars, rigid apex, hinged supports, apex load 1.5 × the
-    pinned truss's limit load), corotational elements (the default), ``n`` per member."""
-    sec = {"A": 1e-2, "Iy": 2e-5, "Iz": 1e-4, "It": 2e-4}
-    mat = {"E": 2e11, "G": 8e10, "rho": 7850.0}
-    raw = {"kind": "frame", "name": "toggle", "time": {"t_end": 1.0},
-           "analysis": {"kind": "static", "method": "arc-length", "richardson": False},
-           "model": {"n_elements": n, "nodes": [{"name": "A", "at": [-2.0, 0, 0]}, {"name": "B", "at": [2.0, 0, 0]},
-                                                {"name": "C", "at": [0, 0, 0.2]}],
-                     "members": [{"name": "L", "nodes": ["A", "C"], "section": sec, "material": mat},
-                                 {"name": "R", "nodes": ["B", "C"], "section": sec, "material": mat}]},
-           "supports": [{"node": nd, "kind": "hinge", "axis": "y"} for nd in ("A", "B")],
-           "loads": {"nodal": [{"node": "C", "force": [0.0, 0.0, -1.14e6]}]}, "output": {"vtk": False}}
-    return frame_app.build(validate(raw, frame_app.SCHEMA))
 
 
 def _dense(ab: np.ndarray, bw: int, perm: np.ndarray) -> np.ndarray:
