@@ -13,6 +13,7 @@ import logging
 
 import numpy as np
 import pytest
+from test_spectral_methods import _linear_growth
 
 from lgbeam.apps import load_case
 from lgbeam.apps.spectral import build
@@ -25,21 +26,7 @@ from lgbeam.studies import spectral_hmax
 
 def _fd_growth(name, h, n=33):
     """Largest |eigenvalue| of the real one-step map about ψ = 1 (rotating frame), central differences."""
-    system = NLS(FourierGrid(n), kappa=1.0, form="complex")
-    y0 = np.full(n, 1.0, complex)
-    m = make_method(name, stage="exact")
-
-    def step(y):
-        return m.step(system, 0.0, h, y, m.init(system, 0.0, y0)[1]).y
-
-    rot = np.conj(step(y0)[0]) / abs(step(y0)[0])
-    eps, J = 1e-6, np.zeros((2 * n, 2 * n))
-    for j in range(2 * n):
-        d = np.zeros(n, complex)
-        d[j % n] = eps if j < n else 1j * eps
-        col = (step(y0 + d) - step(y0 - d)) * rot / (2 * eps)
-        J[:n, j], J[n:, j] = col.real, col.imag
-    return float(np.abs(np.linalg.eigvals(J)).max())
+    return _linear_growth(name, NLS(FourierGrid(n), kappa=1.0, form="complex"), np.full(n, 1.0, complex), h)
 
 
 @pytest.mark.parametrize(("name", "weights", "steps"), [
